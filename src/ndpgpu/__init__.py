@@ -1,0 +1,38 @@
+"""ndpgpu: simulate GPUs whose computation moves closer to its data.
+
+The public API follows CuPy's RawModule/RawKernel conventions; see :mod:`ndpgpu.api`.
+"""
+
+from .api import (
+    Device,
+    DeviceArray,
+    Function,
+    RawKernel,
+    RawModule,
+    UnsupportedPTX,
+    asarray,
+    empty,
+    get_device,
+    zeros,
+)
+from .frontend.nvcc import CompileError, ToolchainError
+from .frontend.parser import PTXParseError
+from .functional.launch import (
+    BarrierDeadlock,
+    BoundsCheckError,
+    IndependentThreadSchedulingRequired,
+    InstructionBudgetExceeded,
+    KernelError,
+    KernelTrap,
+    MemoryFault,
+    MisalignedAccess,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Device", "DeviceArray", "Function", "RawKernel", "RawModule", "UnsupportedPTX", "asarray", "empty",
+    "get_device", "zeros", "CompileError", "ToolchainError", "PTXParseError", "BarrierDeadlock",
+    "BoundsCheckError", "IndependentThreadSchedulingRequired", "InstructionBudgetExceeded", "KernelError",
+    "KernelTrap", "MemoryFault", "MisalignedAccess", "__version__",
+]

@@ -1,0 +1,620 @@
+"""CuPy-style public API: RawModule, RawKernel, device arrays and devices.
+
+Code written for ``cupy.RawModule`` / ``cupy.RawKernel`` ports by changing the import::
+
+    mod = ndpgpu.RawModule(code=SRC, options=("-DN=256",))
+    fn = mod.get_function("saxpy")
+    x = ndpgpu.asarray(host_x)
+    fn((blocks,), (256,), (np.float32(2.0), x, y, np.int32(n)))
+    y.get()
+
+A :class:`Device` owns simulated memory and settings; arrays belong to the device current when they are
+created. ``ndpgpu.Device(machine="gtx480")`` also times every launch on that machine.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import struct
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .frontend import nvcc
+from .frontend.ir import Module, Param
+from .frontend.parser import parse_ptx
+from .functional.decode import Program, UnsupportedPTX, decode_kernel
+from .functional.launch import BoundsCheckError, LaunchOptions, LaunchResult, execute
+from .functional.memory import DeviceMemory, MemoryLayout
+
+__all__ = [
+    "Device", "DeviceArray", "RawModule", "RawKernel", "Function", "asarray", "zeros", "empty",
+    "get_device", "UnsupportedPTX",
+]
+
+_device_ids = itertools.count()
+_local = threading.local()
+
+
+class Device:
+    """A simulated GPU: memory, launch options, and optionally a timing machine.
+
+    Use as a context manager to make it current::
+
+        with ndpgpu.Device(trace=True) as dev:
+            ...launches...
+        dev.traces  # one KernelTrace per launch
+    """
+
+    def __init__(self, machine: str | None = None, *, overrides: dict | None = None, trace: bool | None = None,
+                 bounds_check: bool = False, layout: MemoryLayout | None = None, num_sms: int | None = None,
+                 echo_printf: bool = True, options: LaunchOptions | None = None):
+        self.id = next(_device_ids)
+        self.memory = DeviceMemory(layout)
+        self.machine_name = machine
+        self.overrides = dict(overrides or {})
+        self.options = options or LaunchOptions()
+        self.options.bounds_check = bounds_check or self.options.bounds_check
+        self.trace = bool(trace) if trace is not None else machine is not None
+        self.echo_printf = echo_printf
+        self.launches: list[LaunchResult] = []
+        self.traces: list = []
+        self.printf_output: list[str] = []
+        self.timing = None
+        self.launch_stats: list = []
+        if machine is not None:
+            from .timing import TimingSession, load_machine  # imported lazily: timing is optional
+
+            self.machine = load_machine(machine, overrides=self.overrides)
+            self.timing = TimingSession(self.machine)
+            self.num_sms = int(getattr(self.machine, "num_sms", None) or num_sms or 15)
+        else:
+            self.machine = None
+            self.num_sms = num_sms or 80
+        self.options.num_sms = self.num_sms
+        self._stack_depth = 0
+
+    # context management: a stack of current devices per thread
+    def __enter__(self) -> Device:
+        stack = _stack()
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        stack = _stack()
+        if stack and stack[-1] is self:
+            stack.pop()
+
+    def totals(self):
+        """Timing statistics over every launch (requires a machine)."""
+        if self.timing is None:
+            raise RuntimeError("this device has no timing machine: create it with Device(machine=...)")
+        return self.timing.totals()
+
+    def __repr__(self) -> str:
+        return f"<ndpgpu.Device {self.id} machine={self.machine_name!r}>"
+
+
+def _stack() -> list[Device]:
+    if not hasattr(_local, "stack"):
+        _local.stack = []
+    return _local.stack
+
+
+_default_device: Device | None = None
+
+
+def get_device() -> Device:
+    """The current device (the innermost ``with Device(...)``), else the default functional device."""
+    stack = _stack()
+    if stack:
+        return stack[-1]
+    global _default_device
+    if _default_device is None:
+        _default_device = Device()
+    return _default_device
+
+
+# ------------------------------------------------------------------------------------------------------
+# Device arrays
+
+
+class DeviceArray:
+    """A C-contiguous array in a device's simulated memory."""
+
+    def __init__(self, shape, dtype, device: Device | None = None, *, ptr: int | None = None,
+                 label: str = "", _owner: DeviceArray | None = None):
+        self.device = device or get_device()
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+        if any(s < 0 for s in self.shape):
+            raise ValueError(f"negative dimension in shape {self.shape}")
+        _check_c_layout(self.dtype)
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        self.ptr = ptr if ptr is not None else self.device.memory.alloc(self.nbytes, label, self.dtype.alignment)
+        self._owner = _owner
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def data(self) -> _MemoryPointer:
+        """CuPy-compatible ``.data.ptr``."""
+        return _MemoryPointer(self.ptr)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def get(self) -> np.ndarray:
+        """Copy to a new host array."""
+        raw = self.device.memory.read(self.ptr, self.nbytes)
+        return raw.view(self.dtype).reshape(self.shape).copy()
+
+    def set(self, host) -> None:
+        """Copy ``host`` in; its total size in bytes must match (a dtype view is allowed)."""
+        arr = np.ascontiguousarray(host)
+        if arr.dtype != self.dtype and arr.nbytes != self.nbytes:
+            raise ValueError(f"cannot set a {self.dtype}{self.shape} device array from {arr.dtype}{arr.shape}")
+        if arr.dtype == self.dtype and arr.size != self.size:
+            raise ValueError(f"cannot set a device array of shape {self.shape} from shape {arr.shape}")
+        self.device.memory.write(self.ptr, arr)
+        if self.device.timing is not None:
+            self.device.timing.copy(arr.nbytes, "h2d", addr=self.ptr)
+
+    def view(self, dtype) -> DeviceArray:
+        """The same memory seen with another dtype (last dimension rescaled)."""
+        dtype = np.dtype(dtype)
+        if self.nbytes % dtype.itemsize:
+            raise ValueError(f"{self.nbytes} bytes do not divide into {dtype}")
+        shape = (self.nbytes // dtype.itemsize,) if self.ndim <= 1 else \
+            (*self.shape[:-1], self.shape[-1] * self.dtype.itemsize // dtype.itemsize)
+        return DeviceArray(shape, dtype, self.device, ptr=self.ptr, _owner=self)
+
+    def copy_to_host(self) -> np.ndarray:
+        return self.get()
+
+    def __repr__(self) -> str:
+        return f"<ndpgpu.DeviceArray shape={self.shape} dtype={self.dtype} ptr={self.ptr:#x}>"
+
+
+class _MemoryPointer:
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+
+def _check_c_layout(dtype: np.dtype) -> None:
+    """Reject structured dtypes whose layout cannot match a C struct."""
+    if dtype.fields is None:
+        return
+    if not dtype.isalignedstruct:
+        # an unaligned structured dtype may still match C if every field is naturally aligned
+        pass
+    max_align = 1
+    for name, (ftype, offset, *_) in dtype.fields.items():
+        _check_c_layout(ftype)
+        align = ftype.alignment
+        if offset % align:
+            raise TypeError(
+                f"structured dtype field {name!r} at offset {offset} is not aligned to {align} bytes, "
+                "so it cannot match the C struct layout (use np.dtype(..., align=True))"
+            )
+        max_align = max(max_align, align)
+    if dtype.itemsize % max_align:
+        raise TypeError(
+            f"structured dtype itemsize {dtype.itemsize} is not a multiple of its alignment {max_align}; "
+            "C pads structs to their alignment (use np.dtype(..., align=True))"
+        )
+
+
+def asarray(host, dtype=None) -> DeviceArray:
+    """Copy a host array (or anything numpy accepts) to the current device."""
+    arr = np.ascontiguousarray(np.asarray(host, dtype=dtype))
+    dev = get_device()
+    d = DeviceArray(arr.shape, arr.dtype, dev)
+    d.set(arr)
+    return d
+
+
+def zeros(shape, dtype=np.float32) -> DeviceArray:
+    """A zero-filled device array (fresh device memory is zero)."""
+    return DeviceArray(shape, dtype)
+
+
+def empty(shape, dtype=np.float32) -> DeviceArray:
+    """An uninitialised device array (in the simulator its contents are zeros)."""
+    return DeviceArray(shape, dtype)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Modules and kernels
+
+_MANGLED_RE = re.compile(r"^_Z(N)?")
+
+
+def _demangled_names(mangled: str) -> list[str]:
+    """Plain names a mangled C++ name answers to: ``foo`` for ``_Z3fooPf``, ``ns::foo`` and ``foo`` for
+    ``_ZN2ns3fooEPf``; templates ``_Z3fooIfEvPT_`` answer to ``foo``."""
+    if not mangled.startswith("_Z"):
+        return [mangled]
+    s = mangled[2:]
+    parts: list[str] = []
+    nested = s.startswith("N")
+    if nested:
+        s = s[1:]
+    while s and s[0].isdigit():
+        m = re.match(r"(\d+)", s)
+        assert m is not None
+        n = int(m.group(1))
+        s = s[len(m.group(1)):]
+        parts.append(s[:n])
+        s = s[n:]
+        if not nested:
+            break
+        if s.startswith("I"):  # template arguments of a nested name: stop at the name
+            break
+    if not parts:
+        return [mangled]
+    return ["::".join(parts), parts[-1]]
+
+
+class RawModule:
+    """A CUDA C++ source, a .cu/.ptx file, or PTX text, compiled (nvcc, cached) and parsed.
+
+    ``options`` are nvcc options (``-I``, ``-D``, ``-std=``, ``--use_fast_math``...); ``arch`` defaults to
+    ``sm_75``. The compiled module is loaded into each device (its globals allocated) on first use.
+    """
+
+    def __init__(self, code: str | None = None, options: tuple[str, ...] | list[str] = (), *, path: str | None = None,
+                 ptx: str | None = None, arch: str | None = None, name_expressions=None, backend: str = "nvcc",
+                 **_ignored: Any):
+        if sum(x is not None for x in (code, path, ptx)) != 1:
+            raise ValueError("RawModule needs exactly one of code=, path= or ptx=")
+        self.options = tuple(options)
+        source_dir = None
+        filename = "kernel.cu"
+        if path is not None:
+            p = Path(path)
+            if not p.exists():
+                raise FileNotFoundError(f"RawModule: no such file {path}")
+            if p.suffix == ".ptx":
+                ptx = p.read_text()
+            else:
+                code = p.read_text()
+                source_dir = p.parent
+                filename = p.name
+        if ptx is not None:
+            self.ptx = ptx
+            self.nvcc_version = ""
+            self.arch = arch or _ptx_target(ptx) or ""
+            try:
+                self.registers = nvcc.ptx_registers(ptx, self.arch or None) if nvcc.nvcc_available() else {}
+            except nvcc.ToolchainError:
+                self.registers = {}
+            self.source = None
+        else:
+            compiled = nvcc.compile_cuda(code or "", self.options, arch, filename, source_dir)
+            self.ptx = compiled.ptx
+            self.nvcc_version = compiled.nvcc_version
+            self.arch = compiled.arch
+            self.registers = compiled.registers
+            self.source = code
+        self.ir: Module = parse_ptx(self.ptx, source=filename if ptx is None else "<ptx>")
+        self._ptx_lines = self.ptx.splitlines()
+        self._loaded: dict[int, _LoadedModule] = {}
+        self._functions: dict[str, Function] = {}
+
+    @property
+    def kernel_names(self) -> list[str]:
+        return list(self.ir.kernels)
+
+    def _resolve(self, name: str, kinds) -> str:
+        table = kinds
+        if name in table:
+            return name
+        matches = [k for k in table if name in _demangled_names(k)]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise KeyError(f"{name!r} is ambiguous: it names {', '.join(matches)}; pass the mangled name")
+        raise KeyError(f"no kernel or variable {name!r} in the module; it defines {', '.join(table) or 'nothing'}")
+
+    def get_function(self, name: str) -> Function:
+        """A kernel by mangled name, or by plain C++ name when that is unique."""
+        mangled = self._resolve(name, self.ir.kernels)
+        if mangled not in self._functions:
+            self._functions[mangled] = Function(self, mangled)
+        return self._functions[mangled]
+
+    def get_global(self, name: str) -> DeviceArray:
+        """A ``__device__`` or ``__constant__`` variable of the current device, readable and writable."""
+        variables = {n: v for n, v in self.ir.variables.items() if v.space in ("global", "const")}
+        vname = self._resolve(name, variables)
+        dev = get_device()
+        loaded = self._load(dev)
+        var = variables[vname]
+        dtype = _var_dtype(var.type.name)
+        count = max(1, var.size // dtype.itemsize)
+        return DeviceArray((count,), dtype, dev, ptr=loaded.symbols[vname])
+
+    def _load(self, dev: Device) -> _LoadedModule:
+        loaded = self._loaded.get(dev.id)
+        if loaded is None:
+            loaded = _LoadedModule(self, dev)
+            self._loaded[dev.id] = loaded
+        return loaded
+
+
+def _ptx_target(ptx: str) -> str | None:
+    m = re.search(r"^\s*\.target\s+(sm_\d+a?)", ptx, re.M)
+    return m.group(1) if m else None
+
+
+_VAR_DTYPES = {"u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16, "s16": np.int16, "b16": np.uint16,
+               "u32": np.uint32, "s32": np.int32, "b32": np.uint32, "u64": np.uint64, "s64": np.int64,
+               "b64": np.uint64, "f32": np.float32, "f64": np.float64, "f16": np.float16}
+
+
+def _var_dtype(ptx_type: str) -> np.dtype:
+    return np.dtype(_VAR_DTYPES.get(ptx_type, np.uint8))
+
+
+class _LoadedModule:
+    """A module's globals placed in one device's memory, and its kernels decoded for that device."""
+
+    def __init__(self, module: RawModule, dev: Device):
+        self.module = module
+        self.device = dev
+        self.symbols: dict[str, int] = {}
+        ir = module.ir
+        pending_init = []
+        for name, var in ir.variables.items():
+            if var.space in ("global", "const") and not var.extern:
+                addr = dev.memory.alloc(max(var.size, 1), f"{var.space} {name}", var.alignment)
+                self.symbols[name] = addr
+                if var.init:
+                    pending_init.append((var, addr))
+        for var, addr in pending_init:
+            dev.memory.write(addr, _init_bytes(var, self.symbols))
+        self.programs: dict[str, tuple[Program, int]] = {}
+
+    def program(self, kernel: str) -> tuple[Program, int]:
+        if kernel not in self.programs:
+            shared_layout, static_bytes = _shared_layout(self.module.ir, kernel)
+            prog = decode_kernel(self.module.ir, kernel, self.symbols, shared_layout)
+            prog.shared_static_bytes = static_bytes
+            self.programs[kernel] = (prog, static_bytes)
+        return self.programs[kernel]
+
+
+def _init_bytes(var, symbols: dict[str, int]) -> bytes:
+    """The initial contents of a module-scope variable."""
+    dtype = _var_dtype(var.type.name)
+    out = bytearray()
+    for item in var.init or []:
+        if isinstance(item, tuple):  # ("addr"|"generic", name, offset)
+            out += struct.pack("<Q", symbols.get(item[1], 0) + item[2])
+            continue
+        value = item.value if hasattr(item, "value") else item
+        out += np.array(value).astype(dtype).tobytes()
+    out = out[: var.size] if var.size else out
+    return bytes(out) + b"\0" * max(0, var.size - len(out))
+
+
+def _shared_layout(ir: Module, kernel: str) -> tuple[dict[str, int], int]:
+    """Offsets of the shared variables a kernel (and its callees) uses; extern arrays go last."""
+    used: list[str] = []
+    seen_fn: set[str] = set()
+    shared_vars = {n: v for n, v in ir.variables.items() if v.space == "shared"}
+    local_shared = []
+
+    def visit(fname: str) -> None:
+        if fname in seen_fn or fname not in ir.functions:
+            return
+        seen_fn.add(fname)
+        fn = ir.functions[fname]
+        local_shared.extend(v for v in fn.variables if v.space == "shared")
+        for ins in fn.body:
+            for op in ins.operands:
+                for name in _symbol_names(op):
+                    if name in shared_vars and name not in used:
+                        used.append(name)
+                    if name in ir.functions and ins.opcode == "call":
+                        visit(name)
+
+    visit(kernel)
+    layout: dict[str, int] = {}
+    top = 0
+    dynamic = []
+    for v in [shared_vars[n] for n in used] + local_shared:
+        if v.extern or (v.array and v.array[0] == 0):
+            dynamic.append(v)
+            continue
+        al = v.alignment
+        top = (top + al - 1) // al * al
+        layout[v.name] = top
+        top += v.size
+    dyn_off = (top + 15) // 16 * 16 if dynamic else top
+    for v in dynamic:
+        layout[v.name] = dyn_off
+    return layout, dyn_off if dynamic else top
+
+
+def _symbol_names(op) -> list[str]:
+    from .frontend.ir import Addr, ArgList, Sym, Vec
+
+    if isinstance(op, Sym):
+        return [op.name]
+    if isinstance(op, Addr) and isinstance(op.base, Sym):
+        return [op.base.name]
+    if isinstance(op, (Vec, ArgList)):
+        out = []
+        for it in op.items:
+            if it is not None:
+                out.extend(_symbol_names(it))
+        return out
+    return []
+
+
+def _dims(x, what: str) -> tuple[int, int, int]:
+    if isinstance(x, (int, np.integer)):
+        x = (int(x),)
+    try:
+        dims = tuple(int(v) for v in x)
+    except TypeError:
+        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {x!r}") from None
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise ValueError(f"{what} must be 1 to 3 positive ints, got {x!r}")
+    return (dims + (1, 1))[:3]  # type: ignore[return-value]
+
+
+_INT_RANGES = {1: (-(1 << 7), 1 << 8), 2: (-(1 << 15), 1 << 16), 4: (-(1 << 31), 1 << 32),
+               8: (-(1 << 63), 1 << 64)}
+
+
+def _pack_arg(param: Param, value, index: int, kernel: str) -> bytes:
+    """Bytes of one kernel argument; raise TypeError/OverflowError naming the parameter."""
+    kind = param.type.kind
+    size = param.size
+    where = f"argument {index} ({param.name}, PTX .{param.type.name}{'[' + str(param.array[0]) + ']' if param.array else ''}) of {kernel}"
+    if isinstance(value, DeviceArray):
+        if size != 8 or param.array:
+            raise TypeError(f"{where}: a device array (pointer) was passed to a {size}-byte parameter")
+        return struct.pack("<Q", value.ptr)
+    if value is None:
+        if size != 8:
+            raise TypeError(f"{where}: None (null pointer) was passed to a {size}-byte parameter")
+        return struct.pack("<Q", 0)
+    if isinstance(value, np.void) or (isinstance(value, np.ndarray) and value.dtype.fields is not None and value.ndim == 0):
+        raw = np.asarray(value).tobytes()
+        if len(raw) != size:
+            raise TypeError(f"{where}: structured value of {len(raw)} bytes for a {size}-byte parameter")
+        return raw
+    if isinstance(value, np.generic):
+        dt = value.dtype
+        if dt.itemsize != size:
+            raise TypeError(f"{where}: numpy {dt} ({dt.itemsize} bytes) does not match the {size}-byte parameter")
+        if kind == "f" and dt.kind != "f":
+            raise TypeError(f"{where}: numpy {dt} passed to a floating-point parameter")
+        if kind in ("u", "s", "b") and not param.array and dt.kind == "f":
+            raise TypeError(f"{where}: numpy {dt} passed to an integer parameter")
+        return value.tobytes()
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)
+    if isinstance(value, int):
+        if kind == "f":
+            return np.array(value, dtype=np.float32 if size == 4 else np.float64).tobytes()
+        if param.array or size not in _INT_RANGES:
+            raise TypeError(f"{where}: a Python int cannot fill an aggregate parameter")
+        lo, hi = _INT_RANGES[size]
+        if not lo <= value < hi:
+            raise OverflowError(f"{where}: {value} does not fit in {size * 8} bits")
+        return (value % (1 << (8 * size))).to_bytes(size, "little")
+    if isinstance(value, float):
+        if kind != "f":
+            raise TypeError(f"{where}: a Python float passed to an integer parameter")
+        if size == 4:
+            return np.array(value, dtype=np.float32).tobytes()
+        if size == 2:
+            return np.array(value, dtype=np.float16).tobytes()
+        return np.array(value, dtype=np.float64).tobytes()
+    raise TypeError(f"{where}: cannot pass a {type(value).__name__}")
+
+
+class Function:
+    """A kernel handle; call it as ``fn(grid, block, args, shared_mem=0)``."""
+
+    def __init__(self, module: RawModule, name: str):
+        self.module = module
+        self.name = name
+        self.kernel = module.ir.functions[name]
+
+    @property
+    def num_regs(self) -> int:
+        """Registers per thread from ptxas (0 when unknown)."""
+        return int(self.module.registers.get(self.name, 0))
+
+    @property
+    def attributes(self) -> dict[str, int]:
+        dev = get_device()
+        prog, static = self.module._load(dev).program(self.name)
+        return {"num_regs": self.num_regs, "shared_size_bytes": static, "local_size_bytes": prog.local_bytes,
+                "max_threads_per_block": 1024}
+
+    def program(self, device: Device | None = None) -> Program:
+        """The decoded program of this kernel for ``device`` (the current one by default)."""
+        return self.module._load(device or get_device()).program(self.name)[0]
+
+    def __call__(self, grid, block, args, shared_mem: int = 0, stream=None, *, trace: bool | None = None,
+                 record_regs: dict[int, int] | None = None) -> LaunchResult:
+        dev = get_device()
+        grid3 = _dims(grid, "grid")
+        block3 = _dims(block, "block")
+        nthreads = block3[0] * block3[1] * block3[2]
+        if nthreads > 1024:
+            raise ValueError(f"{self.name}: {nthreads} threads per block exceed the limit of 1024")
+        if not isinstance(args, (tuple, list)):
+            raise TypeError("kernel arguments must be a tuple or list")
+        params = self.kernel.params
+        if len(args) != len(params):
+            raise TypeError(f"{self.name} takes {len(params)} arguments, {len(args)} were given")
+        for a in args:
+            if isinstance(a, DeviceArray) and a.device is not dev:
+                raise ValueError(f"{self.name}: an argument belongs to {a.device}, not the current {dev}")
+        buf = bytearray()
+        for i, (p, a) in enumerate(zip(params, args, strict=True)):
+            raw = _pack_arg(p, a, i, self.name)
+            al = p.alignment
+            buf += b"\0" * ((-len(buf)) % al)
+            buf += raw
+        loaded = self.module._load(dev)
+        prog, static = loaded.program(self.name)
+        if shared_mem and not _uses_dynamic_shared(self.module.ir, self.name):
+            pass  # allowed: CUDA accepts unused dynamic shared memory
+        options = dev.options
+        do_trace = dev.trace if trace is None else trace
+        opts = LaunchOptions(**{**options.__dict__, "trace": do_trace, "record_regs": record_regs or {}})
+        result = execute(prog, dev.memory, grid3, block3, bytes(buf), int(shared_mem), static, opts,
+                         launch_id=len(dev.launches), source_lines=self.module._ptx_lines)
+        if result.trace is not None:
+            result.trace.launch.regs_per_thread = self.num_regs
+            result.trace.launch.nvcc_version = self.module.nvcc_version
+            result.trace.launch.arch = self.module.arch
+            dev.traces.append(result.trace)
+        dev.launches.append(result)
+        if result.printf:
+            dev.printf_output.extend(result.printf)
+            if dev.echo_printf:
+                sys.stdout.write("".join(result.printf))
+        if result.bounds_violations:
+            v = result.bounds_violations
+            first = v[0]
+            raise BoundsCheckError(
+                f"{self.name}: {len(v)} access(es) outside every allocation; first at PTX line {first['line']}, "
+                f"block {first['block']}, thread {first['thread']}, address {first['address']:#x}", v)
+        if dev.timing is not None and result.trace is not None:
+            dev.launch_stats.append(dev.timing.run_launch(result.trace))
+        return result
+
+
+def _uses_dynamic_shared(ir: Module, kernel: str) -> bool:
+    return any(v.space == "shared" and (v.extern or (v.array and v.array[0] == 0)) for v in ir.variables.values())
+
+
+class RawKernel(Function):
+    """Single-kernel shorthand: ``RawKernel(code, name, options=())``."""
+
+    def __init__(self, code: str, name: str, options: tuple[str, ...] | list[str] = (), **kwargs: Any):
+        module = RawModule(code=code, options=options, **kwargs)
+        mangled = module._resolve(name, module.ir.kernels)
+        super().__init__(module, mangled)

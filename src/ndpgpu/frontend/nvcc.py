@@ -1,0 +1,231 @@
+"""The nvcc driver: find the toolchain, compile CUDA C++ to PTX, cache the result, read register counts.
+
+nvcc is taken from ``$NDPGPU_NVCC``, then ``PATH``, then the PyPI wheels (``pip install
+ndpgpu[nvcc]``). nvcc needs a host C++ compiler even for ``-ptx``; its absence is reported clearly.
+Compiled PTX is cached on disk under ``$NDPGPU_CACHE_DIR`` (default ``~/.cache/ndpgpu``), keyed by the
+preprocessed source, the options, the architecture and the nvcc version.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+DEFAULT_ARCH = "sm_75"  # the oldest architecture nvcc 13 accepts; Turing
+CACHE_VERSION = 1
+
+
+class ToolchainError(RuntimeError):
+    """nvcc, ptxas or the host compiler is missing or failed to run."""
+
+
+class CompileError(RuntimeError):
+    """nvcc rejected the source; the message carries nvcc's diagnostics."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Toolchain:
+    nvcc: Path
+    version: str  # e.g. "13.0.88"
+    include_dirs: tuple[Path, ...]  # extra -I for wheel installs (runtime headers)
+    ptxas: Path | None
+
+
+@dataclasses.dataclass
+class CompiledPTX:
+    """The result of compiling one translation unit."""
+
+    ptx: str
+    nvcc_version: str
+    arch: str
+    key: str
+    registers: dict[str, int]  # kernel/function name -> registers per thread (ptxas)
+    from_cache: bool = False
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("NDPGPU_CACHE_DIR")
+    path = Path(root) if root else Path.home() / ".cache" / "ndpgpu"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _wheel_nvcc() -> tuple[Path | None, list[Path]]:
+    """nvcc and header directories from the nvidia-cuda-* wheels, if installed."""
+    try:
+        import nvidia  # type: ignore[import-not-found]
+    except ImportError:
+        return None, []
+    roots = [Path(p) for p in getattr(nvidia, "__path__", [])]
+    nvcc = None
+    includes: list[Path] = []
+    for root in roots:
+        for cand in sorted(root.glob("**/bin/nvcc")):
+            nvcc = cand
+        for inc in sorted(root.glob("**/include")):
+            if (inc / "cuda_runtime.h").exists() or (inc / "crt").exists():
+                includes.append(inc)
+    return nvcc, includes
+
+
+@functools.lru_cache(maxsize=1)
+def toolchain() -> Toolchain:
+    """Locate nvcc (and ptxas) and read nvcc's version."""
+    env = os.environ.get("NDPGPU_NVCC")
+    includes: list[Path] = []
+    nvcc: Path | None = Path(env) if env else None
+    if nvcc is None:
+        found = shutil.which("nvcc")
+        nvcc = Path(found) if found else None
+    if nvcc is None:
+        nvcc, includes = _wheel_nvcc()
+    if nvcc is None or not nvcc.exists():
+        raise ToolchainError(
+            "nvcc was not found: install the CUDA toolkit, put nvcc on PATH, set NDPGPU_NVCC, or "
+            "`pip install 'ndpgpu[nvcc]'` for the PyPI nvcc wheels"
+        )
+    try:
+        out = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True, timeout=60).stdout
+    except OSError as exc:
+        raise ToolchainError(f"cannot run {nvcc}: {exc}") from exc
+    m = re.search(r"V(\d+\.\d+\.\d+)", out) or re.search(r"release (\d+\.\d+)", out)
+    version = m.group(1) if m else "unknown"
+    ptxas = nvcc.parent / "ptxas"
+    return Toolchain(nvcc, version, tuple(includes), ptxas if ptxas.exists() else None)
+
+
+def host_compiler() -> str:
+    """The host C++ compiler nvcc will use; raise ToolchainError when none is installed."""
+    for name in ("g++", "c++", "clang++"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise ToolchainError(
+        "nvcc needs a host C++ compiler even to emit PTX, and none was found: install g++ "
+        "(Debian/Ubuntu: apt-get install g++)"
+    )
+
+
+def _run(cmd: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess:
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
+    except OSError as exc:
+        raise ToolchainError(f"cannot run {cmd[0]}: {exc}") from exc
+    if proc.returncode != 0:
+        raise CompileError(f"{what} failed ({' '.join(cmd)}):\n{proc.stderr.strip() or proc.stdout.strip()}")
+    return proc
+
+
+def _arch_flag(arch: str) -> str:
+    return f"-arch={arch}"
+
+
+def compile_cuda(source: str, options: tuple[str, ...] = (), arch: str | None = None,
+                 filename: str = "kernel.cu", source_dir: Path | None = None) -> CompiledPTX:
+    """Compile CUDA C++ ``source`` to PTX (cached). ``source_dir`` resolves relative includes."""
+    tc = toolchain()
+    host_compiler()
+    arch = arch or DEFAULT_ARCH
+    opts = [o for o in options if not o.startswith(("-arch", "--gpu-architecture"))]
+    inc = [f"-I{p}" for p in tc.include_dirs]
+    if source_dir is not None:
+        inc.append(f"-I{source_dir}")
+    with tempfile.TemporaryDirectory(prefix="ndpgpu-") as tmp:
+        tmpdir = Path(tmp)
+        src = tmpdir / filename
+        src.write_text(source)
+        pre = _run([str(tc.nvcc), "-E", _arch_flag(arch), *inc, *opts, str(src)], tmpdir, "nvcc -E").stdout
+        # line markers name the temp file; drop them so the key depends on content only
+        pre = "\n".join(line for line in pre.splitlines() if not line.startswith("#"))
+        key = hashlib.sha256(
+            json.dumps([CACHE_VERSION, pre, opts, arch, tc.version]).encode()
+        ).hexdigest()
+        cached = _cache_get(key)
+        if cached is not None:
+            return cached
+        out = tmpdir / "out.ptx"
+        _run([str(tc.nvcc), "-ptx", _arch_flag(arch), *inc, *opts, str(src), "-o", str(out)], tmpdir, "nvcc -ptx")
+        ptx = out.read_text()
+    regs = ptx_registers(ptx, arch)
+    result = CompiledPTX(ptx, tc.version, arch, key, regs)
+    _cache_put(result)
+    return result
+
+
+def ptx_registers(ptx: str, arch: str | None = None) -> dict[str, int]:
+    """Registers per thread of every function in ``ptx``, from ``ptxas --resource-usage`` (cached)."""
+    tc = toolchain()
+    arch = arch or _ptx_target(ptx) or DEFAULT_ARCH
+    key = hashlib.sha256(json.dumps(["regs", ptx, arch, tc.version]).encode()).hexdigest()
+    path = cache_dir() / "regs" / f"{key}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    if tc.ptxas is None:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="ndpgpu-") as tmp:
+        src = Path(tmp) / "in.ptx"
+        src.write_text(ptx)
+        proc = subprocess.run([str(tc.ptxas), f"-arch={arch}", "--resource-usage", str(src), "-o",
+                               str(Path(tmp) / "out.cubin")], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return {}
+    regs: dict[str, int] = {}
+    current = None
+    for line in (proc.stderr + proc.stdout).splitlines():
+        m = re.search(r"(?:Compiling entry function|Function properties for) '?([\w$]+)'?", line)
+        if m:
+            current = m.group(1)
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current:
+            regs[current] = int(m.group(1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(regs))
+    return regs
+
+
+def _ptx_target(ptx: str) -> str | None:
+    m = re.search(r"^\s*\.target\s+(sm_\d+a?)", ptx, re.M)
+    return m.group(1) if m else None
+
+
+def _cache_get(key: str) -> CompiledPTX | None:
+    path = cache_dir() / "ptx" / f"{key}.json"
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return CompiledPTX(data["ptx"], data["nvcc_version"], data["arch"], key, data["registers"], from_cache=True)
+
+
+def _cache_put(result: CompiledPTX) -> None:
+    path = cache_dir() / "ptx" / f"{result.key}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps({"ptx": result.ptx, "nvcc_version": result.nvcc_version, "arch": result.arch,
+                               "registers": result.registers}))
+    tmp.replace(path)
+
+
+def nvcc_available() -> bool:
+    try:
+        toolchain()
+        host_compiler()
+    except ToolchainError:
+        return False
+    return True
+
+
+if __name__ == "__main__":  # pragma: no cover - manual check
+    print(toolchain(), file=sys.stderr)

@@ -1,0 +1,1063 @@
+"""Per-lane semantics of PTX's value-producing instructions, compiled with numba.
+
+``alu(op, t, t2, aux, a, b, c, d)`` takes raw 64-bit operand patterns and returns ``(result, result2)``;
+``result2`` is the second destination (``setp``'s negated predicate, a carry out). Integer arithmetic
+wraps as two's complement; floating point follows IEEE 754 with PTX's rounding modifiers. Choices PTX
+leaves open are documented in ``docs/functional.md`` (integer division by zero gives all ones for
+unsigned and -1 for signed types; remainder by zero gives the dividend).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import isa
+from .bits import b32f, b64f, bf16_to_f32, f32, f32_to_bf16, f64, f64_to_half, fma32, fma64, half_to_f32
+
+U64 = np.uint64
+M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+T_U8, T_U16, T_U32, T_U64 = isa.T_U8, isa.T_U16, isa.T_U32, isa.T_U64
+T_S8, T_S16, T_S32, T_S64 = isa.T_S8, isa.T_S16, isa.T_S32, isa.T_S64
+T_B8, T_B16, T_B32, T_B64 = isa.T_B8, isa.T_B16, isa.T_B32, isa.T_B64
+T_F16, T_F32, T_F64, T_PRED = isa.T_F16, isa.T_F32, isa.T_F64, isa.T_PRED
+T_F16X2, T_BF16, T_BF16X2 = isa.T_F16X2, isa.T_BF16, isa.T_BF16X2
+
+RND_MASK = isa.RND_MASK
+RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP = isa.RND_NONE, isa.RND_RN, isa.RND_RZ, isa.RND_RM, isa.RND_RP
+RND_RNI, RND_RZI, RND_RMI, RND_RPI = isa.RND_RNI, isa.RND_RZI, isa.RND_RMI, isa.RND_RPI
+A_FTZ, A_SAT, A_APPROX = isa.A_FTZ, isa.A_SAT, isa.A_APPROX
+A_CC, A_CARRY_IN, A_CLAMP, A_RELU, A_NAN, A_LEFT = isa.A_CC, isa.A_CARRY_IN, isa.A_CLAMP, isa.A_RELU, isa.A_NAN, isa.A_LEFT
+A_SHIFTAMT, A_XORSIGN, A_ABS = isa.A_SHIFTAMT, isa.A_XORSIGN, isa.A_ABS
+MUL_SHIFT, CMP_SHIFT, BOOL_SHIFT, SUB_SHIFT = isa.MUL_SHIFT, isa.CMP_SHIFT, isa.BOOL_SHIFT, isa.SUB_SHIFT
+MUL_HI, MUL_WIDE = isa.MUL_HI, isa.MUL_WIDE
+
+OP_MOV, OP_ADD, OP_SUB, OP_MUL, OP_MAD = isa.OP_MOV, isa.OP_ADD, isa.OP_SUB, isa.OP_MUL, isa.OP_MAD
+OP_MUL24, OP_MAD24, OP_SAD, OP_DIV, OP_REM = isa.OP_MUL24, isa.OP_MAD24, isa.OP_SAD, isa.OP_DIV, isa.OP_REM
+OP_ABS, OP_NEG, OP_MIN, OP_MAX = isa.OP_ABS, isa.OP_NEG, isa.OP_MIN, isa.OP_MAX
+OP_AND, OP_OR, OP_XOR, OP_NOT, OP_CNOT = isa.OP_AND, isa.OP_OR, isa.OP_XOR, isa.OP_NOT, isa.OP_CNOT
+OP_SHL, OP_SHR, OP_BFE, OP_BFI, OP_POPC = isa.OP_SHL, isa.OP_SHR, isa.OP_BFE, isa.OP_BFI, isa.OP_POPC
+OP_CLZ, OP_BREV, OP_BFIND, OP_PRMT, OP_SHF = isa.OP_CLZ, isa.OP_BREV, isa.OP_BFIND, isa.OP_PRMT, isa.OP_SHF
+OP_LOP3, OP_FMA, OP_RCP, OP_SQRT, OP_RSQRT = isa.OP_LOP3, isa.OP_FMA, isa.OP_RCP, isa.OP_SQRT, isa.OP_RSQRT
+OP_SIN, OP_COS, OP_EX2, OP_LG2, OP_TANH = isa.OP_SIN, isa.OP_COS, isa.OP_EX2, isa.OP_LG2, isa.OP_TANH
+OP_TESTP, OP_COPYSIGN, OP_SETP, OP_SET = isa.OP_TESTP, isa.OP_COPYSIGN, isa.OP_SETP, isa.OP_SET
+OP_SELP, OP_SLCT, OP_CVT, OP_CVTA = isa.OP_SELP, isa.OP_SLCT, isa.OP_CVT, isa.OP_CVTA
+OP_DP4A = isa.OP_DP4A
+
+SHARED_WINDOW = isa.SHARED_WINDOW
+LOCAL_WINDOW = isa.LOCAL_WINDOW
+SP_SHARED, SP_LOCAL = isa.SP_SHARED, isa.SP_LOCAL
+
+
+# ---- integer helpers -----------------------------------------------------------------------------
+@njit(inline="always", cache=True)
+def tbits(t):
+    if t == T_U32 or t == T_S32 or t == T_B32 or t == T_F32 or t == T_F16X2 or t == T_BF16X2:
+        return 32
+    if t == T_U64 or t == T_S64 or t == T_B64 or t == T_F64:
+        return 64
+    if t == T_U16 or t == T_S16 or t == T_B16 or t == T_F16 or t == T_BF16:
+        return 16
+    if t == T_PRED:
+        return 1
+    return 8
+
+
+@njit(inline="always", cache=True)
+def is_signed(t):
+    return t == T_S32 or t == T_S64 or t == T_S16 or t == T_S8
+
+
+@njit(inline="always", cache=True)
+def wmask(w):
+    if w >= 64:
+        return M64
+    return (U64(1) << U64(w)) - U64(1)
+
+
+@njit(inline="always", cache=True)
+def sext(x, w):
+    """Sign-extend the low ``w`` bits of ``x`` to int64."""
+    if w >= 64:
+        return np.int64(x)
+    s = U64(64 - w)
+    return np.int64(U64(x) << s) >> np.int64(s)
+
+
+@njit(inline="always", cache=True)
+def ival(x, t):
+    """Operand ``x`` of integer type ``t`` as int64 (signed types sign-extended, others zero-extended)."""
+    w = tbits(t)
+    if is_signed(t):
+        return sext(x, w)
+    return np.int64(U64(x) & wmask(w))
+
+
+@njit(inline="always", cache=True)
+def norm(x, t):
+    """Truncate an integer result to type ``t``'s width (stored zero-extended)."""
+    return U64(x) & wmask(tbits(t))
+
+
+@njit(cache=True)
+def umulhi64(a, b):
+    a = U64(a)
+    b = U64(b)
+    m32 = U64(0xFFFFFFFF)
+    a_lo = a & m32
+    a_hi = a >> U64(32)
+    b_lo = b & m32
+    b_hi = b >> U64(32)
+    p0 = a_lo * b_lo
+    p1 = a_lo * b_hi
+    p2 = a_hi * b_lo
+    p3 = a_hi * b_hi
+    mid = (p0 >> U64(32)) + (p1 & m32) + (p2 & m32)
+    return p3 + (p1 >> U64(32)) + (p2 >> U64(32)) + (mid >> U64(32))
+
+
+@njit(cache=True)
+def smulhi64(a, b):
+    hi = umulhi64(a, b)
+    if np.int64(a) < 0:
+        hi = hi - U64(b)
+    if np.int64(b) < 0:
+        hi = hi - U64(a)
+    return hi
+
+
+@njit(cache=True)
+def clamp_int(v, t):
+    """Saturate float ``v`` (already rounded to an integer value) into integer type ``t``; NaN -> 0."""
+    if v != v:
+        return U64(0)
+    w = tbits(t)
+    if is_signed(t):
+        lo = -(2.0 ** (w - 1))
+        hi = 2.0 ** (w - 1) - 1.0
+        if v <= lo:
+            return norm(U64(np.int64(-(1 << (w - 1))) if w < 64 else np.int64(-9223372036854775807 - 1)), t)
+        if v >= hi:
+            if w == 64:
+                return U64(0x7FFFFFFFFFFFFFFF)
+            return U64((1 << (w - 1)) - 1)
+        return norm(U64(np.int64(v)), t)
+    if v <= 0.0:
+        return U64(0)
+    if v >= 2.0 ** w - 1.0:
+        return wmask(w)
+    if v >= 9.2233720368547758e18:
+        return U64(np.int64(v - 9.2233720368547758e18)) + U64(0x8000000000000000)
+    return U64(np.int64(v))
+
+
+# ---- float helpers -------------------------------------------------------------------------------
+@njit(inline="always", cache=True)
+def ftz32(x):
+    if x != 0.0 and abs(x) < np.float32(1.1754943508222875e-38):
+        return np.float32(0.0) * np.float32(np.sign(x)) if x < 0 else np.float32(0.0)
+    return x
+
+
+@njit(cache=True)
+def next_up32(x):
+    return np.nextafter(np.float32(x), np.float32(np.inf))
+
+
+@njit(cache=True)
+def next_down32(x):
+    return np.nextafter(np.float32(x), np.float32(-np.inf))
+
+
+@njit(cache=True)
+def directed64(x, err, mode):
+    if mode == RND_RZ:
+        if x > 0 and err < 0:
+            return np.nextafter(x, -np.inf)
+        if x < 0 and err > 0:
+            return np.nextafter(x, np.inf)
+        return x
+    if mode == RND_RM:
+        return np.nextafter(x, -np.inf) if err < 0 else x
+    if mode == RND_RP:
+        return np.nextafter(x, np.inf) if err > 0 else x
+    return x
+
+
+@njit(cache=True)
+def f64_to_f32_dir(x, err, mode):
+    """Round the exact value ``x + err`` (float64 pair) to float32 with ``mode``."""
+    c = np.float32(x)
+    if mode == RND_NONE or mode == RND_RN:
+        return c
+    if c == np.inf or c == -np.inf:
+        if mode == RND_RZ or (mode == RND_RM and c > 0) or (mode == RND_RP and c < 0):
+            return np.float32(3.4028234663852886e38) if c > 0 else np.float32(-3.4028234663852886e38)
+        return c
+    d = (x - np.float64(c)) + err  # true - c, sign-accurate
+    return _dir_from_sign32(c, d, mode)
+
+
+@njit(cache=True)
+def _dir_from_sign32(c, d, mode):
+    if d == 0.0:
+        return c
+    if mode == RND_RZ:
+        if c > 0 and d < 0:
+            return next_down32(c)
+        if c < 0 and d > 0:
+            return next_up32(c)
+        return c
+    if mode == RND_RM:
+        return next_down32(c) if d < 0 else c
+    if mode == RND_RP:
+        return next_up32(c) if d > 0 else c
+    return c
+
+
+@njit(cache=True)
+def sat01(x):
+    if x != x:
+        return x * 0.0
+    if x < 0.0:
+        return x * 0.0
+    if x > 1.0:
+        return x * 0.0 + 1.0
+    return x
+
+
+@njit(cache=True)
+def fmin_ptx(x, y, nanprop):
+    if x != x or y != y:
+        if nanprop:
+            return np.nan
+        if x != x:
+            return y
+        return x
+    if x == y:
+        # -0 is smaller than +0
+        return x if math.copysign(1.0, x) < 0 else y
+    return x if x < y else y
+
+
+@njit(cache=True)
+def fmax_ptx(x, y, nanprop):
+    if x != x or y != y:
+        if nanprop:
+            return np.nan
+        if x != x:
+            return y
+        return x
+    if x == y:
+        return x if math.copysign(1.0, x) > 0 else y
+    return x if x > y else y
+
+
+@njit(cache=True)
+def fcmp(cmp, x, y):
+    unordered = x != x or y != y
+    if cmp == 1:
+        return (not unordered) and x == y
+    if cmp == 2:
+        return (not unordered) and x != y
+    if cmp == 3:
+        return (not unordered) and x < y
+    if cmp == 4:
+        return (not unordered) and x <= y
+    if cmp == 5:
+        return (not unordered) and x > y
+    if cmp == 6:
+        return (not unordered) and x >= y
+    if cmp == 11:
+        return unordered or x == y
+    if cmp == 12:
+        return unordered or x != y
+    if cmp == 13:
+        return unordered or x < y
+    if cmp == 14:
+        return unordered or x <= y
+    if cmp == 15:
+        return unordered or x > y
+    if cmp == 16:
+        return unordered or x >= y
+    if cmp == 17:
+        return not unordered
+    if cmp == 18:
+        return unordered
+    return False
+
+
+@njit(cache=True)
+def icmp(cmp, a, b, t):
+    sa = ival(a, t)
+    sb = ival(b, t)
+    ua = U64(a) & wmask(tbits(t))
+    ub = U64(b) & wmask(tbits(t))
+    sgn = is_signed(t)
+    if cmp == 1:
+        return ua == ub
+    if cmp == 2:
+        return ua != ub
+    if cmp == 3:
+        return sa < sb if sgn else ua < ub
+    if cmp == 4:
+        return sa <= sb if sgn else ua <= ub
+    if cmp == 5:
+        return sa > sb if sgn else ua > ub
+    if cmp == 6:
+        return sa >= sb if sgn else ua >= ub
+    if cmp == 7:
+        return ua < ub
+    if cmp == 8:
+        return ua <= ub
+    if cmp == 9:
+        return ua > ub
+    if cmp == 10:
+        return ua >= ub
+    return False
+
+
+@njit(cache=True)
+def fval(x, t):
+    """Operand of float type ``t`` widened to float64 (exact)."""
+    if t == T_F32:
+        return np.float64(f32(x))
+    if t == T_F64:
+        return f64(x)
+    if t == T_F16:
+        return np.float64(half_to_f32(x))
+    if t == T_BF16:
+        return np.float64(bf16_to_f32(x))
+    return 0.0
+
+
+@njit(cache=True)
+def fstore(v, t, mode):
+    """Round float64 ``v`` to float type ``t`` and return its bits."""
+    if t == T_F32:
+        return b32f(f64_to_f32_dir(v, 0.0, mode))
+    if t == T_F64:
+        return b64f(v)
+    if t == T_F16:
+        return f64_to_half(v, mode)
+    if t == T_BF16:
+        return f32_to_bf16(np.float32(v), mode) if (mode == RND_NONE or mode == RND_RN) and np.float64(np.float32(v)) == v else f32_to_bf16_from64(v, mode)
+    return U64(0)
+
+
+@njit(cache=True)
+def f32_to_bf16_from64(v, mode):
+    # exact enough: round to float32 toward zero keeps sticky information for bf16's 8-bit mantissa
+    x32 = np.float32(v)
+    if np.float64(x32) == v:
+        return f32_to_bf16(x32, mode)
+    # nudge toward the true value so that the lower bits record stickiness
+    lo = f64_to_f32_dir(v, 0.0, RND_RZ)
+    b = np.uint32(b32f(lo)) | np.uint32(1)
+    return f32_to_bf16(f32(U64(b)), mode)
+
+
+@njit(cache=True)
+def half_op(op, aux, x, y, z, t):
+    """One lane of an f16/bf16 arithmetic op computed in float64 and rounded once (exact for +,-,*)."""
+    mode = aux & RND_MASK
+    if op == OP_ADD:
+        r = x + y
+    elif op == OP_SUB:
+        r = x - y
+    elif op == OP_MUL:
+        r = x * y
+    elif op == OP_FMA or op == OP_MAD:
+        r = x * y + z
+    elif op == OP_NEG:
+        r = -x
+    elif op == OP_ABS:
+        r = abs(x)
+    elif op == OP_MIN:
+        r = fmin_ptx(x, y, (aux & A_NAN) != 0)
+    elif op == OP_MAX:
+        r = fmax_ptx(x, y, (aux & A_NAN) != 0)
+    elif op == OP_MOV:
+        r = x
+    elif op == OP_EX2:
+        r = 2.0 ** x
+    elif op == OP_RCP:
+        r = 1.0 / x if x != 0 else math.copysign(np.inf, x)
+    elif op == OP_SQRT:
+        r = math.sqrt(x) if x >= 0 else np.nan
+    elif op == OP_TANH:
+        r = math.tanh(x)
+    else:
+        r = np.nan
+    if aux & A_SAT:
+        r = sat01(r)
+    if (aux & A_RELU) and (r < 0 or r != r):
+        r = 0.0
+    return fstore(r, t, mode)
+
+
+# ---- the ALU -------------------------------------------------------------------------------------
+@njit(cache=True)
+def alu(op, t, t2, aux, a, b, c, d):
+    """Evaluate one lane; returns (result, second result)."""
+    a = U64(a)
+    b = U64(b)
+    c = U64(c)
+    mode = aux & RND_MASK
+    zero = U64(0)
+    if op == OP_MOV:
+        return a, zero
+    # ---- comparisons and selection -----------------------------------------------------------
+    if op == OP_SETP or op == OP_SET:
+        cmp = (aux >> CMP_SHIFT) & 31
+        st = t2
+        if st == T_F32 or st == T_F64 or st == T_F16 or st == T_BF16:
+            x = fval(a, st)
+            y = fval(b, st)
+            r = fcmp(cmp, x, y)
+        else:
+            r = icmp(cmp, a, b, st)
+        bop = (aux >> BOOL_SHIFT) & 3
+        nr = not r
+        if bop != 0:
+            cp = (c & U64(1)) != 0
+            if bop == 1:
+                r = r and cp
+                nr = nr and cp
+            elif bop == 2:
+                r = r or cp
+                nr = nr or cp
+            else:
+                r = r != cp
+                nr = nr != cp
+        if op == OP_SETP:
+            return U64(1 if r else 0), U64(1 if nr else 0)
+        if t == T_F32:
+            return (b32f(np.float32(1.0)) if r else zero), zero
+        return (wmask(tbits(t)) if r else zero), zero
+    if op == OP_SELP:
+        return (a if (c & U64(1)) != 0 else b), zero
+    if op == OP_SLCT:
+        if t2 == T_F32:
+            cond = f32(c) >= np.float32(0.0)
+        else:
+            cond = sext(c, 32) >= 0
+        return (a if cond else b), zero
+    # ---- conversions -------------------------------------------------------------------------
+    if op == OP_CVT:
+        return cvt(t, t2, aux, a), zero
+    if op == OP_CVTA:
+        sub = (aux >> SUB_SHIFT) & 31
+        space = sub & 15
+        to = (sub & 16) != 0
+        if space == SP_SHARED:
+            if to:
+                return U64(np.int64(a) - np.int64(SHARED_WINDOW)) & wmask(tbits(t)), zero
+            return U64(a) + U64(SHARED_WINDOW), zero
+        if space == SP_LOCAL:
+            if to:
+                return U64(np.int64(a) - np.int64(LOCAL_WINDOW)) & wmask(tbits(t)), zero
+            return U64(a) + U64(LOCAL_WINDOW), zero
+        return a & wmask(tbits(t)), zero
+    # ---- floating point ----------------------------------------------------------------------
+    if t == T_F32:
+        return falu32(op, aux, a, b, c), zero
+    if t == T_F64:
+        return falu64(op, aux, a, b, c), zero
+    if t == T_F16 or t == T_BF16:
+        if op == OP_TESTP or op == OP_COPYSIGN:
+            return falu64(op, aux, b64f(fval(a, t)), b64f(fval(b, t)), c), zero
+        return half_op(op, aux, fval(a, t), fval(b, t), fval(c, t), t), zero
+    if t == T_F16X2 or t == T_BF16X2:
+        ht = T_F16 if t == T_F16X2 else T_BF16
+        lo = half_op(op, aux, fval(a & U64(0xFFFF), ht), fval(b & U64(0xFFFF), ht), fval(c & U64(0xFFFF), ht), ht)
+        hi = half_op(op, aux, fval(a >> U64(16), ht), fval(b >> U64(16), ht), fval(c >> U64(16), ht), ht)
+        return (lo & U64(0xFFFF)) | ((hi & U64(0xFFFF)) << U64(16)), zero
+    # ---- integers and bits ---------------------------------------------------------------------
+    return ialu(op, t, t2, aux, a, b, c, U64(d))
+
+
+@njit(cache=True)
+def ialu(op, t, t2, aux, a, b, c, d):
+    w = tbits(t)
+    m = wmask(w)
+    zero = U64(0)
+    if op == OP_ADD or op == OP_SUB:
+        if aux & A_SAT:
+            x = sext(a, 32)
+            y = sext(b, 32)
+            r = x + y if op == OP_ADD else x - y
+            if r > 2147483647:
+                r = 2147483647
+            if r < -2147483648:
+                r = -2147483648
+            return U64(r) & U64(0xFFFFFFFF), zero
+        ua = a & m
+        ub = b & m
+        if op == OP_SUB:
+            ub = (~ub) & m
+        cin = U64(0)
+        if op == OP_SUB:
+            cin = U64(1)
+        if aux & A_CARRY_IN:
+            cin = d & U64(1)
+        s = (ua + ub) & m
+        s2 = (s + cin) & m
+        carry = U64(0)
+        if w < 64:
+            full = ua + ub + cin
+            carry = (full >> U64(w)) & U64(1)
+        else:
+            c1 = s < ua
+            c2 = s2 < s
+            carry = U64(1) if (c1 or c2) else U64(0)
+        return s2, carry
+    if op == OP_MUL or op == OP_MAD:
+        mm = (aux >> MUL_SHIFT) & 3
+        if mm == MUL_WIDE:
+            x = ival(a, t)
+            y = ival(b, t)
+            p = U64(x * y)
+            wide_m = wmask(2 * w)
+            r = p & wide_m
+            if op == OP_MAD:
+                r = (r + c) & wide_m
+            return r, zero
+        if mm == MUL_HI:
+            if w == 64:
+                hi = smulhi64(a, b) if is_signed(t) else umulhi64(a, b)
+            else:
+                p = ival(a, t) * ival(b, t)
+                hi = U64(p >> np.int64(w)) & m
+            if op == OP_MAD:
+                hi = (hi + c) & m
+            return hi & m, zero
+        r = (a * b) & m
+        if op == OP_MAD:
+            if aux & A_CARRY_IN:
+                r = (r + c + (d & U64(1))) & m
+            else:
+                r = (r + c) & m
+        return r, zero
+    if op == OP_MUL24 or op == OP_MAD24:
+        if is_signed(t):
+            x = sext(a, 24)
+            y = sext(b, 24)
+        else:
+            x = np.int64(a & U64(0xFFFFFF))
+            y = np.int64(b & U64(0xFFFFFF))
+        p = x * y
+        if (aux >> MUL_SHIFT) & 3 == MUL_HI:
+            r = U64(p >> np.int64(16)) & m
+        else:
+            r = U64(p) & m
+        if op == OP_MAD24:
+            r = (r + c) & m
+        return r, zero
+    if op == OP_SAD:
+        x = ival(a, t)
+        y = ival(b, t)
+        diff = x - y if x > y else y - x
+        return (U64(diff) + c) & m, zero
+    if op == OP_DIV or op == OP_REM:
+        if is_signed(t):
+            x = sext(a, w)
+            y = sext(b, w)
+            if y == 0:
+                return (m if op == OP_DIV else U64(x) & m), zero
+            if w == 64 and x == np.int64(-9223372036854775807 - 1) and y == -1:
+                return (U64(x) if op == OP_DIV else zero), zero
+            q = abs(x) // abs(y)
+            if (x < 0) != (y < 0):
+                q = -q
+            if op == OP_DIV:
+                return U64(q) & m, zero
+            return U64(x - q * y) & m, zero
+        x = a & m
+        y = b & m
+        if y == 0:
+            return (m if op == OP_DIV else x), zero
+        if op == OP_DIV:
+            return x // y, zero
+        return x % y, zero
+    if op == OP_ABS:
+        x = sext(a, w)
+        return U64(-x if x < 0 else x) & m, zero
+    if op == OP_NEG:
+        return (U64(0) - a) & m, zero
+    if op == OP_MIN or op == OP_MAX:
+        if is_signed(t):
+            x = sext(a, w)
+            y = sext(b, w)
+            r = (x if x < y else y) if op == OP_MIN else (x if x > y else y)
+            if (aux & A_RELU) and r < 0:
+                r = 0
+            return U64(r) & m, zero
+        x = a & m
+        y = b & m
+        return ((x if x < y else y) if op == OP_MIN else (x if x > y else y)), zero
+    if op == OP_AND:
+        return (a & b) & m, zero
+    if op == OP_OR:
+        return (a | b) & m, zero
+    if op == OP_XOR:
+        return (a ^ b) & m, zero
+    if op == OP_NOT:
+        return (~a) & m, zero
+    if op == OP_CNOT:
+        return (U64(1) if (a & m) == 0 else zero), zero
+    if op == OP_SHL:
+        n = b & U64(0xFFFFFFFF)
+        if n >= U64(w):
+            return zero, zero
+        return (a << n) & m, zero
+    if op == OP_SHR:
+        n = b & U64(0xFFFFFFFF)
+        if is_signed(t):
+            x = sext(a, w)
+            if n >= U64(w):
+                return (m if x < 0 else zero), zero
+            return U64(x >> np.int64(n)) & m, zero
+        if n >= U64(w):
+            return zero, zero
+        return (a & m) >> n, zero
+    if op == OP_BFE:
+        pos = np.int64(b & U64(0xFF))
+        ln = np.int64(c & U64(0xFF))
+        msb = w - 1
+        if ln == 0:
+            return zero, zero
+        sbit = U64(0)
+        if is_signed(t):
+            top = pos + ln - 1
+            if top > msb:
+                top = msb
+            sbit = (a >> U64(top)) & U64(1)
+        r = U64(0)
+        for i in range(w):
+            if i < ln and pos + i <= msb:
+                bit = (a >> U64(pos + i)) & U64(1)
+            else:
+                bit = sbit
+            r |= bit << U64(i)
+        return r & m, zero
+    if op == OP_BFI:
+        pos = np.int64(c & U64(0xFF))
+        ln = np.int64(d & U64(0xFF))
+        r = b & m
+        for i in range(ln):
+            if pos + i >= w:
+                break
+            bit = (a >> U64(i)) & U64(1)
+            r = (r & ~(U64(1) << U64(pos + i))) | (bit << U64(pos + i))
+        return r & m, zero
+    if op == OP_POPC:
+        x = a & m
+        cnt = 0
+        while x:
+            x &= x - U64(1)
+            cnt += 1
+        return U64(cnt), zero
+    if op == OP_CLZ:
+        x = a & m
+        cnt = 0
+        for i in range(w - 1, -1, -1):
+            if (x >> U64(i)) & U64(1):
+                break
+            cnt += 1
+        return U64(cnt), zero
+    if op == OP_BREV:
+        x = a & m
+        r = U64(0)
+        for i in range(w):
+            r |= ((x >> U64(i)) & U64(1)) << U64(w - 1 - i)
+        return r, zero
+    if op == OP_BFIND:
+        x = a & m
+        if is_signed(t) and (x >> U64(w - 1)) & U64(1):
+            x = (~x) & m
+        pos = -1
+        for i in range(w - 1, -1, -1):
+            if (x >> U64(i)) & U64(1):
+                pos = i
+                break
+        if pos < 0:
+            return U64(0xFFFFFFFF), zero
+        if aux & A_SHIFTAMT:
+            return U64(w - 1 - pos), zero
+        return U64(pos), zero
+    if op == OP_PRMT:
+        return prmt(a, b, c, (aux >> SUB_SHIFT) & 31), zero
+    if op == OP_SHF:
+        n = c & U64(0xFFFFFFFF)
+        if aux & A_CLAMP:
+            if n > U64(32):
+                n = U64(32)
+        else:
+            n = n & U64(31)
+        lo = a & U64(0xFFFFFFFF)
+        hi = b & U64(0xFFFFFFFF)
+        both = (hi << U64(32)) | lo
+        if aux & A_LEFT:
+            if n == 64:
+                return zero, zero
+            return ((both << n) >> U64(32)) & U64(0xFFFFFFFF), zero
+        return (both >> n) & U64(0xFFFFFFFF), zero
+    if op == OP_LOP3:
+        lut = d & U64(0xFF)
+        r = U64(0)
+        for k in range(8):
+            if (lut >> U64(k)) & U64(1):
+                ta = a if (k & 4) else ~a
+                tb = b if (k & 2) else ~b
+                tc = c if (k & 1) else ~c
+                r |= ta & tb & tc
+        return r & m, zero
+    if op == OP_DP4A:
+        acc = ival(c, T_S32) if is_signed(t) or is_signed(t2) else np.int64(c & U64(0xFFFFFFFF))
+        for k in range(4):
+            xa = (a >> U64(8 * k)) & U64(0xFF)
+            xb = (b >> U64(8 * k)) & U64(0xFF)
+            ia = sext(xa, 8) if is_signed(t2) else np.int64(xa)
+            ib = sext(xb, 8) if is_signed(t) else np.int64(xb)
+            acc += ia * ib
+        return U64(acc) & U64(0xFFFFFFFF), zero
+    return zero, zero
+
+
+@njit(cache=True)
+def prmt(a, b, c, mode):
+    src = (a & U64(0xFFFFFFFF)) | ((b & U64(0xFFFFFFFF)) << U64(32))
+    r = U64(0)
+    if mode == 0:
+        for k in range(4):
+            sel = (c >> U64(4 * k)) & U64(0xF)
+            byte = (src >> (U64(8) * (sel & U64(7)))) & U64(0xFF)
+            if sel & U64(8):
+                byte = U64(0xFF) if (byte & U64(0x80)) else U64(0)
+            r |= byte << U64(8 * k)
+        return r
+    n = np.int64(c & U64(3))
+    idx = np.zeros(4, dtype=np.int64)
+    if mode == 1:  # f4e
+        for k in range(4):
+            idx[k] = (n + k) & 7
+    elif mode == 2:  # b4e
+        for k in range(4):
+            idx[k] = (n - k) & 7
+    elif mode == 3:  # rc8
+        for k in range(4):
+            idx[k] = n
+    elif mode == 4:  # ecl
+        for k in range(4):
+            idx[k] = k if k >= n else n
+    elif mode == 5:  # ecr
+        for k in range(4):
+            idx[k] = k if k <= n else n
+    else:  # rc16
+        base = 2 * (n & 1)
+        idx[0] = base
+        idx[1] = base + 1
+        idx[2] = base
+        idx[3] = base + 1
+    for k in range(4):
+        byte = (src >> U64(8 * idx[k])) & U64(0xFF)
+        r |= byte << U64(8 * k)
+    return r
+
+
+@njit(cache=True)
+def falu32(op, aux, a, b, c):
+    mode = aux & RND_MASK
+    x = f32(a)
+    y = f32(b)
+    z = f32(c)
+    ftz = (aux & A_FTZ) != 0
+    if ftz:
+        x = ftz32(x)
+        y = ftz32(y)
+        z = ftz32(z)
+    directed = mode == RND_RZ or mode == RND_RM or mode == RND_RP
+    if op == OP_ADD or op == OP_SUB:
+        if op == OP_SUB:
+            y = -y
+        r = x + y
+        if directed:
+            bb = r - x
+            err = (x - (r - bb)) + (y - bb)
+            r = _dir_from_sign32(r, np.float64(err), mode)
+    elif op == OP_MUL:
+        r = x * y
+        if directed:
+            err = fma32(x, y, -r)
+            r = _dir_from_sign32(r, np.float64(err), mode)
+    elif op == OP_FMA or op == OP_MAD:
+        if directed:
+            p = np.float64(x) * np.float64(y)  # exact
+            s = p + np.float64(z)
+            bb = s - p
+            err = (p - (s - bb)) + (np.float64(z) - bb)
+            r = f64_to_f32_dir(s, err, mode)
+        else:
+            r = fma32(x, y, z)
+    elif op == OP_DIV:
+        if aux & A_APPROX:
+            r = x / y  # exact division is within div.approx's error bound
+        else:
+            r = x / y
+            if directed and r == r and abs(r) != np.inf and r != 0:
+                rem = fma32(r, y, -x)
+                # true - r has the sign of -rem / y
+                s = -np.float64(rem) * (1.0 if y > 0 else -1.0)
+                r = _dir_from_sign32(r, s, mode)
+    elif op == OP_ABS:
+        return a & U64(0x7FFFFFFF)
+    elif op == OP_NEG:
+        return (a ^ U64(0x80000000)) & U64(0xFFFFFFFF)
+    elif op == OP_MIN:
+        r = np.float32(fmin_ptx(np.float64(x), np.float64(y), (aux & A_NAN) != 0))
+        if r != r:
+            return U64(0x7FFFFFFF)
+    elif op == OP_MAX:
+        r = np.float32(fmax_ptx(np.float64(x), np.float64(y), (aux & A_NAN) != 0))
+        if r != r:
+            return U64(0x7FFFFFFF)
+        if (aux & A_RELU) and r < 0:
+            r = np.float32(0.0)
+    elif op == OP_RCP:
+        if aux & A_APPROX:
+            r = np.float32(1.0) / x
+        else:
+            r = np.float32(1.0) / x
+            if directed and r == r and abs(r) != np.inf and r != 0:
+                rem = fma32(r, x, np.float32(-1.0))
+                s = -np.float64(rem) * (1.0 if x > 0 else -1.0)
+                r = _dir_from_sign32(r, s, mode)
+    elif op == OP_SQRT:
+        r = np.float32(np.sqrt(x)) if x >= 0 else (np.float32(np.nan) if x == x else x)
+        if x == 0:
+            r = x
+        if directed and r == r and r > 0 and r != np.inf:
+            rem = fma32(r, r, -x)
+            r = _dir_from_sign32(r, -np.float64(rem), mode)
+    elif op == OP_RSQRT:
+        if x == 0:
+            r = np.float32(math.copysign(np.inf, x))
+        elif x < 0:
+            r = np.float32(np.nan)
+        else:
+            r = np.float32(1.0 / math.sqrt(np.float64(x)))
+    elif op == OP_SIN:
+        r = np.float32(math.sin(np.float64(x))) if abs(x) != np.inf else np.float32(np.nan)
+    elif op == OP_COS:
+        r = np.float32(math.cos(np.float64(x))) if abs(x) != np.inf else np.float32(np.nan)
+    elif op == OP_EX2:
+        r = np.float32(2.0 ** np.float64(x)) if x == x else x
+        if x == -np.inf:
+            r = np.float32(0.0)
+    elif op == OP_LG2:
+        if x < 0 or x != x:
+            r = np.float32(np.nan)
+        elif x == 0:
+            r = np.float32(-np.inf)
+        else:
+            r = np.float32(math.log2(np.float64(x)))
+    elif op == OP_TANH:
+        r = np.float32(math.tanh(np.float64(x)))
+    elif op == OP_TESTP:
+        return testp((aux >> SUB_SHIFT) & 31, np.float64(x), True)
+    elif op == OP_COPYSIGN:
+        return (b & U64(0x7FFFFFFF)) | (a & U64(0x80000000))
+    else:
+        r = np.float32(np.nan)
+    if ftz:
+        r = ftz32(r)
+    if aux & A_SAT:
+        r = np.float32(sat01(r))
+    return b32f(r)
+
+
+@njit(cache=True)
+def testp(kind, x, single):
+    tiny = 1.1754943508222875e-38 if single else 2.2250738585072014e-308
+    ax = abs(x)
+    if kind == 1:
+        r = x == x and ax != np.inf
+    elif kind == 2:
+        r = ax == np.inf
+    elif kind == 3:
+        r = x == x
+    elif kind == 4:
+        r = x != x
+    elif kind == 5:
+        r = x == x and ax != np.inf and ax >= tiny
+    else:
+        r = x == x and ax != 0 and ax < tiny
+    return U64(1) if r else U64(0)
+
+
+@njit(cache=True)
+def falu64(op, aux, a, b, c):
+    mode = aux & RND_MASK
+    x = f64(a)
+    y = f64(b)
+    z = f64(c)
+    directed = mode == RND_RZ or mode == RND_RM or mode == RND_RP
+    if op == OP_ADD or op == OP_SUB:
+        if op == OP_SUB:
+            y = -y
+        r = x + y
+        if directed:
+            bb = r - x
+            err = (x - (r - bb)) + (y - bb)
+            r = directed64(r, err, mode)
+    elif op == OP_MUL:
+        r = x * y
+        if directed:
+            r = directed64(r, fma64(x, y, -r), mode)
+    elif op == OP_FMA or op == OP_MAD:
+        r = fma64(x, y, z)
+    elif op == OP_DIV:
+        r = x / y if y != 0 else (math.copysign(np.inf, x) * math.copysign(1.0, y) if x != 0 and x == x else np.nan)
+        if directed and r == r and abs(r) != np.inf and r != 0:
+            rem = fma64(r, y, -x)
+            r = directed64(r, -rem * (1.0 if y > 0 else -1.0), mode)
+    elif op == OP_ABS:
+        return a & U64(0x7FFFFFFFFFFFFFFF)
+    elif op == OP_NEG:
+        return a ^ U64(0x8000000000000000)
+    elif op == OP_MIN:
+        r = fmin_ptx(x, y, (aux & A_NAN) != 0)
+    elif op == OP_MAX:
+        r = fmax_ptx(x, y, (aux & A_NAN) != 0)
+    elif op == OP_RCP:
+        r = 1.0 / x if x != 0 else math.copysign(np.inf, x)
+        if directed and r == r and abs(r) != np.inf and r != 0:
+            rem = fma64(r, x, -1.0)
+            r = directed64(r, -rem * (1.0 if x > 0 else -1.0), mode)
+    elif op == OP_SQRT:
+        if x < 0:
+            r = np.nan
+        elif x == 0 or x != x or x == np.inf:
+            r = x
+        else:
+            r = math.sqrt(x)
+            if directed:
+                rem = fma64(r, r, -x)
+                r = directed64(r, -rem, mode)
+    elif op == OP_RSQRT:
+        r = 1.0 / math.sqrt(x) if x > 0 else (math.copysign(np.inf, x) if x == 0 else np.nan)
+    elif op == OP_SIN:
+        r = math.sin(x) if abs(x) != np.inf else np.nan
+    elif op == OP_COS:
+        r = math.cos(x) if abs(x) != np.inf else np.nan
+    elif op == OP_EX2:
+        r = 2.0 ** x
+    elif op == OP_LG2:
+        r = math.log2(x) if x > 0 else (-np.inf if x == 0 else np.nan)
+    elif op == OP_TESTP:
+        return testp((aux >> SUB_SHIFT) & 31, x, False)
+    elif op == OP_COPYSIGN:
+        return (b & U64(0x7FFFFFFFFFFFFFFF)) | (a & U64(0x8000000000000000))
+    else:
+        r = np.nan
+    if aux & A_SAT:
+        r = sat01(r)
+    return b64f(r)
+
+
+@njit(cache=True)
+def round_int_mode(v, mode):
+    if mode == RND_RZI:
+        return math.trunc(v) if abs(v) != np.inf else v
+    if mode == RND_RMI:
+        return math.floor(v) if abs(v) != np.inf else v
+    if mode == RND_RPI:
+        return math.ceil(v) if abs(v) != np.inf else v
+    return np.rint(v)
+
+
+@njit(cache=True)
+def cvt(dt, st, aux, a):
+    """``cvt.mode.dt.st``."""
+    mode = aux & RND_MASK
+    sat = (aux & A_SAT) != 0
+    dfloat = dt == T_F32 or dt == T_F64 or dt == T_F16 or dt == T_BF16
+    sfloat = st == T_F32 or st == T_F64 or st == T_F16 or st == T_BF16
+    if dt == T_F16X2 or dt == T_BF16X2:
+        return U64(0)
+    if not dfloat and not sfloat:
+        # integer to integer
+        if sat:
+            v = ival(a, st)
+            dw = tbits(dt)
+            if is_signed(dt):
+                lo = -(1 << (dw - 1)) if dw < 64 else np.int64(-9223372036854775807 - 1)
+                hi = (1 << (dw - 1)) - 1 if dw < 64 else np.int64(9223372036854775807)
+                if is_signed(st) or tbits(st) < 64:
+                    if v < lo:
+                        v = lo
+                    if v > hi:
+                        v = hi
+                else:
+                    if U64(a) > U64(hi):
+                        v = hi
+                return norm(U64(v), dt)
+            if is_signed(st):
+                if v < 0:
+                    return U64(0)
+            ov = U64(v)
+            if dw < 64 and ov > wmask(dw):
+                return wmask(dw)
+            return ov & wmask(dw)
+        return norm(U64(ival(a, st)), dt)
+    if sfloat and not dfloat:
+        v = fval(a, st)
+        if aux & A_FTZ and st == T_F32 and abs(v) < 1.1754943508222875e-38:
+            v = 0.0
+        r = round_int_mode(v, mode)
+        return clamp_int(r, dt)
+    if dfloat and not sfloat:
+        # integer to float
+        if is_signed(st):
+            iv = ival(a, st)
+            v = np.float64(iv)
+            err = 0.0
+            if abs(iv) > 9007199254740992:
+                err = np.float64(iv - np.int64(v)) if abs(v) < 9.2e18 else 0.0
+        else:
+            uv = U64(a) & wmask(tbits(st))
+            v = np.float64(uv)
+            err = 0.0
+            if uv > U64(9007199254740992):
+                back = U64(v) if v < 1.8446744073709552e19 else U64(0xFFFFFFFFFFFFFFFF)
+                err = np.float64(np.int64(uv - back)) if uv >= back else -np.float64(np.int64(back - uv))
+        if dt == T_F32:
+            if mode == RND_NONE or mode == RND_RN:
+                if is_signed(st):
+                    return b32f(np.float32(ival(a, st)))
+                return b32f(np.float32(U64(a) & wmask(tbits(st))))
+            return b32f(f64_to_f32_dir(v, err, mode))
+        if dt == T_F64:
+            return b64f(directed64(v, err, mode) if mode >= RND_RZ and mode <= RND_RP else v)
+        return fstore(v, dt, mode)
+    # float to float
+    v = fval(a, st)
+    if aux & A_FTZ and st == T_F32 and v != 0 and abs(v) < 1.1754943508222875e-38:
+        v = 0.0 * v
+    if mode >= RND_RNI:
+        v = round_int_mode(v, mode)
+        mode = RND_RN
+    if sat:
+        v = sat01(v)
+    if dt == T_F32 and st == T_F64:
+        r = f64_to_f32_dir(v, 0.0, mode)
+        if aux & A_FTZ:
+            r = ftz32(r)
+        return b32f(r)
+    if dt == T_F32 and aux & A_FTZ:
+        return b32f(ftz32(np.float32(v)))
+    return fstore(v, dt, mode)

@@ -1,0 +1,1042 @@
+"""Turn a kernel (and the device functions it calls) into the integer program the interpreter runs.
+
+The program is one ``int64`` array ``code[pc, field]`` (fields in :mod:`.isa`). The kernel body comes
+first; every device function it calls (transitively) follows, each ending with a synthesized ``retsite``
+instruction to which its ``ret`` instructions branch, so that divergence inside a function reconverges
+before it returns. A ``call`` becomes: copies of the arguments into the callee's parameter slots, the
+call, and copies of the return values back. Parameters of device functions and call-site ``.param``
+variables live in a per-thread frame (with the ``.local`` arrays). Recursion is not supported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+
+import numpy as np
+
+from ..analysis.cfg import CFG, CFGError
+from ..frontend.ir import Addr, ArgList, Function, Imm, Instruction, Module, PredPair, Reg, Special, Sym, Vec
+from ..trace import format as tf
+from . import isa
+from .isa import (
+    A_ABS,
+    A_APPROX,
+    A_CARRY_IN,
+    A_CC,
+    A_CLAMP,
+    A_FTZ,
+    A_FULL,
+    A_LEFT,
+    A_NAN,
+    A_RELU,
+    A_SAT,
+    A_SHIFTAMT,
+    A_XORSIGN,
+    BOOL_SHIFT,
+    CMP_SHIFT,
+    F_AK,
+    F_AOFF,
+    F_AREG,
+    F_AUX,
+    F_AV,
+    F_BK,
+    F_BV,
+    F_CK,
+    F_CV,
+    F_D,
+    F_D2,
+    F_DK,
+    F_DV,
+    F_GNEG,
+    F_GUARD,
+    F_OP,
+    F_REGREC,
+    F_RPC,
+    F_SPACE,
+    F_TARGET,
+    F_TYPE,
+    F_TYPE2,
+    F_V0,
+    F_VEC,
+    F_WIDTH,
+    K_IMM,
+    K_NONE,
+    K_REG,
+    MUL_SHIFT,
+    NFIELDS,
+    SUB_SHIFT,
+)
+
+
+class UnsupportedPTX(Exception):
+    """A PTX construct the simulator does not implement; names opcode, kernel and line."""
+
+    def __init__(self, what: str, kernel: str = "", line: int = 0, opcode: str = ""):
+        where = f" in kernel {kernel!r}" if kernel else ""
+        at = f" at PTX line {line}" if line else ""
+        super().__init__(f"unsupported PTX{where}{at}: {what}")
+        self.kernel = kernel
+        self.line = line
+        self.opcode = opcode
+
+
+# Static special registers become registers initialised when a CTA starts.
+STATIC_SPECIALS = (
+    "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z",
+    "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
+    "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt",
+    "%dynamic_smem_size", "%total_smem_size",
+)
+DYNAMIC_SPECIALS = {"%clock": isa.CLK_CLOCK, "%clock64": isa.CLK_CLOCK64, "%globaltimer": isa.CLK_GLOBALTIMER}
+CARRY_REG = "%cc"
+
+_OP_CLASS_OF = {
+    "mov": "mov", "cvta": "mov", "movpf": "mov", "callcopy": "mov", "pack": "mov", "unpack": "mov",
+    "cvt": "cvt", "setp": "setp", "set": "setp", "selp": "int", "slct": "int",
+    "mul": "imul", "mad": "imul", "mul24": "imul", "mad24": "imul", "sad": "int",
+    "div": "idiv", "rem": "idiv", "rcp": "sfu", "sqrt": "sfu", "rsqrt": "sfu", "sin": "sfu", "cos": "sfu",
+    "ex2": "sfu", "lg2": "sfu", "tanh": "sfu", "ld": "load", "st": "store", "atom": "atomic", "red": "atomic",
+    "bar": "barrier", "membar": "fence", "bra": "branch", "call": "branch", "ret": "branch", "exit": "branch",
+    "retsite": "branch", "trap": "branch", "shfl": "shfl", "vote": "shfl", "redux": "shfl", "match": "shfl",
+    "activemask": "shfl", "printf": "branch", "nop": "nop", "clock": "mov", "isspacep": "int",
+}
+
+
+@dataclasses.dataclass
+class FrameSlot:
+    offset: int
+    size: int
+
+
+@dataclasses.dataclass
+class Program:
+    """A decoded kernel ready for the interpreter."""
+
+    kernel: str
+    code: np.ndarray  # int64 [n, NFIELDS]
+    num_regs: int
+    reg_ids: dict[str, int]  # "function::name" -> id; static specials by their name
+    reg_bits: np.ndarray  # int32 bits per register
+    static: np.ndarray  # trace STATIC_DTYPE
+    opcode_names: list[str]
+    frame_bytes: int  # per-thread local frame (local arrays + call parameters), multiple of 16
+    local_bytes: int  # of which .local arrays (spilled to real local memory)
+    shared_static_bytes: int
+    dynamic_shared_align: int
+    param_bytes: int
+    param_offsets: list[int]
+    params: list  # ir.Param of the kernel
+    pc_of_line: dict[int, int]
+    line_of_pc: np.ndarray
+    function_of_pc: list[str]
+    has_printf: bool
+    uses_dynamic_shared: bool
+
+    def pcs_of(self, fn_name: str) -> list[int]:
+        return [pc for pc, f in enumerate(self.function_of_pc) if f == fn_name]
+
+
+def _imm_bits(imm: Imm, tcode: int) -> int:
+    """Encode an immediate for an operation of type ``tcode`` as a 64-bit pattern (as int64)."""
+    bits = isa.TYPE_BITS.get(tcode, 64)
+    if tcode in (isa.T_F32, isa.T_F64, isa.T_F16, isa.T_BF16):
+        if imm.float_bits is not None:
+            if tcode == isa.T_F32 and imm.float_width == 64:
+                value = struct.unpack("<I", struct.pack("<f", imm.value))[0]
+            elif tcode == isa.T_F64 and imm.float_width == 32:
+                value = struct.unpack("<Q", struct.pack("<d", imm.value))[0]
+            else:
+                value = imm.float_bits
+        else:
+            v = float(imm.value)
+            if tcode == isa.T_F64:
+                value = struct.unpack("<Q", struct.pack("<d", v))[0]
+            elif tcode == isa.T_F32:
+                value = struct.unpack("<I", struct.pack("<f", v))[0]
+            else:
+                value = int(np.float16(v).view(np.uint16))
+    else:
+        if imm.float_bits is not None:
+            value = imm.float_bits
+        elif isinstance(imm.value, float):
+            value = int(imm.value)
+        else:
+            value = int(imm.value)
+        if bits < 64:
+            value &= (1 << bits) - 1 if bits > 1 else 1
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+class _Decoder:
+    def __init__(self, module: Module, kernel: str, symbols: dict[str, int], shared_layout: dict[str, int],
+                 record_regs: dict[tuple[str, int], str] | None = None):
+        self.module = module
+        if kernel not in module.functions or not module.functions[kernel].is_entry:
+            raise KeyError(kernel)
+        self.kernel = module.functions[kernel]
+        self.symbols = symbols  # module-scope global/const variable -> device address
+        self.shared_layout = shared_layout  # shared variable -> offset in the CTA's shared memory
+        self.record_regs = record_regs or {}
+        self.reg_ids: dict[str, int] = {}
+        self.reg_bits: list[int] = []
+        for name in STATIC_SPECIALS:
+            self._new_reg(name, 32)
+        self._new_reg(CARRY_REG, 32)
+        self.frame: dict[tuple[str, str], FrameSlot] = {}
+        self.frame_top = 0
+        self.local_bytes = 0
+        self.rows: list[list[int]] = []
+        self.static_rows: list[tuple] = []
+        self.opcode_names: list[str] = []
+        self.opcode_index: dict[str, int] = {}
+        self.lines: list[int] = []
+        self.fn_of_pc: list[str] = []
+        self.has_printf = False
+
+    # -- registers and frame --------------------------------------------------------------------
+    def _new_reg(self, key: str, bits: int) -> int:
+        rid = len(self.reg_bits)
+        self.reg_ids[key] = rid
+        self.reg_bits.append(bits)
+        return rid
+
+    def reg(self, fn: Function, name: str, ins: Instruction | None = None) -> int:
+        key = f"{fn.name}::{name}"
+        rid = self.reg_ids.get(key)
+        if rid is not None:
+            return rid
+        if name in self.reg_ids and name.startswith("%"):
+            return self.reg_ids[name]
+        if name not in fn.regs:
+            line = ins.line if ins else fn.line
+            raise UnsupportedPTX(f"register {name!r} is used but not declared", self.kernel.name, line)
+        return self._new_reg(key, fn.regs[name].bits)
+
+    def slot(self, fn: Function, name: str, size: int, align: int) -> FrameSlot:
+        key = (fn.name, name)
+        if key not in self.frame:
+            align = max(1, align)
+            off = (self.frame_top + align - 1) // align * align
+            self.frame[key] = FrameSlot(off, size)
+            self.frame_top = off + size
+        return self.frame[key]
+
+    # -- functions ------------------------------------------------------------------------------
+    def call_order(self) -> list[Function]:
+        """The kernel and every function it calls, kernel first; refuses recursion."""
+        order: list[Function] = []
+        state: dict[str, int] = {}
+
+        def visit(fn: Function, path: list[str]) -> None:
+            state[fn.name] = 1
+            order.append(fn)
+            for ins in fn.body:
+                if ins.opcode != "call":
+                    continue
+                target = _call_target(ins)
+                if target is None:
+                    raise UnsupportedPTX("indirect calls", self.kernel.name, ins.line, ins.full)
+                if target in ("vprintf", "__assertfail"):
+                    continue
+                callee = self.module.functions.get(target)
+                if callee is None or not callee.defined:
+                    raise UnsupportedPTX(f"call to external function {target!r}", self.kernel.name, ins.line)
+                if state.get(target) == 1:
+                    raise UnsupportedPTX(f"recursive call to {target!r}", self.kernel.name, ins.line)
+                if target not in state:
+                    visit(callee, [*path, target])
+            state[fn.name] = 2
+
+        visit(self.kernel, [self.kernel.name])
+        return order
+
+    def decode(self) -> Program:
+        funcs = self.call_order()
+        # frame: kernel locals first, then each function's locals and params
+        for fn in funcs:
+            for var in fn.variables:
+                if var.space == "local":
+                    self.slot(fn, var.name, var.size, var.alignment)
+        self.local_bytes = self.frame_top
+        for fn in funcs:
+            if not fn.is_entry:
+                for p in fn.params + fn.returns:
+                    self.slot(fn, p.name, p.size, p.alignment)
+            for var in fn.variables:
+                if var.space == "param":
+                    self.slot(fn, var.name, var.size, var.alignment)
+        # layout pcs: expand each function, then patch branch targets
+        starts: dict[str, int] = {}
+        pending: list[tuple[int, str, str]] = []  # (row index, function, label) to resolve
+        pending_calls: list[tuple[int, str]] = []
+        label_pc: dict[tuple[str, str], int] = {}
+        for fn in funcs:
+            starts[fn.name] = len(self.rows)
+            idx_to_pc: dict[int, int] = {}
+            last_row: dict[int, int] = {}
+            for i, ins in enumerate(fn.body):
+                idx_to_pc[i] = len(self.rows)
+                self.decode_instruction(fn, ins, pending, pending_calls)
+                last_row[i] = len(self.rows) - 1
+            end_pc = len(self.rows)
+            if not fn.is_entry:
+                self.emit(fn, None, isa.OP_RETSITE, "retsite", 0)
+            else:
+                self.emit(fn, None, isa.OP_EXIT, "exit", 0)  # falling off the end of a kernel exits
+            for label, i in fn.labels.items():
+                label_pc[(fn.name, label)] = idx_to_pc.get(i, end_pc)
+            label_pc[(fn.name, "$__retsite")] = end_pc
+            # reconvergence points from the function's CFG
+            try:
+                cfg = CFG(fn)
+            except CFGError as exc:
+                raise UnsupportedPTX(str(exc), self.kernel.name) from exc
+            for b in cfg.blocks:
+                last = fn.body[b.end - 1]
+                if last.opcode in ("bra", "ret") and last.guard is not None:
+                    rpc_instr = cfg.reconvergence_instr(b.index)
+                    row = self.rows[last_row[b.end - 1]]
+                    if rpc_instr >= len(fn.body):
+                        row[F_RPC] = end_pc if not fn.is_entry else -1
+                    else:
+                        row[F_RPC] = idx_to_pc[rpc_instr]
+        for row_i, fname, label in pending:
+            if (fname, label) not in label_pc:
+                raise UnsupportedPTX(f"branch to unknown label {label!r}", self.kernel.name)
+            self.rows[row_i][F_TARGET] = label_pc[(fname, label)]
+        for row_i, target in pending_calls:
+            self.rows[row_i][F_TARGET] = starts[target]
+        code = np.array(self.rows, dtype=np.int64).reshape(-1, NFIELDS)
+        static = np.zeros(len(self.static_rows), dtype=tf.STATIC_DTYPE)
+        for pc, (opc, space, width, opname, dsts, srcs, line) in enumerate(self.static_rows):
+            static[pc]["op_class"] = tf.OP_CLASS[opc]
+            static[pc]["space"] = space
+            static[pc]["width"] = width
+            static[pc]["opcode"] = opname
+            d = (list(dsts) + [-1] * 4)[:4]
+            s = (list(srcs) + [-1] * 4)[:4]
+            static[pc]["dst"] = d
+            static[pc]["src"] = s
+            static[pc]["line"] = line
+        # kernel parameters
+        offsets = []
+        top = 0
+        for p in self.kernel.params:
+            al = p.alignment
+            top = (top + al - 1) // al * al
+            offsets.append(top)
+            top += p.size
+        frame_bytes = (self.frame_top + 15) // 16 * 16
+        pc_of_line: dict[int, int] = {}
+        for pc, line in enumerate(self.lines):
+            pc_of_line.setdefault(line, pc)
+        return Program(
+            kernel=self.kernel.name, code=code, num_regs=len(self.reg_bits), reg_ids=dict(self.reg_ids),
+            reg_bits=np.array(self.reg_bits, dtype=np.int32), static=static,
+            opcode_names=self.opcode_names, frame_bytes=frame_bytes,
+            local_bytes=(self.local_bytes + 15) // 16 * 16,
+            shared_static_bytes=0, dynamic_shared_align=16, param_bytes=top, param_offsets=offsets,
+            params=list(self.kernel.params), pc_of_line=pc_of_line,
+            line_of_pc=np.array(self.lines, dtype=np.int64), function_of_pc=self.fn_of_pc,
+            has_printf=self.has_printf, uses_dynamic_shared=False,
+        )
+
+    # -- emission -------------------------------------------------------------------------------
+    def emit(self, fn: Function, ins: Instruction | None, op: int, opname: str, line: int,
+             space: int = 0, width: int = 0) -> list[int]:
+        row = [0] * NFIELDS
+        row[F_OP] = op
+        row[F_GUARD] = -1
+        row[F_D] = -1
+        row[F_D2] = -1
+        row[F_AREG] = -1
+        row[F_VEC] = 1
+        row[F_RPC] = -1
+        row[F_TARGET] = -1
+        row[F_REGREC] = -1
+        for k in range(4):
+            row[F_V0 + k] = -1
+        if ins is not None and ins.guard is not None:
+            row[F_GUARD] = self.reg(fn, ins.guard.name, ins)
+            row[F_GNEG] = 1 if ins.guard.negate else 0
+        self.rows.append(row)
+        if opname not in self.opcode_index:
+            self.opcode_index[opname] = len(self.opcode_names)
+            self.opcode_names.append(opname)
+        cls = _OP_CLASS_OF.get(isa.OP_NAMES[op], "int")
+        self.static_rows.append([cls, space, width, self.opcode_index[opname], [], [], line])
+        self.lines.append(line)
+        self.fn_of_pc.append(fn.name)
+        return row
+
+    def finish_static(self, row: list[int], float_class: str | None = None) -> None:
+        st = self.static_rows[-1]
+        dsts = [r for r in (row[F_D], row[F_D2]) if r >= 0]
+        srcs = [row[v] for k, v in ((F_AK, F_AV), (F_BK, F_BV), (F_CK, F_CV), (F_DK, F_DV)) if row[k] == K_REG]
+        if row[F_AREG] >= 0:
+            srcs.append(row[F_AREG])
+        op = row[F_OP]
+        vec_regs = [row[F_V0 + k] for k in range(row[F_VEC]) if row[F_V0 + k] >= 0]
+        if op == isa.OP_LD or (op == isa.OP_ATOM and row[F_VEC] > 1):
+            dsts.extend(vec_regs)
+        elif op in (isa.OP_ST, isa.OP_RED, isa.OP_ATOM) or op in (isa.OP_PACK,):
+            srcs.extend(vec_regs)
+        elif op == isa.OP_UNPACK:
+            dsts.extend(vec_regs)
+        st[4] = dsts
+        st[5] = srcs
+        if float_class is not None:
+            st[0] = float_class
+
+    # -- operands -------------------------------------------------------------------------------
+    def src(self, fn: Function, ins: Instruction, op, tcode: int) -> tuple[int, int]:
+        """(kind, value) of a source operand."""
+        if op is None:
+            return K_NONE, 0
+        if isinstance(op, Reg):
+            if op.name == "_":
+                return K_NONE, 0
+            return K_REG, self.reg(fn, op.name, ins)
+        if isinstance(op, Imm):
+            return K_IMM, _imm_bits(op, tcode)
+        if isinstance(op, Special):
+            if op.name in self.reg_ids:
+                return K_REG, self.reg_ids[op.name]
+            raise UnsupportedPTX(f"special register {op.name}", self.kernel.name, ins.line, ins.full)
+        if isinstance(op, Sym):
+            return K_IMM, self.symbol_address(fn, op.name, ins)
+        if isinstance(op, Addr) and isinstance(op.base, Sym):
+            return K_IMM, self.symbol_address(fn, op.base.name, ins) + op.offset
+        raise UnsupportedPTX(f"operand {op!r} of {ins.full}", self.kernel.name, ins.line, ins.full)
+
+    def dst(self, fn: Function, ins: Instruction, op) -> int:
+        if isinstance(op, Reg):
+            return -1 if op.name == "_" else self.reg(fn, op.name, ins)
+        raise UnsupportedPTX(f"destination {op!r} of {ins.full}", self.kernel.name, ins.line, ins.full)
+
+    def symbol_address(self, fn: Function, name: str, ins: Instruction) -> int:
+        """The address of a variable in its own state space."""
+        for scope in (fn, self.kernel):
+            if (scope.name, name) in self.frame:
+                slot = self.frame[(scope.name, name)]
+                var = _find_var(scope, name)
+                if var is not None and var.space == "local":
+                    return slot.offset
+                return isa.PFRAME_TAG + slot.offset
+        if fn.is_entry:
+            for i, p in enumerate(fn.params):
+                if p.name == name:
+                    return self._param_offset(i)
+        if name in self.shared_layout:
+            return self.shared_layout[name]
+        if name in self.symbols:
+            return self.symbols[name]
+        raise UnsupportedPTX(f"unknown symbol {name!r}", self.kernel.name, ins.line, ins.full)
+
+    def _param_offset(self, index: int) -> int:
+        top = 0
+        for i, p in enumerate(self.kernel.params):
+            al = p.alignment
+            top = (top + al - 1) // al * al
+            if i == index:
+                return top
+            top += p.size
+        raise IndexError(index)
+
+    def address(self, fn: Function, ins: Instruction, op, row: list[int]) -> None:
+        if not isinstance(op, Addr):
+            raise UnsupportedPTX(f"expected an address operand, got {op!r}", self.kernel.name, ins.line, ins.full)
+        off = op.offset
+        if isinstance(op.base, Reg):
+            row[F_AREG] = self.reg(fn, op.base.name, ins)
+        elif isinstance(op.base, Sym):
+            off += self.symbol_address(fn, op.base.name, ins)
+        row[F_AOFF] = off
+
+    # -- instructions ---------------------------------------------------------------------------
+    def decode_instruction(self, fn: Function, ins: Instruction, pending: list, pending_calls: list) -> None:
+        name = ins.opcode
+        try:
+            handler = getattr(self, f"d_{name}", None)
+            if handler is None:
+                if name in isa.OPCODES and isa.OPCODES[name] < isa.ALU_LIMIT:
+                    handler = self.d_alu
+                else:
+                    raise UnsupportedPTX(f"opcode {ins.full!r}", self.kernel.name, ins.line, ins.full)
+            handler(fn, ins, pending, pending_calls)
+        except UnsupportedPTX:
+            raise
+        except (IndexError, KeyError, ValueError) as exc:
+            raise UnsupportedPTX(
+                f"cannot decode {ins.full!r} ({exc})", self.kernel.name, ins.line, ins.full
+            ) from exc
+
+    def _types(self, ins: Instruction) -> list[int]:
+        return [isa.TYPE_CODE[m] for m in ins.mods if m in isa.TYPE_CODE]
+
+    def _aux(self, ins: Instruction) -> int:
+        aux = 0
+        for m in ins.mods:
+            if m in isa.RND_CODE:
+                aux = (aux & ~isa.RND_MASK) | isa.RND_CODE[m]
+            elif m == "ftz":
+                aux |= A_FTZ
+            elif m in ("sat", "satfinite"):
+                aux |= A_SAT
+            elif m == "approx":
+                aux |= A_APPROX
+            elif m == "full":
+                aux |= A_FULL
+            elif m == "hi":
+                aux |= isa.MUL_HI << MUL_SHIFT
+            elif m == "wide":
+                aux |= isa.MUL_WIDE << MUL_SHIFT
+            elif m == "cc":
+                aux |= A_CC
+            elif m == "relu":
+                aux |= A_RELU
+            elif m == "NaN":
+                aux |= A_NAN
+            elif m == "clamp":
+                aux |= A_CLAMP
+            elif m == "shiftamt":
+                aux |= A_SHIFTAMT
+            elif m == "xorsign":
+                aux |= A_XORSIGN
+            elif m == "abs":
+                aux |= A_ABS
+        return aux
+
+    def d_alu(self, fn, ins, pending, pending_calls) -> None:
+        name = ins.opcode
+        types = self._types(ins)
+        if not types and name not in ("fns",):
+            raise UnsupportedPTX(f"{ins.full!r} without a type", self.kernel.name, ins.line, ins.full)
+        t = types[-1] if types else isa.T_B32
+        t2 = types[0] if len(types) > 1 else t
+        aux = self._aux(ins)
+        sub = 0
+        if name in ("setp", "set"):
+            cmps = [m for m in ins.mods if m in isa.CMP_CODE]
+            if not cmps:
+                raise UnsupportedPTX(f"{ins.full}: no comparison", self.kernel.name, ins.line, ins.full)
+            aux |= isa.CMP_CODE[cmps[0]] << CMP_SHIFT
+            bools = [m for m in ins.mods if m in isa.BOOL_CODE]
+            if bools:
+                aux |= isa.BOOL_CODE[bools[0]] << BOOL_SHIFT
+            if name == "set":
+                t, t2 = types[0], types[-1]  # set.cmp.dtype.stype: t = destination type, t2 = source
+            else:
+                t2 = t
+        elif name == "testp":
+            ops = [m for m in ins.mods if m in isa.TESTP_OPS]
+            sub = isa.TESTP_OPS[ops[0]]
+        elif name == "prmt":
+            modes = [m for m in ins.mods if m in isa.PRMT_MODES]
+            sub = isa.PRMT_MODES[modes[0]] if modes else 0
+        elif name == "shf":
+            if "l" in ins.mods:
+                aux |= A_LEFT
+            if "clamp" in ins.mods:
+                aux |= A_CLAMP
+        elif name == "cvt":
+            if len(types) != 2:
+                raise UnsupportedPTX(f"{ins.full}: cvt needs two types", self.kernel.name, ins.line, ins.full)
+            t, t2 = types[0], types[1]  # destination, source
+        elif name == "cvta":
+            spaces = [m for m in ins.mods if m in isa.SPACE_CODE]
+            sub = (isa.SPACE_CODE[spaces[0]] if spaces else 0) | (16 if "to" in ins.mods else 0)
+        elif name == "slct":
+            t, t2 = types[0], types[1]
+        elif name in ("mul", "mad") and (aux >> MUL_SHIFT) & 3 == 0 and t not in isa.FLOAT_TYPES:
+            pass
+        elif name in ("add", "sub", "mad") and "cc" in ins.mods:
+            pass
+        if name in ("addc", "subc", "madc"):
+            pass
+        ops = ins.operands
+        row = self.emit(fn, ins, isa.OPCODES[name], ins.full, ins.line)
+        row[F_TYPE] = t
+        row[F_TYPE2] = t2
+        # destination(s)
+        first = ops[0]
+        if isinstance(first, PredPair):
+            row[F_D] = self.dst(fn, ins, first.first)
+            row[F_D2] = self.dst(fn, ins, first.second) if first.second is not None else -1
+        elif isinstance(first, Vec) and name == "mov":
+            # mov.b64 %rd, {%r1, %r2} packs; mov.b32 {%h1, %h2}, %r unpacks
+            items = first.items
+            row[F_OP] = isa.OP_UNPACK
+            row[F_VEC] = len(items)
+            for k, it in enumerate(items):
+                row[F_V0 + k] = -1 if it is None else self.dst(fn, ins, it)
+            row[F_AK], row[F_AV] = self.src(fn, ins, ops[1], t)
+            self.finish_static(row)
+            return
+        else:
+            row[F_D] = self.dst(fn, ins, first)
+        srcs = ops[1:]
+        if name == "mov" and srcs and isinstance(srcs[0], Vec):
+            items = srcs[0].items
+            row[F_OP] = isa.OP_PACK
+            row[F_VEC] = len(items)
+            for k, it in enumerate(items):
+                row[F_V0 + k] = -1 if it is None else self.dst(fn, ins, it)
+            self.finish_static(row)
+            return
+        if name == "mov" and srcs and isinstance(srcs[0], Special) and srcs[0].name in DYNAMIC_SPECIALS:
+            row[F_OP] = isa.OP_CLOCK
+            aux |= DYNAMIC_SPECIALS[srcs[0].name] << SUB_SHIFT
+            row[F_AUX] = aux
+            self.finish_static(row)
+            return
+        if name == "mov" and srcs and isinstance(srcs[0], Special) and srcs[0].name not in self.reg_ids:
+            raise UnsupportedPTX(f"special register {srcs[0].name}", self.kernel.name, ins.line, ins.full)
+        src_types = [t2 if name == "cvt" else t] * 4
+        if name in ("mul", "mad") and (aux >> MUL_SHIFT) & 3 == isa.MUL_WIDE and len(srcs) == 3:
+            src_types[2] = _widened(t)
+        if name in ("shl", "shr", "bfe", "bfi") or (name == "shf"):
+            src_types[1] = isa.T_U32
+            src_types[2] = isa.T_U32
+            src_types[3] = isa.T_U32
+            if name == "bfi":
+                src_types[1] = t
+        if name == "selp":
+            src_types[2] = isa.T_PRED
+        if name == "slct":
+            src_types[2] = t2
+            src_types[0] = src_types[1] = t
+        if name in ("setp", "set") and len(srcs) == 3:
+            src_types[2] = isa.T_PRED
+        if name == "prmt":
+            src_types = [isa.T_B32] * 4
+        if name == "copysign":
+            pass
+        for k, (kf, vf) in enumerate(((F_AK, F_AV), (F_BK, F_BV), (F_CK, F_CV), (F_DK, F_DV))):
+            if k < len(srcs):
+                s = srcs[k]
+                if isinstance(s, Reg) and s.negate:
+                    # !%p source: encode as negate flag in the high bit of the kind
+                    kind, val = self.src(fn, ins, Reg(s.name), src_types[k])
+                    row[kf], row[vf] = kind | 8, val
+                else:
+                    row[kf], row[vf] = self.src(fn, ins, s, src_types[k])
+        if name in ("add", "sub", "mad") and "cc" in ins.mods:
+            row[F_D2] = self.reg_ids[CARRY_REG]
+        row[F_AUX] = aux | (sub << SUB_SHIFT)
+        fclass = None
+        if t in (isa.T_F32,) and name not in ("cvt", "mov", "setp", "set", "selp", "slct", "cvta") \
+                and name not in ("rcp", "sqrt", "rsqrt", "sin", "cos", "ex2", "lg2", "tanh", "div"):
+            fclass = "fp32"
+        elif t == isa.T_F64 and name not in ("cvt", "mov", "setp", "set", "selp"):
+            fclass = "fp64"
+        elif t in (isa.T_F16, isa.T_F16X2, isa.T_BF16, isa.T_BF16X2) and name not in ("cvt", "mov"):
+            fclass = "fp16"
+        if name == "div" and t in (isa.T_F32, isa.T_F64) and not (aux & A_APPROX):
+            fclass = "fdiv" if t == isa.T_F32 else "fp64"
+        elif name == "div" and t == isa.T_F32:
+            fclass = "sfu"
+        row[isa.F_FAST] = _fast_kind(row)
+        self.finish_static(row, fclass)
+
+    # add.cc / addc / subc / madc share the ALU path
+    def d_addc(self, fn, ins, pending, pending_calls) -> None:
+        self._carry_op(fn, ins, "add")
+
+    def d_subc(self, fn, ins, pending, pending_calls) -> None:
+        self._carry_op(fn, ins, "sub")
+
+    def d_madc(self, fn, ins, pending, pending_calls) -> None:
+        self._carry_op(fn, ins, "mad")
+
+    def _carry_op(self, fn: Function, ins: Instruction, base: str) -> None:
+        fake = Instruction(base, ins.mods, ins.operands, ins.guard, ins.line, ins.text)
+        self.d_alu(fn, fake, [], [])
+        row = self.rows[-1]
+        row[F_AUX] |= A_CARRY_IN
+        if "cc" in ins.mods:
+            row[F_D2] = self.reg_ids[CARRY_REG]
+        row[F_DK], row[F_DV] = K_REG, self.reg_ids[CARRY_REG]
+        self.static_rows[-1][3] = self._opname(ins.full)
+
+    def _opname(self, name: str) -> int:
+        if name not in self.opcode_index:
+            self.opcode_index[name] = len(self.opcode_names)
+            self.opcode_names.append(name)
+        return self.opcode_index[name]
+
+    def _space(self, ins: Instruction) -> int:
+        for m in ins.mods:
+            if m in isa.SPACE_CODE:
+                return isa.SPACE_CODE[m]
+        return isa.SP_GENERIC
+
+    def _vec(self, ins: Instruction) -> int:
+        for m in ins.mods:
+            if m in ("v2", "v4", "v8"):
+                return int(m[1:])
+        return 1
+
+    def d_ld(self, fn, ins, pending, pending_calls) -> None:
+        space = self._space(ins)
+        types = self._types(ins)
+        if not types:
+            raise UnsupportedPTX(f"{ins.full} without a type", self.kernel.name, ins.line, ins.full)
+        t = types[-1]
+        vec = self._vec(ins)
+        size = isa.TYPE_BITS[t] // 8
+        if t == isa.T_B128:
+            raise UnsupportedPTX("128-bit loads", self.kernel.name, ins.line, ins.full)
+        row = self.emit(fn, ins, isa.OP_LD, ins.full, ins.line, space, size * vec)
+        row[F_TYPE] = t
+        row[F_SPACE] = space
+        row[F_WIDTH] = size
+        row[F_VEC] = vec
+        d = ins.operands[0]
+        if isinstance(d, Vec):
+            if len(d.items) != vec:
+                raise UnsupportedPTX(f"{ins.full}: {len(d.items)} elements for .v{vec}", self.kernel.name, ins.line)
+            for k, it in enumerate(d.items):
+                row[F_V0 + k] = -1 if it is None else self.dst(fn, ins, it)
+        else:
+            row[F_V0] = self.dst(fn, ins, d)
+        self.address(fn, ins, ins.operands[1], row)
+        self.finish_static(row)
+
+    d_ldu = d_ld
+
+    def d_st(self, fn, ins, pending, pending_calls) -> None:
+        space = self._space(ins)
+        types = self._types(ins)
+        t = types[-1]
+        vec = self._vec(ins)
+        size = isa.TYPE_BITS[t] // 8
+        row = self.emit(fn, ins, isa.OP_ST, ins.full, ins.line, space, size * vec)
+        row[F_TYPE] = t
+        row[F_SPACE] = space
+        row[F_WIDTH] = size
+        row[F_VEC] = vec
+        self.address(fn, ins, ins.operands[0], row)
+        v = ins.operands[1]
+        items = v.items if isinstance(v, Vec) else (v,)
+        for k, it in enumerate(items):
+            if isinstance(it, Reg):
+                row[F_V0 + k] = self.reg(fn, it.name, ins)
+            elif isinstance(it, Imm):
+                # an immediate stored: materialise it through the b operand (scalar stores only)
+                if vec != 1:
+                    raise UnsupportedPTX("vector store of immediates", self.kernel.name, ins.line, ins.full)
+                row[F_BK], row[F_BV] = K_IMM, _imm_bits(it, t)
+            else:
+                raise UnsupportedPTX(f"stored value {it!r}", self.kernel.name, ins.line, ins.full)
+        self.finish_static(row)
+
+    def _atomic(self, fn, ins, op: int) -> None:
+        space = self._space(ins)
+        types = self._types(ins)
+        t = types[-1]
+        opnames = [m for m in ins.mods if m in isa.ATOM_OPS]
+        if not opnames:
+            raise UnsupportedPTX(f"{ins.full}: unknown atomic operation", self.kernel.name, ins.line, ins.full)
+        if self._vec(ins) != 1 or t in (isa.T_F16X2, isa.T_BF16X2, isa.T_B128):
+            raise UnsupportedPTX(f"vector atomics {ins.full}", self.kernel.name, ins.line, ins.full)
+        size = isa.TYPE_BITS[t] // 8
+        row = self.emit(fn, ins, op, ins.full, ins.line, space, size)
+        row[F_TYPE] = t
+        row[F_SPACE] = space
+        row[F_WIDTH] = size
+        row[F_AUX] = isa.ATOM_OPS[opnames[0]] << SUB_SHIFT
+        ops = ins.operands
+        if op == isa.OP_ATOM:
+            row[F_D] = self.dst(fn, ins, ops[0])
+            ops = ops[1:]
+        self.address(fn, ins, ops[0], row)
+        row[F_BK], row[F_BV] = self.src(fn, ins, ops[1], t)
+        if len(ops) > 2:
+            row[F_CK], row[F_CV] = self.src(fn, ins, ops[2], t)
+        self.finish_static(row)
+
+    def d_atom(self, fn, ins, pending, pending_calls) -> None:
+        self._atomic(fn, ins, isa.OP_ATOM)
+
+    def d_red(self, fn, ins, pending, pending_calls) -> None:
+        self._atomic(fn, ins, isa.OP_RED)
+
+    def d_bar(self, fn, ins, pending, pending_calls) -> None:
+        if "arrive" in ins.mods:
+            raise UnsupportedPTX("bar.arrive (producer/consumer barriers)", self.kernel.name, ins.line, ins.full)
+        row = self.emit(fn, ins, isa.OP_BAR, ins.full, ins.line)
+        ops = ins.operands
+        red = [m for m in ins.mods if m in isa.BAR_RED]
+        if "red" in ins.mods:
+            row[F_AUX] = isa.BAR_RED[red[0]] << SUB_SHIFT
+            row[F_D] = self.dst(fn, ins, ops[0])
+            ops = ops[1:]
+            row[F_CK], row[F_CV] = self.src(fn, ins, ops[-1], isa.T_PRED)
+            if isinstance(ops[-1], Reg) and ops[-1].negate:
+                row[F_CK] |= 8
+            ops = ops[:-1]
+        if ops:
+            row[F_AK], row[F_AV] = self.src(fn, ins, ops[0], isa.T_U32)
+        if len(ops) > 1:
+            row[F_BK], row[F_BV] = self.src(fn, ins, ops[1], isa.T_U32)
+        self.finish_static(row)
+
+    d_barrier = d_bar
+
+    def d_membar(self, fn, ins, pending, pending_calls) -> None:
+        row = self.emit(fn, ins, isa.OP_MEMBAR, ins.full, ins.line)
+        self.finish_static(row)
+
+    d_fence = d_membar
+
+    def _nop(self, fn, ins, pending, pending_calls) -> None:
+        row = self.emit(fn, ins, isa.OP_NOP, ins.full, ins.line)
+        self.finish_static(row)
+
+    d_prefetch = d_prefetchu = d_nanosleep = d_pmevent = d_discard = d_applypriority = d_createpolicy = _nop
+
+    def d_trap(self, fn, ins, pending, pending_calls) -> None:
+        row = self.emit(fn, ins, isa.OP_TRAP, ins.full, ins.line)
+        self.finish_static(row)
+
+    d_brkpt = d_trap
+
+    def d_bra(self, fn, ins, pending, pending_calls) -> None:
+        row = self.emit(fn, ins, isa.OP_BRA, ins.full, ins.line)
+        target = None
+        for op in ins.operands:
+            if isinstance(op, Sym):
+                target = op.name
+        if target is None:
+            raise UnsupportedPTX("branch without a label", self.kernel.name, ins.line, ins.full)
+        pending.append((len(self.rows) - 1, fn.name, target))
+        self.finish_static(row)
+
+    def d_ret(self, fn, ins, pending, pending_calls) -> None:
+        if fn.is_entry:
+            row = self.emit(fn, ins, isa.OP_EXIT, ins.full, ins.line)
+        else:
+            row = self.emit(fn, ins, isa.OP_BRA, ins.full, ins.line)
+            pending.append((len(self.rows) - 1, fn.name, "$__retsite"))
+        self.finish_static(row)
+
+    def d_exit(self, fn, ins, pending, pending_calls) -> None:
+        row = self.emit(fn, ins, isa.OP_EXIT, ins.full, ins.line)
+        self.finish_static(row)
+
+    def d_call(self, fn, ins, pending, pending_calls) -> None:
+        target = _call_target(ins)
+        rets, args = _call_lists(ins)
+        if target == "vprintf":
+            self.has_printf = True
+            row = self.emit(fn, ins, isa.OP_PRINTF, ins.full, ins.line)
+            row[F_AOFF] = self.symbol_address(fn, args[0], ins) - isa.PFRAME_TAG
+            row[F_AV] = self.symbol_address(fn, args[1], ins) - isa.PFRAME_TAG
+            row[F_BV] = self.symbol_address(fn, rets[0], ins) - isa.PFRAME_TAG if rets else -1
+            self.finish_static(row)
+            return
+        if target == "__assertfail":
+            row = self.emit(fn, ins, isa.OP_TRAP, ins.full, ins.line)
+            row[F_AUX] = 1 << SUB_SHIFT
+            self.finish_static(row)
+            return
+        callee = self.module.functions[target]
+        if len(args) != len(callee.params) or len(rets) != len(callee.returns):
+            raise UnsupportedPTX(f"call to {target} with a mismatched argument list", self.kernel.name, ins.line)
+        for a, p in zip(args, callee.params, strict=True):
+            src = self.symbol_address(fn, a, ins) - isa.PFRAME_TAG
+            dst = self.slot(callee, p.name, p.size, p.alignment).offset
+            row = self.emit(fn, ins, isa.OP_CALLCOPY, "callcopy", ins.line)
+            row[F_AV], row[F_BV], row[F_WIDTH] = src, dst, p.size
+            self.finish_static(row)
+        row = self.emit(fn, ins, isa.OP_CALL, ins.full, ins.line)
+        pending_calls.append((len(self.rows) - 1, target))
+        self.finish_static(row)
+        for r, p in zip(rets, callee.returns, strict=True):
+            src = self.slot(callee, p.name, p.size, p.alignment).offset
+            dst = self.symbol_address(fn, r, ins) - isa.PFRAME_TAG
+            row = self.emit(fn, None, isa.OP_CALLCOPY, "callcopy", ins.line)
+            row[F_AV], row[F_BV], row[F_WIDTH] = src, dst, p.size
+            if ins.guard is not None:
+                row[F_GUARD] = self.reg(fn, ins.guard.name, ins)
+                row[F_GNEG] = 1 if ins.guard.negate else 0
+            self.finish_static(row)
+
+    def _warp_op(self, fn, ins, op: int, sub: int, t: int) -> list[int]:
+        row = self.emit(fn, ins, op, ins.full, ins.line)
+        row[F_TYPE] = t
+        row[F_AUX] = (sub << SUB_SHIFT) | self._aux(ins)
+        return row
+
+    def d_shfl(self, fn, ins, pending, pending_calls) -> None:
+        modes = [m for m in ins.mods if m in isa.SHFL_MODES]
+        if "sync" not in ins.mods:
+            raise UnsupportedPTX("shfl without .sync (removed in sm_70+)", self.kernel.name, ins.line, ins.full)
+        row = self._warp_op(fn, ins, isa.OP_SHFL, isa.SHFL_MODES[modes[0]], isa.T_B32)
+        d = ins.operands[0]
+        if isinstance(d, PredPair):
+            row[F_D] = self.dst(fn, ins, d.first)
+            row[F_D2] = self.dst(fn, ins, d.second) if d.second is not None else -1
+        else:
+            row[F_D] = self.dst(fn, ins, d)
+        s = ins.operands[1:]
+        row[F_AK], row[F_AV] = self.src(fn, ins, s[0], isa.T_B32)
+        row[F_BK], row[F_BV] = self.src(fn, ins, s[1], isa.T_B32)
+        row[F_CK], row[F_CV] = self.src(fn, ins, s[2], isa.T_B32)
+        row[F_DK], row[F_DV] = self.src(fn, ins, s[3], isa.T_B32)
+        self.finish_static(row)
+
+    def d_vote(self, fn, ins, pending, pending_calls) -> None:
+        modes = [m for m in ins.mods if m in isa.VOTE_MODES]
+        row = self._warp_op(fn, ins, isa.OP_VOTE, isa.VOTE_MODES[modes[0]], isa.T_B32)
+        row[F_D] = self.dst(fn, ins, ins.operands[0])
+        p = ins.operands[1]
+        row[F_AK], row[F_AV] = self.src(fn, ins, Reg(p.name) if isinstance(p, Reg) else p, isa.T_PRED)
+        if isinstance(p, Reg) and p.negate:
+            row[F_AK] |= 8
+        if len(ins.operands) > 2:
+            row[F_BK], row[F_BV] = self.src(fn, ins, ins.operands[2], isa.T_B32)
+        self.finish_static(row)
+
+    def d_redux(self, fn, ins, pending, pending_calls) -> None:
+        ops = [m for m in ins.mods if m in isa.REDUX_OPS]
+        t = self._types(ins)[-1]
+        row = self._warp_op(fn, ins, isa.OP_REDUX, isa.REDUX_OPS[ops[0]], t)
+        row[F_D] = self.dst(fn, ins, ins.operands[0])
+        row[F_AK], row[F_AV] = self.src(fn, ins, ins.operands[1], t)
+        row[F_BK], row[F_BV] = self.src(fn, ins, ins.operands[2], isa.T_B32)
+        self.finish_static(row)
+
+    def d_match(self, fn, ins, pending, pending_calls) -> None:
+        modes = [m for m in ins.mods if m in isa.MATCH_MODES]
+        t = self._types(ins)[-1]
+        row = self._warp_op(fn, ins, isa.OP_MATCH, isa.MATCH_MODES[modes[0]], t)
+        d = ins.operands[0]
+        if isinstance(d, PredPair):
+            row[F_D] = self.dst(fn, ins, d.first)
+            row[F_D2] = self.dst(fn, ins, d.second) if d.second is not None else -1
+        else:
+            row[F_D] = self.dst(fn, ins, d)
+        row[F_AK], row[F_AV] = self.src(fn, ins, ins.operands[1], t)
+        row[F_BK], row[F_BV] = self.src(fn, ins, ins.operands[2], isa.T_B32)
+        self.finish_static(row)
+
+    def d_activemask(self, fn, ins, pending, pending_calls) -> None:
+        row = self._warp_op(fn, ins, isa.OP_ACTIVEMASK, 0, isa.T_B32)
+        row[F_D] = self.dst(fn, ins, ins.operands[0])
+        self.finish_static(row)
+
+    def d_isspacep(self, fn, ins, pending, pending_calls) -> None:
+        space = self._space(ins)
+        row = self._warp_op(fn, ins, isa.OP_ISSPACEP, space, isa.T_U64)
+        row[F_D] = self.dst(fn, ins, ins.operands[0])
+        row[F_AK], row[F_AV] = self.src(fn, ins, ins.operands[1], isa.T_U64)
+        self.finish_static(row)
+
+    def d_tex(self, fn, ins, pending, pending_calls) -> None:
+        raise UnsupportedPTX("texture instructions (use global memory)", self.kernel.name, ins.line, ins.full)
+
+    d_tld4 = d_suld = d_sust = d_txq = d_tex
+
+
+def _fast_kind(row: list[int]) -> int:
+    """The fast-path class of a decoded ALU row (``isa.FAST_*``), or 0."""
+    for k in (F_AK, F_BK, F_CK):
+        if row[k] not in (K_NONE, K_REG, K_IMM):
+            return isa.FAST_NONE  # a negated predicate operand
+    if row[F_D2] >= 0 or row[F_DK] != K_NONE:
+        return isa.FAST_NONE
+    op, t, t2, aux = row[F_OP], row[F_TYPE], row[F_TYPE2], row[F_AUX]
+    mul_mode = (aux >> MUL_SHIFT) & 3
+    i32 = t in (isa.T_U32, isa.T_S32, isa.T_B32)
+    i64 = t in (isa.T_U64, isa.T_S64, isa.T_B64)
+    rnd = aux & isa.RND_MASK
+    plain_float = rnd in (isa.RND_NONE, isa.RND_RN) and (aux & ~isa.RND_MASK) == 0
+    if op == isa.OP_MOV:
+        return isa.FAST_MOV
+    if aux & ~(3 << MUL_SHIFT) and not (t in (isa.T_F32, isa.T_F64) and plain_float) and op != isa.OP_SETP:
+        return isa.FAST_NONE
+    if i32:
+        if mul_mode == isa.MUL_WIDE:
+            if op == isa.OP_MUL:
+                return isa.FAST_MULWIDE_S32 if t == isa.T_S32 else isa.FAST_MULWIDE_U32
+            if op == isa.OP_MAD:
+                return isa.FAST_MADWIDE_S32 if t == isa.T_S32 else isa.FAST_MADWIDE_U32
+            return isa.FAST_NONE
+        if mul_mode != 0:
+            return isa.FAST_NONE
+        table = {isa.OP_ADD: isa.FAST_ADD32, isa.OP_SUB: isa.FAST_SUB32, isa.OP_MUL: isa.FAST_MUL32,
+                 isa.OP_MAD: isa.FAST_MAD32, isa.OP_SHL: isa.FAST_SHL32, isa.OP_AND: isa.FAST_AND,
+                 isa.OP_OR: isa.FAST_OR, isa.OP_XOR: isa.FAST_XOR}
+        if op == isa.OP_SHR:
+            return isa.FAST_SHR_S32 if t == isa.T_S32 else isa.FAST_SHR_U32
+        if op == isa.OP_SETP and (aux >> BOOL_SHIFT) & 3 == 0 and aux & ~(31 << CMP_SHIFT) == 0:
+            return isa.FAST_SETP_S32 if t == isa.T_S32 else isa.FAST_SETP_U32
+        return table.get(op, isa.FAST_NONE)
+    if i64 and mul_mode == 0:
+        table = {isa.OP_ADD: isa.FAST_ADD64, isa.OP_SUB: isa.FAST_SUB64, isa.OP_MUL: isa.FAST_MUL64,
+                 isa.OP_SHL: isa.FAST_SHL64, isa.OP_AND: isa.FAST_AND, isa.OP_OR: isa.FAST_OR,
+                 isa.OP_XOR: isa.FAST_XOR}
+        return table.get(op, isa.FAST_NONE)
+    if t == isa.T_F32 and plain_float:
+        table = {isa.OP_ADD: isa.FAST_FADD32, isa.OP_SUB: isa.FAST_FSUB32, isa.OP_MUL: isa.FAST_FMUL32,
+                 isa.OP_FMA: isa.FAST_FFMA32, isa.OP_MAD: isa.FAST_FFMA32}
+        return table.get(op, isa.FAST_NONE)
+    if t == isa.T_F32 and op == isa.OP_SETP and (aux >> BOOL_SHIFT) & 3 == 0 and aux & ~(31 << CMP_SHIFT) == 0:
+        return isa.FAST_SETP_F32
+    if t == isa.T_F64 and plain_float:
+        table = {isa.OP_ADD: isa.FAST_FADD64, isa.OP_MUL: isa.FAST_FMUL64, isa.OP_FMA: isa.FAST_FFMA64,
+                 isa.OP_MAD: isa.FAST_FFMA64}
+        return table.get(op, isa.FAST_NONE)
+    if op == isa.OP_CVT and aux == 0:
+        if t == isa.T_U64 and t2 in (isa.T_U32, isa.T_B32):
+            return isa.FAST_CVT_U64_U32
+        if t in (isa.T_S64, isa.T_U64) and t2 == isa.T_S32:
+            return isa.FAST_CVT_S64_S32
+    if op == isa.OP_SELP:
+        return isa.FAST_SELP
+    return isa.FAST_NONE
+
+
+def _widened(t: int) -> int:
+    return {isa.T_U16: isa.T_U32, isa.T_S16: isa.T_S32, isa.T_U32: isa.T_U64, isa.T_S32: isa.T_S64}.get(t, t)
+
+
+def _find_var(fn: Function, name: str):
+    for v in fn.variables:
+        if v.name == name:
+            return v
+    return None
+
+
+def _call_target(ins: Instruction) -> str | None:
+    for op in ins.operands:
+        if isinstance(op, Sym):
+            return op.name
+    return None
+
+
+def _call_lists(ins: Instruction) -> tuple[list[str], list[str]]:
+    """Return-value and argument variable names of a ``call``."""
+    lists = [op for op in ins.operands if isinstance(op, ArgList)]
+    target_pos = next(i for i, op in enumerate(ins.operands) if isinstance(op, Sym))
+    rets: list[str] = []
+    args: list[str] = []
+    for i, op in enumerate(ins.operands):
+        if isinstance(op, ArgList):
+            names = [x.name for x in op.items if isinstance(x, (Reg, Sym))]
+            if i < target_pos:
+                rets = names
+            else:
+                args = names
+    del lists
+    return rets, args
+
+
+def decode_kernel(module: Module, kernel: str, symbols: dict[str, int], shared_layout: dict[str, int],
+                  record_regs: dict[tuple[str, int], str] | None = None) -> Program:
+    """Decode ``kernel`` of ``module``; ``symbols`` maps global/const variables to device addresses."""
+    return _Decoder(module, kernel, symbols, shared_layout, record_regs).decode()

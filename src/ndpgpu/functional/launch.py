@@ -1,0 +1,405 @@
+"""Run one kernel launch on the compiled engine: state set-up, trace chunks, errors, printf."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import struct
+import time
+
+import numpy as np
+
+from ..trace import format as tf
+from . import engine as E
+from . import isa
+from .decode import Program
+from .memory import DeviceMemory
+
+
+class KernelError(RuntimeError):
+    """A launch stopped abnormally; the message names kernel, block, thread, PC and PTX line."""
+
+
+class MemoryFault(KernelError):
+    """An access outside mapped memory (or outside shared/local/param bounds)."""
+
+
+class MisalignedAccess(KernelError):
+    """An access whose address is not a multiple of its size."""
+
+
+class BarrierDeadlock(KernelError):
+    """Every live warp of a CTA waits at a barrier that cannot complete."""
+
+
+class InstructionBudgetExceeded(KernelError):
+    """The launch ran more warp-instructions than its budget allows."""
+
+
+class IndependentThreadSchedulingRequired(KernelError):
+    """A warp spun in a divergent state: code that relies on sm_70+ independent thread scheduling."""
+
+
+class KernelTrap(KernelError):
+    """``trap`` or a failed device-side ``assert``."""
+
+
+class BoundsCheckError(KernelError):
+    """The bounds-checking mode found accesses outside every allocation."""
+
+    def __init__(self, message: str, violations: list[dict]):
+        super().__init__(message)
+        self.violations = violations
+
+
+class TraceTooLarge(KernelError):
+    """The trace of the launch would exceed the configured size cap."""
+
+
+@dataclasses.dataclass
+class LaunchOptions:
+    """Knobs of one functional launch."""
+
+    trace: bool = False
+    trace_cap_bytes: int = 4 * 1024**3
+    budget_warp_instructions: int = 1 << 40
+    its_limit: int = 20_000_000  # instructions a warp may run diverged without reconverging
+    quantum: int = 2048  # instructions a warp runs before the next warp gets its turn
+    max_resident_ctas: int = 64
+    resident_bytes: int = 512 * 1024**2  # memory budget of resident CTA state
+    bounds_check: bool = False
+    num_sms: int = 80  # value of %nsmid (and %smid = CTA id modulo it)
+    record_regs: dict[int, int] = dataclasses.field(default_factory=dict)  # pc -> register id
+    local_base: int = 0x0000_00F0_0000_0000  # hardware address of the local-memory region (trace)
+
+
+@dataclasses.dataclass
+class LaunchResult:
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    warp_instructions: int
+    thread_instructions: int
+    wall_seconds: float
+    printf: list[str]
+    trace: tf.KernelTrace | None
+    bounds_violations: list[dict]
+
+
+_STATUS_ERRORS = {
+    isa.ST_MEM_FAULT: MemoryFault,
+    isa.ST_MISALIGNED: MisalignedAccess,
+    isa.ST_BARRIER_DEADLOCK: BarrierDeadlock,
+    isa.ST_BUDGET: InstructionBudgetExceeded,
+    isa.ST_ITS: IndependentThreadSchedulingRequired,
+    isa.ST_TRAP: KernelTrap,
+    isa.ST_STACK: KernelError,
+}
+_SPACE_NAMES = {isa.SP_GLOBAL: "global", isa.SP_SHARED: "shared", isa.SP_LOCAL: "local",
+                isa.SP_CONST: "const", isa.SP_PARAM: "param", isa.SP_GENERIC: "generic"}
+
+
+def _views(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    return buf, buf.view(np.uint16), buf.view(np.uint32), buf.view(np.uint64)
+
+
+def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], block: tuple[int, int, int],
+            params: bytes, dynamic_shared: int, shared_static: int, options: LaunchOptions,
+            launch_id: int = 0, source_lines: list[str] | None = None) -> LaunchResult:
+    """Run ``program`` over ``grid`` x ``block`` threads against ``memory``."""
+    t0 = time.perf_counter()
+    nthreads = block[0] * block[1] * block[2]
+    ncta = grid[0] * grid[1] * grid[2]
+    wpc = (nthreads + 31) // 32
+    nregs = program.num_regs
+    shared_bytes = (shared_static + dynamic_shared + 15) // 16 * 16
+    frame = program.frame_bytes
+    per_slot = wpc * nregs * 32 * 8 + shared_bytes + wpc * 32 * frame + 1024
+    nslots = max(1, min(ncta, options.max_resident_ctas, options.resident_bytes // max(per_slot, 1)))
+    param_bytes = (len(params) + 15) // 16 * 16
+    shared_base = param_bytes
+    frame_base = shared_base + nslots * shared_bytes
+    scratch_size = frame_base + nslots * wpc * 32 * frame
+    scratch = np.zeros((scratch_size + 7) // 8 * 8 + 8, dtype=np.uint8)
+    scratch[: len(params)] = np.frombuffer(params, dtype=np.uint8)
+    regs = np.zeros(nslots * wpc * nregs * 32, dtype=np.uint64)
+
+    cfg = np.zeros(E.C_SIZE, dtype=np.int64)
+    cfg[E.C_NREGS] = nregs
+    cfg[E.C_WPC] = wpc
+    cfg[E.C_NTHREADS] = nthreads
+    cfg[E.C_NCTA] = ncta
+    cfg[E.C_NSLOTS] = nslots
+    cfg[E.C_GX], cfg[E.C_GY], cfg[E.C_GZ] = grid
+    cfg[E.C_BX], cfg[E.C_BY], cfg[E.C_BZ] = block
+    cfg[E.C_GBASE] = memory.layout.base
+    cfg[E.C_GMAPPED] = memory.mapped_bytes
+    cfg[E.C_SHARED_BYTES] = shared_bytes
+    cfg[E.C_FRAME_BYTES] = frame
+    cfg[E.C_SHARED_BASE] = shared_base
+    cfg[E.C_FRAME_BASE] = frame_base
+    cfg[E.C_PARAM_BYTES] = len(params)
+    cfg[E.C_TRACE] = 1 if options.trace else 0
+    cfg[E.C_QUANTUM] = options.quantum
+    cfg[E.C_BUDGET] = options.budget_warp_instructions
+    cfg[E.C_ITS_LIMIT] = options.its_limit
+    cfg[E.C_LOCAL_BASE] = options.local_base
+    cfg[E.C_NUM_SMS] = max(1, options.num_sms)
+    cfg[E.C_BOUNDS] = 1 if options.bounds_check else 0
+    cfg[E.C_DYN_SMEM] = dynamic_shared
+    cfg[E.C_LOCAL_BYTES] = program.local_bytes
+
+    seg_cap = 1 << 18 if options.trace else 1
+    mem_cap = 1 << 18 if options.trace else 1
+    addr_cap = 1 << 21 if options.trace else 64
+    reg_cap = 1 << 12 if options.trace else 1
+    cfg[E.C_SEG_CAP], cfg[E.C_MEM_CAP], cfg[E.C_ADDR_CAP], cfg[E.C_REG_CAP] = seg_cap, mem_cap, addr_cap, reg_cap
+    seg = np.zeros((seg_cap, 4), dtype=np.int64)
+    mrec = np.zeros((mem_cap, 9), dtype=np.int64)
+    laddr = np.zeros(addr_cap, dtype=np.uint64)
+    regrec = np.zeros((reg_cap, 35), dtype=np.int64)
+    code = program.code
+    if options.record_regs:
+        code = code.copy()
+        for pc, rid in options.record_regs.items():
+            code[pc, isa.F_REGREC] = rid
+    pf_cap = 4096 if program.has_printf else 1
+    pf_meta = np.zeros((pf_cap, 4), dtype=np.int64)
+    pf_bytes = np.zeros((pf_cap, 128), dtype=np.uint8)
+    alloc_lo, alloc_hi = memory.allocation_bounds() if options.bounds_check else (
+        np.zeros(1, np.int64), np.zeros(1, np.int64))
+    bc = np.zeros((1024 if options.bounds_check else 1, 4), dtype=np.int64)
+
+    nws = nslots * wpc
+    depth = 66
+    simt_pc = np.zeros((nws, depth), dtype=np.int64)
+    simt_rpc = np.zeros((nws, depth), dtype=np.int64)
+    simt_mask = np.zeros((nws, depth), dtype=np.int64)
+    sp = np.full(nws, -1, dtype=np.int64)
+    exited = np.zeros(nws, dtype=np.int64)
+    wstate = np.zeros(nws, dtype=np.int64)
+    call_stack = np.zeros((nws, 32), dtype=np.int64)
+    csp = np.zeros(nws, dtype=np.int64)
+    cs_pc = np.zeros(nws, dtype=np.int64)
+    cs_count = np.zeros(nws, dtype=np.int64)
+    cs_mask = np.zeros(nws, dtype=np.int64)
+    icount = np.zeros(nws, dtype=np.int64)
+    stall = np.zeros(nws, dtype=np.int64)
+    slot_cta = np.full(nslots, -1, dtype=np.int64)
+    wbar = np.zeros((nws, 8), dtype=np.int64)
+    ctr = np.zeros(E.N_SIZE, dtype=np.int64)
+    err = np.zeros(8, dtype=np.int64)
+    g8, g16, g32, g64 = _views(memory.buf)
+    s8, s16, s32, s64 = _views(scratch)
+
+    seg_chunks: list[np.ndarray] = []
+    mem_chunks: list[np.ndarray] = []
+    addr_chunks: list[np.ndarray] = []
+    reg_chunks: list[np.ndarray] = []
+    addr_offset = 0
+    trace_bytes = 0
+    while True:
+        status = E.run(code, cfg, ctr, err, regs, g8, g16, g32, g64, s8, s16, s32, s64,
+                       simt_pc, simt_rpc, simt_mask, sp, exited, wstate, call_stack, csp,
+                       cs_pc, cs_count, cs_mask, icount, stall, slot_cta, wbar,
+                       seg, mrec, laddr, regrec, pf_meta, pf_bytes, alloc_lo, alloc_hi, bc)
+        if options.trace and (status in (isa.ST_TRACE_FULL, isa.ST_DONE)):
+            n_seg, n_mem, n_addr, n_reg = ctr[E.N_SEG], ctr[E.N_MEM], ctr[E.N_ADDR], ctr[E.N_REGREC]
+            seg_chunks.append(seg[:n_seg].copy())
+            chunk = mrec[:n_mem].copy()
+            chunk[chunk[:, 8] >= 0, 8] += addr_offset
+            mem_chunks.append(chunk)
+            addr_chunks.append(laddr[:n_addr].copy())
+            reg_chunks.append(regrec[:n_reg].copy())
+            addr_offset += n_addr
+            trace_bytes += n_seg * 16 + n_mem * 40 + n_addr * 8 + n_reg * 280
+            ctr[E.N_SEG] = ctr[E.N_MEM] = ctr[E.N_ADDR] = ctr[E.N_REGREC] = 0
+            if trace_bytes > options.trace_cap_bytes:
+                raise TraceTooLarge(
+                    f"kernel {program.kernel!r}: the trace exceeds its cap of {options.trace_cap_bytes} bytes; "
+                    "raise LaunchOptions.trace_cap_bytes or run a smaller scale"
+                )
+        if status == isa.ST_TRACE_FULL:
+            continue
+        if status != isa.ST_DONE:
+            raise _error(status, err, program, grid, block, source_lines)
+        break
+    printf_lines = _format_printf(pf_meta, pf_bytes, int(ctr[E.N_PF]), memory, block) if program.has_printf else []
+    violations: list[dict] = []
+    if options.bounds_check and ctr[E.N_BC] > 0:
+        for k in range(min(int(ctr[E.N_BC]), bc.shape[0])):
+            pc, cta, thread, addr = (int(x) for x in bc[k])
+            violations.append({
+                "pc": pc, "line": int(program.line_of_pc[pc]), "block": _unlinear(cta, grid),
+                "thread": _unlinear(thread, block), "address": addr,
+            })
+    trace = None
+    if options.trace:
+        trace = _assemble_trace(program, seg_chunks, mem_chunks, addr_chunks, reg_chunks, grid, block,
+                                shared_bytes, options, launch_id, ncta * wpc)
+    result = LaunchResult(
+        kernel=program.kernel, grid=grid, block=block, warp_instructions=int(ctr[E.N_WARP_INSTR]),
+        thread_instructions=int(ctr[E.N_THREAD_INSTR]), wall_seconds=time.perf_counter() - t0,
+        printf=printf_lines, trace=trace, bounds_violations=violations,
+    )
+    return result
+
+
+def _unlinear(i: int, dims: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (i % dims[0], (i // dims[0]) % dims[1], i // (dims[0] * dims[1]))
+
+
+def _error(status: int, err: np.ndarray, program: Program, grid, block, source_lines) -> KernelError:
+    cls = _STATUS_ERRORS.get(status, KernelError)
+    pc = int(err[E.E_PC])
+    cta = int(err[E.E_CTA])
+    thread = int(err[E.E_WARP]) * 32 + int(err[E.E_LANE])
+    line = int(program.line_of_pc[pc]) if 0 <= pc < len(program.line_of_pc) else 0
+    text = ""
+    if source_lines and 0 < line <= len(source_lines):
+        text = f" `{source_lines[line - 1].strip()}`"
+    where = (f"kernel {program.kernel!r}, block {_unlinear(cta, grid)}, thread {_unlinear(thread, block)}, "
+             f"PC {pc} (PTX line {line}{text})")
+    addr = int(err[E.E_ADDR]) & ((1 << 64) - 1)
+    space = _SPACE_NAMES.get(int(err[E.E_SPACE]), "?")
+    if status == isa.ST_MEM_FAULT:
+        return cls(f"{where}: {space} access to address {addr:#x} outside mapped memory")
+    if status == isa.ST_MISALIGNED:
+        return cls(f"{where}: misaligned {space} access at address {addr:#x}")
+    if status == isa.ST_BARRIER_DEADLOCK:
+        return cls(f"kernel {program.kernel!r}, block {_unlinear(cta, grid)}: barrier cannot complete "
+                   f"(warp {int(err[E.E_WARP])} waits near PC {pc}, PTX line {line}; other warps exited or "
+                   "wait elsewhere)")
+    if status == isa.ST_BUDGET:
+        return cls(f"{where}: the instruction budget of the launch was exceeded")
+    if status == isa.ST_ITS:
+        return cls(f"{where}: a warp ran {int(err[E.E_CODE])} instructions diverged without reconverging; this "
+                   "code likely needs sm_70+ independent thread scheduling (e.g. an intra-warp lock), which the "
+                   "SIMT-stack model does not provide")
+    if status == isa.ST_TRAP:
+        what = "device-side assert failed" if int(err[E.E_SPACE]) == 1 else "trap executed"
+        return cls(f"{where}: {what}")
+    return cls(f"{where}: SIMT or call stack overflow")
+
+
+def _assemble_trace(program: Program, seg_chunks, mem_chunks, addr_chunks, reg_chunks, grid, block,
+                    shared_bytes: int, options: LaunchOptions, launch_id: int, num_warps: int) -> tf.KernelTrace:
+    segs = np.concatenate(seg_chunks) if seg_chunks else np.zeros((0, 4), np.int64)
+    mems = np.concatenate(mem_chunks) if mem_chunks else np.zeros((0, 9), np.int64)
+    addrs = np.concatenate(addr_chunks) if addr_chunks else np.zeros(0, np.uint64)
+    regs = np.concatenate(reg_chunks) if reg_chunks else np.zeros((0, 35), np.int64)
+    order = np.argsort(segs[:, 0], kind="stable")
+    segs = segs[order]
+    seg_arr = np.zeros(len(segs), dtype=tf.SEGMENT_DTYPE)
+    seg_arr["warp"] = segs[:, 0]
+    seg_arr["pc"] = segs[:, 1]
+    seg_arr["count"] = segs[:, 2]
+    seg_arr["mask"] = segs[:, 3]
+    order = np.argsort(mems[:, 0], kind="stable")
+    mems = mems[order]
+    mem_arr = np.zeros(len(mems), dtype=tf.MEM_DTYPE)
+    for k, name in enumerate(("warp", "pc", "mask", "space", "flags", "size")):
+        mem_arr[name] = mems[:, k]
+    mem_arr["base"] = mems[:, 6].astype(np.uint64)
+    mem_arr["stride"] = mems[:, 7]
+    mem_arr["addr_index"] = mems[:, 8]
+    reg_arr = np.zeros(len(regs), dtype=tf.REGVAL_DTYPE)
+    if len(regs):
+        order = np.argsort(regs[:, 0], kind="stable")
+        regs = regs[order]
+        reg_arr["warp"] = regs[:, 0]
+        reg_arr["pc"] = regs[:, 1]
+        reg_arr["reg"] = regs[:, 2]
+        reg_arr["values"] = regs[:, 3:].astype(np.uint64)
+    warp_seg_start = np.searchsorted(seg_arr["warp"], np.arange(num_warps + 1)).astype(np.int64)
+    warp_mem_start = np.searchsorted(mem_arr["warp"], np.arange(num_warps + 1)).astype(np.int64)
+    launch = tf.LaunchInfo(
+        kernel=program.kernel, grid=tuple(grid), block=tuple(block), shared_bytes=shared_bytes,
+        regs_per_thread=0, local_bytes_per_thread=program.frame_bytes, local_base=options.local_base,
+        launch_id=launch_id,
+    )
+    return tf.KernelTrace(
+        launch=launch, opcode_names=list(program.opcode_names), static=program.static, segments=seg_arr,
+        warp_seg_start=warp_seg_start, mem=mem_arr, warp_mem_start=warp_mem_start, lane_addrs=addrs,
+        regvals=reg_arr,
+    )
+
+
+# ---- printf -----------------------------------------------------------------------------------------
+_FMT_RE = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|L|z|j|t)?([diouxXcsfFeEgGaAp%])")
+
+
+def _read_cstring(memory: DeviceMemory, address: int, limit: int = 4096) -> str:
+    off = address - memory.layout.base
+    if off < 0 or off >= memory.mapped_bytes:
+        return f"<bad string pointer {address:#x}>"
+    raw = memory.buf[off : min(off + limit, memory.mapped_bytes)].tobytes()
+    end = raw.find(b"\0")
+    return raw[: end if end >= 0 else len(raw)].decode("utf-8", errors="replace")
+
+
+def format_printf(fmt: str, argbuf: bytes, memory: DeviceMemory) -> str:
+    """Format one device printf call the way CUDA's vprintf lays out its argument buffer."""
+    out = []
+    pos = 0
+    off = 0
+
+    def take(size: int) -> bytes:
+        nonlocal off
+        off = (off + size - 1) // size * size
+        chunk = argbuf[off : off + size]
+        off += size
+        if len(chunk) < size:
+            chunk = chunk + b"\0" * (size - len(chunk))
+        return chunk
+
+    for m in _FMT_RE.finditer(fmt):
+        out.append(fmt[pos : m.start()])
+        pos = m.end()
+        flags, width, prec, length, conv = m.groups()
+        if conv == "%":
+            out.append("%")
+            continue
+        spec = "%" + flags + (width or "") + ("." + prec if prec is not None else "")
+        if conv in "di":
+            if length in ("l", "ll", "j", "z", "t"):
+                v = struct.unpack("<q", take(8))[0]
+            else:
+                v = struct.unpack("<i", take(4))[0]
+                if length == "h":
+                    v = int(np.int16(v & 0xFFFF))
+                elif length == "hh":
+                    v = int(np.int8(v & 0xFF))
+            out.append((spec + "d") % v)
+        elif conv in "ouxX":
+            if length in ("l", "ll", "j", "z", "t"):
+                v = struct.unpack("<Q", take(8))[0]
+            else:
+                v = struct.unpack("<I", take(4))[0]
+            out.append((spec + conv) % v)
+        elif conv == "c":
+            v = struct.unpack("<i", take(4))[0]
+            out.append((spec + "c") % chr(v & 0xFF))
+        elif conv in "fFeEgGaA":
+            v = struct.unpack("<d", take(8))[0]
+            out.append((spec + (conv if conv not in "aA" else "e")) % v)
+        elif conv == "s":
+            ptr = struct.unpack("<Q", take(8))[0]
+            out.append((spec + "s") % _read_cstring(memory, ptr))
+        elif conv == "p":
+            ptr = struct.unpack("<Q", take(8))[0]
+            out.append(f"{ptr:#x}")
+    out.append(fmt[pos:])
+    return "".join(out)
+
+
+def _format_printf(pf_meta, pf_bytes, count: int, memory: DeviceMemory, block) -> list[str]:
+    lines = []
+    for k in range(min(count, pf_meta.shape[0])):
+        fmt_addr = int(pf_meta[k, 2])
+        fmt = _read_cstring(memory, fmt_addr)
+        nbytes = int(pf_meta[k, 3])
+        lines.append(format_printf(fmt, pf_bytes[k, :nbytes].tobytes(), memory))
+    if count > pf_meta.shape[0]:
+        lines.append(f"[ndpgpu: {count - pf_meta.shape[0]} further printf calls were dropped]\n")
+    return lines

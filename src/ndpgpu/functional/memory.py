@@ -1,0 +1,131 @@
+"""Simulated device memory: one arena of global (and constant) data.
+
+Layout (documented in ``docs/functional.md``): allocations are placed upward from ``base`` at
+``alignment`` boundaries, as cudaMalloc does; memory is mapped in ``page_size`` pages, so a read just
+past an allocation but inside a mapped page returns what the padding holds (zeros), while an access
+beyond the last mapped page faults. Freed allocations are not reused within a device's lifetime.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+
+class DeviceMemoryError(Exception):
+    """Device memory was misused (bad size, out of the simulated capacity, use after free)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryLayout:
+    """Where the arena lives and how it is carved up."""
+
+    base: int = 0x0000_0007_0000_0000
+    alignment: int = 256
+    page_size: int = 64 * 1024
+    capacity: int = 16 * 1024**3  # largest arena the simulator accepts
+
+    def __post_init__(self) -> None:
+        for name in ("alignment", "page_size"):
+            value = getattr(self, name)
+            if value <= 0 or value & (value - 1):
+                raise ValueError(f"MemoryLayout.{name} must be a power of two, got {value}")
+        if self.base % self.page_size:
+            raise ValueError("MemoryLayout.base must be page aligned")
+
+
+@dataclasses.dataclass
+class Allocation:
+    address: int
+    size: int
+    label: str
+    freed: bool = False
+
+    @property
+    def end(self) -> int:
+        return self.address + self.size
+
+
+class DeviceMemory:
+    """The byte arena with a bump allocator."""
+
+    def __init__(self, layout: MemoryLayout | None = None):
+        self.layout = layout or MemoryLayout()
+        self.buf = np.zeros(1 << 20, dtype=np.uint8)
+        self.top = 0  # bytes allocated (offset of the next free byte)
+        self.allocations: list[Allocation] = []
+
+    # -- allocation -----------------------------------------------------------------------------
+    def alloc(self, nbytes: int, label: str = "", alignment: int | None = None) -> int:
+        if nbytes < 0:
+            raise DeviceMemoryError(f"cannot allocate a negative size ({nbytes})")
+        align = max(alignment or 1, self.layout.alignment)
+        off = (self.top + align - 1) // align * align
+        end = off + max(nbytes, 1)
+        if end > self.layout.capacity:
+            raise DeviceMemoryError(
+                f"allocation of {nbytes} bytes exceeds the simulated capacity of {self.layout.capacity} bytes"
+            )
+        self._ensure(self._round_page(end))
+        self.top = end
+        addr = self.layout.base + off
+        self.allocations.append(Allocation(addr, nbytes, label))
+        return addr
+
+    def free(self, address: int) -> None:
+        for a in self.allocations:
+            if a.address == address and not a.freed:
+                a.freed = True
+                return
+        raise DeviceMemoryError(f"free of an address that is not an allocation: {address:#x}")
+
+    def _round_page(self, n: int) -> int:
+        p = self.layout.page_size
+        return (n + p - 1) // p * p
+
+    def _ensure(self, nbytes: int) -> None:
+        if nbytes <= len(self.buf):
+            return
+        size = len(self.buf)
+        while size < nbytes:
+            size *= 2
+        new = np.zeros(size, dtype=np.uint8)
+        new[: len(self.buf)] = self.buf
+        self.buf = new
+
+    @property
+    def mapped_bytes(self) -> int:
+        """Bytes from ``base`` that are mapped (the allocated range rounded up to pages)."""
+        return self._round_page(self.top)
+
+    # -- access ---------------------------------------------------------------------------------
+    def _offset(self, address: int, nbytes: int) -> int:
+        off = address - self.layout.base
+        if off < 0 or off + nbytes > self.mapped_bytes:
+            raise DeviceMemoryError(f"host access to unmapped device memory [{address:#x}, +{nbytes})")
+        return off
+
+    def write(self, address: int, data: np.ndarray | bytes) -> None:
+        raw = np.frombuffer(data, dtype=np.uint8) if isinstance(data, (bytes, bytearray)) else \
+            np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+        off = self._offset(address, raw.size)
+        self.buf[off : off + raw.size] = raw
+
+    def read(self, address: int, nbytes: int) -> np.ndarray:
+        off = self._offset(address, nbytes)
+        return self.buf[off : off + nbytes].copy()
+
+    def allocation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted (start, end) arrays of live allocations, for the bounds-checking mode."""
+        live = sorted((a.address, a.end) for a in self.allocations if not a.freed)
+        lo = np.array([a for a, _ in live], dtype=np.int64)
+        hi = np.array([b for _, b in live], dtype=np.int64)
+        return lo, hi
+
+    def find(self, address: int) -> Allocation | None:
+        """The allocation containing ``address`` (or None)."""
+        for a in self.allocations:
+            if a.address <= address < a.end:
+                return a
+        return None

@@ -1,0 +1,249 @@
+"""The trace of one kernel launch: the only input of the timing engine.
+
+A trace has three parts (all numpy arrays, persisted as one ``.npz`` file):
+
+``static``
+    One row per static instruction of the kernel (``STATIC_DTYPE``), indexed by PC (the instruction's
+    position in the kernel's flat instruction list, calls inlined as separate functions appended after the
+    kernel body). It tells the timing engine what each PC is: its operation class, PTX opcode, memory space
+    and width, and which registers it reads and writes (for the scoreboard).
+
+``segments``
+    The dynamic control stream, per warp. A segment (``SEGMENT_DTYPE``) says "warp ``warp`` executed the
+    ``count`` instructions at PCs ``pc, pc+1, ... pc+count-1`` in order, with SIMT active mask ``mask``".
+    Guard predicates do not split segments: an instruction whose guard is false in some lanes still issues,
+    and its lanes still count in ``mask`` (memory records carry the exact lanes that accessed memory).
+    Segments are stored grouped by warp (warp-major), in program order within each warp;
+    ``warp_seg_start[w] : warp_seg_start[w+1]`` selects warp ``w``'s segments.
+
+``mem``
+    One record per dynamic memory instruction (``MEM_DTYPE``) in the same warp-major order; the k-th memory
+    PC met while walking warp ``w``'s segments matches the k-th record of ``warp_mem_start[w] :
+    warp_mem_start[w+1]``. ``mask`` holds the lanes that really accessed memory (guard predicate applied).
+    Addresses are compressed where affine in the lane index: when ``addr_index == -1`` lane ``l`` accessed
+    ``base + l * stride``; otherwise ``lane_addrs[addr_index : addr_index + 32]`` holds the 32 lane
+    addresses (inactive lanes hold 0). Addresses are hardware addresses: global addresses as allocated,
+    shared addresses as offsets in the CTA's shared memory, local addresses interleaved across the warp
+    as hardware lays them out (word ``i`` of lane ``l`` of warp ``w`` at
+    ``local_base + w * local_bytes_per_warp + i * 128 + l * 4``).
+
+Warp ids are global: ``cta_linear * warps_per_cta + warp_in_cta``, ``cta_linear = x + y*gx + z*gx*gy``.
+Register values that a mechanism asks for (TOM's trip counts) are recorded in ``regvals``
+(``REGVAL_DTYPE``, warp-major, program order), one row per (dynamic instruction, requested register).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SCHEMA_VERSION = 1
+
+# Operation classes (static table column ``op_class``); the timing engine maps them to units/latencies.
+OP_CLASSES = (
+    "int",      # integer/logic ALU
+    "fp32",     # single-precision FPU
+    "fp64",     # double precision
+    "fp16",     # half precision
+    "sfu",      # special function unit: rcp/sqrt/rsqrt/sin/cos/ex2/lg2 (and their expansions)
+    "imul",     # integer multiply / mad
+    "idiv",     # integer divide / remainder (a long instruction sequence on hardware)
+    "fdiv",     # IEEE float divide (a long instruction sequence on hardware)
+    "mov",      # moves, conversions that are cheap
+    "cvt",      # conversions
+    "setp",     # comparisons, predicate logic
+    "branch",   # bra, call, ret, exit
+    "barrier",  # bar.sync and friends
+    "fence",    # membar / fence
+    "load",
+    "store",
+    "atomic",   # atom / red
+    "shfl",     # shfl / vote / redux / match
+    "nop",
+)
+OP_CLASS = {name: i for i, name in enumerate(OP_CLASSES)}
+
+# Memory spaces (static ``space`` and mem record ``space``).
+SPACES = ("none", "global", "shared", "local", "const", "param", "generic")
+SPACE = {name: i for i, name in enumerate(SPACES)}
+
+MAX_REG_OPERANDS = 4
+
+STATIC_DTYPE = np.dtype(
+    [
+        ("op_class", np.uint8),
+        ("space", np.uint8),  # SPACE code of a memory instruction (generic resolved per record)
+        ("width", np.uint16),  # bytes accessed per lane (vector forms included)
+        ("opcode", np.int32),  # index into the trace's ``opcode_names``
+        ("dst", np.int32, (MAX_REG_OPERANDS,)),  # register ids written, -1 padded
+        ("src", np.int32, (MAX_REG_OPERANDS,)),  # register ids read, -1 padded
+        ("line", np.int32),  # source line in the PTX text (for reports)
+    ]
+)
+
+SEGMENT_DTYPE = np.dtype(
+    [("warp", np.uint32), ("pc", np.uint32), ("count", np.uint32), ("mask", np.uint32)]
+)
+
+# Memory record flags.
+MEM_LOAD = 1
+MEM_STORE = 2
+MEM_ATOMIC = 4
+
+MEM_DTYPE = np.dtype(
+    [
+        ("warp", np.uint32),
+        ("pc", np.uint32),
+        ("mask", np.uint32),
+        ("space", np.uint8),
+        ("flags", np.uint8),
+        ("size", np.uint16),  # bytes per lane
+        ("base", np.uint64),
+        ("stride", np.int64),
+        ("addr_index", np.int64),  # -1: affine (base + lane*stride); else offset into lane_addrs
+    ]
+)
+
+REGVAL_DTYPE = np.dtype(
+    [("warp", np.uint32), ("pc", np.uint32), ("reg", np.int32), ("values", np.uint64, (32,))]
+)
+
+
+class TraceError(Exception):
+    """A trace file is missing, of another schema version, or inconsistent."""
+
+
+@dataclasses.dataclass
+class LaunchInfo:
+    """What the timing engine needs to know about the launch itself."""
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_bytes: int  # static + dynamic shared memory per CTA
+    regs_per_thread: int
+    local_bytes_per_thread: int
+    local_base: int
+    launch_id: int = 0
+    nvcc_version: str = ""
+    arch: str = ""
+
+    @property
+    def num_ctas(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
+    def threads_per_cta(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def warps_per_cta(self) -> int:
+        return (self.threads_per_cta + 31) // 32
+
+
+@dataclasses.dataclass
+class KernelTrace:
+    """One launch's trace; see the module docstring for the meaning of each array."""
+
+    launch: LaunchInfo
+    opcode_names: list[str]
+    static: np.ndarray  # STATIC_DTYPE
+    segments: np.ndarray  # SEGMENT_DTYPE, warp-major
+    warp_seg_start: np.ndarray  # int64, num_warps + 1
+    mem: np.ndarray  # MEM_DTYPE, warp-major
+    warp_mem_start: np.ndarray  # int64, num_warps + 1
+    lane_addrs: np.ndarray  # uint64
+    regvals: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, REGVAL_DTYPE))
+    truncated: bool = False  # True when the size cap stopped recording (the trace is then unusable for timing)
+
+    @property
+    def num_warps(self) -> int:
+        return len(self.warp_seg_start) - 1
+
+    def warp_instructions(self) -> int:
+        """Dynamic warp-instructions in the trace."""
+        return int(self.segments["count"].sum(dtype=np.int64))
+
+    def thread_instructions(self) -> int:
+        """Dynamic thread-instructions (active lanes, guard predicates not applied)."""
+        lanes = np.bitwise_count(self.segments["mask"]).astype(np.int64)
+        return int((lanes * self.segments["count"]).sum())
+
+    def lane_addresses(self, i: int) -> np.ndarray:
+        """The 32 lane addresses of memory record ``i`` (inactive lanes 0)."""
+        rec = self.mem[i]
+        mask = int(rec["mask"])
+        if rec["addr_index"] < 0:
+            lanes = np.arange(32, dtype=np.int64)
+            addrs = (np.int64(rec["base"]) + lanes * np.int64(rec["stride"])).astype(np.uint64)
+        else:
+            j = int(rec["addr_index"])
+            addrs = self.lane_addrs[j : j + 32].copy()
+        active = ((mask >> np.arange(32)) & 1).astype(bool)
+        addrs[~active] = 0
+        return addrs
+
+    def validate(self) -> None:
+        """Check internal consistency; raise TraceError naming what is wrong."""
+        if self.static.dtype != STATIC_DTYPE:
+            raise TraceError("static table has the wrong dtype")
+        n = self.num_warps
+        if len(self.warp_mem_start) != n + 1:
+            raise TraceError(f"warp_mem_start has {len(self.warp_mem_start)} entries, expected {n + 1}")
+        if n and (self.segments["pc"] + self.segments["count"] > len(self.static)).any():
+            raise TraceError("a segment runs past the static instruction table")
+
+    def save(self, path: str | Path) -> Path:
+        """Write the trace to ``path`` (a ``.npz`` file) with its schema version."""
+        path = Path(path)
+        meta = {
+            "schema_version": SCHEMA_VERSION,
+            "launch": dataclasses.asdict(self.launch),
+            "opcode_names": self.opcode_names,
+            "truncated": self.truncated,
+        }
+        np.savez(
+            path,
+            meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+            static=self.static,
+            segments=self.segments,
+            warp_seg_start=self.warp_seg_start,
+            mem=self.mem,
+            warp_mem_start=self.warp_mem_start,
+            lane_addrs=self.lane_addrs,
+            regvals=self.regvals,
+        )
+        return path if path.suffix == ".npz" else path.with_suffix(path.suffix + ".npz")
+
+    @classmethod
+    def load(cls, path: str | Path) -> KernelTrace:
+        """Read a trace written by :meth:`save`; refuse other schema versions."""
+        path = Path(path)
+        if not path.exists():
+            raise TraceError(f"no trace file at {path}")
+        with np.load(path) as z:
+            meta: dict[str, Any] = json.loads(bytes(z["meta"]).decode())
+            if meta.get("schema_version") != SCHEMA_VERSION:
+                raise TraceError(
+                    f"{path}: trace schema version {meta.get('schema_version')} is not the supported "
+                    f"version {SCHEMA_VERSION}; re-run the functional engine to regenerate it"
+                )
+            launch = meta["launch"]
+            launch["grid"] = tuple(launch["grid"])
+            launch["block"] = tuple(launch["block"])
+            return cls(
+                launch=LaunchInfo(**launch),
+                opcode_names=list(meta["opcode_names"]),
+                static=z["static"],
+                segments=z["segments"],
+                warp_seg_start=z["warp_seg_start"],
+                mem=z["mem"],
+                warp_mem_start=z["warp_mem_start"],
+                lane_addrs=z["lane_addrs"],
+                regvals=z["regvals"],
+                truncated=bool(meta["truncated"]),
+            )

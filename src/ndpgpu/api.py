@@ -470,6 +470,8 @@ def _dims(x, what: str) -> tuple[int, int, int]:
     if isinstance(x, (int, np.integer)):
         x = (int(x),)
     try:
+        if isinstance(x, str) or not all(isinstance(v, (int, np.integer)) for v in x):
+            raise TypeError
         dims = tuple(int(v) for v in x)
     except TypeError:
         raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {x!r}") from None

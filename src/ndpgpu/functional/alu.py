@@ -877,6 +877,8 @@ def falu32(op, aux, a, b, c):
         r = ftz32(r)
     if aux & A_SAT:
         r = np.float32(sat01(r))
+    if r != r:
+        return U64(0x7FFFFFFF)  # the GPU returns the canonical NaN, whatever the inputs' payloads
     return b32f(r)
 
 
@@ -1016,6 +1018,8 @@ def cvt(dt, st, aux, a):
         return norm(U64(ival(a, st)), dt)
     if sfloat and not dfloat:
         v = fval(a, st)
+        if v != v:
+            return U64(0)  # NaN converts to 0
         if aux & A_FTZ and st == T_F32 and abs(v) < 1.1754943508222875e-38:
             v = 0.0
         r = round_int_mode(v, mode)
@@ -1053,6 +1057,8 @@ def cvt(dt, st, aux, a):
         mode = RND_RN
     if sat:
         v = sat01(v)
+    if dt == T_F32 and v != v:
+        return U64(0x7FFFFFFF)
     if dt == T_F32 and st == T_F64:
         r = f64_to_f32_dir(v, 0.0, mode)
         if aux & A_FTZ:

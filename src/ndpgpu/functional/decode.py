@@ -132,6 +132,7 @@ class Program:
     function_of_pc: list[str]
     has_printf: bool
     uses_dynamic_shared: bool
+    used_specials: int = (1 << len(STATIC_SPECIALS)) - 1  # bit i: STATIC_SPECIALS[i] is read
 
     def pcs_of(self, fn_name: str) -> list[int]:
         return [pc for pc, f in enumerate(self.function_of_pc) if f == fn_name]
@@ -309,6 +310,19 @@ class _Decoder:
         for row_i, target in pending_calls:
             self.rows[row_i][F_TARGET] = starts[target]
         code = np.array(self.rows, dtype=np.int64).reshape(-1, NFIELDS)
+        used = 0
+        nspecial = len(STATIC_SPECIALS)
+        for kf, vf in ((F_AK, F_AV), (F_BK, F_BV), (F_CK, F_CV), (F_DK, F_DV)):
+            regs_read = code[(code[:, kf] & 7) == K_REG, vf]
+            for r in np.unique(regs_read[regs_read < nspecial]):
+                used |= 1 << int(r)
+        for col in (F_AREG, F_GUARD):
+            for r in np.unique(code[(code[:, col] >= 0) & (code[:, col] < nspecial), col]):
+                used |= 1 << int(r)
+        for k in range(4):
+            vals = code[:, F_V0 + k]
+            for r in np.unique(vals[(vals >= 0) & (vals < nspecial)]):
+                used |= 1 << int(r)
         static = np.zeros(len(self.static_rows), dtype=tf.STATIC_DTYPE)
         for pc, (opc, space, width, opname, dsts, srcs, line) in enumerate(self.static_rows):
             static[pc]["op_class"] = tf.OP_CLASS[opc]
@@ -340,7 +354,7 @@ class _Decoder:
             shared_static_bytes=0, dynamic_shared_align=16, param_bytes=top, param_offsets=offsets,
             params=list(self.kernel.params), pc_of_line=pc_of_line,
             line_of_pc=np.array(self.lines, dtype=np.int64), function_of_pc=self.fn_of_pc,
-            has_printf=self.has_printf, uses_dynamic_shared=False,
+            has_printf=self.has_printf, uses_dynamic_shared=False, used_specials=used,
         )
 
     # -- emission -------------------------------------------------------------------------------

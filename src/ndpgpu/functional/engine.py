@@ -56,6 +56,7 @@ C_SHARED_BASE, C_FRAME_BASE, C_PARAM_BYTES = 15, 16, 17
 C_TRACE, C_SEG_CAP, C_MEM_CAP, C_ADDR_CAP, C_QUANTUM = 18, 19, 20, 21, 22
 C_BUDGET, C_ITS_LIMIT, C_LOCAL_BASE, C_NUM_SMS, C_BOUNDS = 23, 24, 25, 26, 27
 C_PF_CAP, C_REG_CAP, C_DYN_SMEM, C_MAXDEPTH, C_MAXCALL, C_LOCAL_BYTES = 28, 29, 30, 31, 32, 33
+C_SPECIALS = 34  # bit mask of the special registers the program reads
 C_SIZE = 40
 
 # counters
@@ -152,6 +153,14 @@ def atomic_apply(sub, t, old, b, c):
 
 
 @njit(inline="always", cache=True)
+def canon32(x):
+    """Bits of float32 ``x``, NaNs replaced by the GPU's canonical NaN."""
+    if x != x:
+        return U64(0x7FFFFFFF)
+    return b32f(x)
+
+
+@njit(inline="always", cache=True)
 def fast_eval(fk, cmp, a, b, c):
     """One lane of a fast-path instruction (see isa.FAST_*)."""
     if fk == isa.FAST_MOV:
@@ -221,13 +230,13 @@ def fast_eval(fk, cmp, a, b, c):
     if fk == isa.FAST_SETP_F32:
         return U64(1) if fcmp(cmp, np.float64(f32(a)), np.float64(f32(b))) else U64(0)
     if fk == isa.FAST_FADD32:
-        return b32f(f32(a) + f32(b))
+        return canon32(f32(a) + f32(b))
     if fk == isa.FAST_FSUB32:
-        return b32f(f32(a) - f32(b))
+        return canon32(f32(a) - f32(b))
     if fk == isa.FAST_FMUL32:
-        return b32f(f32(a) * f32(b))
+        return canon32(f32(a) * f32(b))
     if fk == isa.FAST_FFMA32:
-        return b32f(fma32(f32(a), f32(b), f32(c)))
+        return canon32(fma32(f32(a), f32(b), f32(c)))
     if fk == isa.FAST_FADD64:
         return b64f(f64(a) + f64(b))
     if fk == isa.FAST_FMUL64:
@@ -314,37 +323,66 @@ def init_cta(slot, cta, cfg, regs, scratch8, simt_pc, simt_rpc, simt_mask, sp, e
         rb = ws * nregs * 32
         mask = np.int64(0)
         for lane in range(32):
-            t = w * 32 + lane
-            if t < nthreads:
+            if w * 32 + lane < nthreads:
                 mask |= np.int64(1) << lane
-            tx = t % bx
-            ty = (t // bx) % by
-            tz = t // (bx * by)
-            regs[rb + R_TIDX * 32 + lane] = U64(tx)
-            regs[rb + R_TIDY * 32 + lane] = U64(ty)
-            regs[rb + R_TIDZ * 32 + lane] = U64(tz)
-            regs[rb + R_NTIDX * 32 + lane] = U64(bx)
-            regs[rb + R_NTIDY * 32 + lane] = U64(by)
-            regs[rb + R_NTIDZ * 32 + lane] = U64(bz)
-            regs[rb + R_CTAX * 32 + lane] = U64(cx)
-            regs[rb + R_CTAY * 32 + lane] = U64(cy)
-            regs[rb + R_CTAZ * 32 + lane] = U64(cz)
-            regs[rb + R_NCTAX * 32 + lane] = U64(gx)
-            regs[rb + R_NCTAY * 32 + lane] = U64(gy)
-            regs[rb + R_NCTAZ * 32 + lane] = U64(cfg[C_GZ])
-            regs[rb + R_LANEID * 32 + lane] = U64(lane)
-            regs[rb + R_WARPID * 32 + lane] = U64(w)
-            regs[rb + R_NWARPID * 32 + lane] = U64(wpc)
-            regs[rb + R_SMID * 32 + lane] = U64(cta % cfg[C_NUM_SMS])
-            regs[rb + R_NSMID * 32 + lane] = U64(cfg[C_NUM_SMS])
-            regs[rb + R_GRIDID * 32 + lane] = U64(1)
-            regs[rb + R_LM_EQ * 32 + lane] = U64(1) << U64(lane)
-            regs[rb + R_LM_LE * 32 + lane] = (U64(2) << U64(lane)) - U64(1)
-            regs[rb + R_LM_LT * 32 + lane] = (U64(1) << U64(lane)) - U64(1)
-            regs[rb + R_LM_GE * 32 + lane] = U64(0xFFFFFFFF) & ~((U64(1) << U64(lane)) - U64(1))
-            regs[rb + R_LM_GT * 32 + lane] = U64(0xFFFFFFFF) & ~((U64(2) << U64(lane)) - U64(1))
-            regs[rb + R_DYNSMEM * 32 + lane] = U64(cfg[C_DYN_SMEM])
-            regs[rb + R_TOTSMEM * 32 + lane] = U64(cfg[C_SHARED_BYTES])
+        used = cfg[C_SPECIALS]
+        for r in range(R_TOTSMEM + 1):
+            if not (used >> r) & 1:
+                continue
+            base = rb + r * 32
+            for lane in range(32):
+                t = w * 32 + lane
+                if r == R_TIDX:
+                    v = U64(t % bx)
+                elif r == R_TIDY:
+                    v = U64((t // bx) % by)
+                elif r == R_TIDZ:
+                    v = U64(t // (bx * by))
+                elif r == R_NTIDX:
+                    v = U64(bx)
+                elif r == R_NTIDY:
+                    v = U64(by)
+                elif r == R_NTIDZ:
+                    v = U64(bz)
+                elif r == R_CTAX:
+                    v = U64(cx)
+                elif r == R_CTAY:
+                    v = U64(cy)
+                elif r == R_CTAZ:
+                    v = U64(cz)
+                elif r == R_NCTAX:
+                    v = U64(gx)
+                elif r == R_NCTAY:
+                    v = U64(gy)
+                elif r == R_NCTAZ:
+                    v = U64(cfg[C_GZ])
+                elif r == R_LANEID:
+                    v = U64(lane)
+                elif r == R_WARPID:
+                    v = U64(w)
+                elif r == R_NWARPID:
+                    v = U64(wpc)
+                elif r == R_SMID:
+                    v = U64(cta % cfg[C_NUM_SMS])
+                elif r == R_NSMID:
+                    v = U64(cfg[C_NUM_SMS])
+                elif r == R_GRIDID:
+                    v = U64(1)
+                elif r == R_LM_EQ:
+                    v = U64(1) << U64(lane)
+                elif r == R_LM_LE:
+                    v = (U64(2) << U64(lane)) - U64(1)
+                elif r == R_LM_LT:
+                    v = (U64(1) << U64(lane)) - U64(1)
+                elif r == R_LM_GE:
+                    v = U64(0xFFFFFFFF) & ~((U64(1) << U64(lane)) - U64(1))
+                elif r == R_LM_GT:
+                    v = U64(0xFFFFFFFF) & ~((U64(2) << U64(lane)) - U64(1))
+                elif r == R_DYNSMEM:
+                    v = U64(cfg[C_DYN_SMEM])
+                else:
+                    v = U64(cfg[C_SHARED_BYTES])
+                regs[base + lane] = v
         sp[ws] = 0
         simt_pc[ws, 0] = 0
         simt_rpc[ws, 0] = -1

@@ -148,6 +148,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     cfg[E.C_BOUNDS] = 1 if options.bounds_check else 0
     cfg[E.C_DYN_SMEM] = dynamic_shared
     cfg[E.C_LOCAL_BYTES] = program.local_bytes
+    cfg[E.C_SPECIALS] = program.used_specials
 
     seg_cap = 1 << 18 if options.trace else 1
     mem_cap = 1 << 18 if options.trace else 1
@@ -273,7 +274,7 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
     if status == isa.ST_BUDGET:
         return cls(f"{where}: the instruction budget of the launch was exceeded")
     if status == isa.ST_ITS:
-        return cls(f"{where}: a warp ran {int(err[E.E_CODE])} instructions diverged without reconverging; this "
+        return cls(f"{where}: a warp ran more than its_limit instructions diverged without reconverging; this "
                    "code likely needs sm_70+ independent thread scheduling (e.g. an intra-warp lock), which the "
                    "SIMT-stack model does not provide")
     if status == isa.ST_TRAP:

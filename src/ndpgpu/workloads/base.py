@@ -187,10 +187,13 @@ def check_outputs(
             o = out.astype(np.float64)
             r = ref.astype(np.float64)
             nan_mismatch = np.isnan(o) != np.isnan(r)
-            diff = np.where(np.isnan(o) & np.isnan(r), 0.0, np.abs(o - r))
+            same_inf = np.isinf(o) & np.isinf(r) & (np.sign(o) == np.sign(r))
+            inf_mismatch = (np.isinf(o) | np.isinf(r)) & ~same_inf
             with np.errstate(invalid="ignore"):
-                diff = np.where(np.isinf(o) & np.isinf(r) & (np.sign(o) == np.sign(r)), 0.0, diff)
-            bad = nan_mismatch | ~(diff <= tol.atol + tol.rtol * np.abs(r))
+                diff = np.where((np.isnan(o) & np.isnan(r)) | same_inf, 0.0, np.abs(o - r))
+                bound = tol.atol + tol.rtol * np.where(np.isinf(r), 0.0, np.abs(r))
+            bad = nan_mismatch | inf_mismatch | ~(np.nan_to_num(diff, nan=np.inf) <= bound)
+            bad &= ~((np.isnan(o) & np.isnan(r)) | same_inf)
             rel = diff / np.maximum(np.abs(r), np.finfo(np.float64).tiny)
         else:
             diff = np.abs(out.astype(np.int64) - ref.astype(np.int64)).astype(np.float64) if out.size else np.zeros(0)

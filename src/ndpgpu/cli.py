@@ -1,0 +1,167 @@
+"""The ``ndpgpu`` command line: run workloads, list machines, sweep, report."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+from . import __version__
+
+
+def _cmd_workloads(args: argparse.Namespace) -> int:
+    from .workloads.base import all_workloads
+
+    if getattr(args, "action", None) == "characterize":
+        from .workloads.characterize import characterize_main
+
+        return characterize_main(args)
+    rows = []
+    for name, cls in all_workloads().items():
+        if args.suite and cls.suite != args.suite:
+            continue
+        rows.append((name, cls.suite, ",".join(cls.papers) or "-", ",".join(cls.scales), cls.description,
+                     cls.deviations))
+    if args.json:
+        print(json.dumps([dict(zip(("name", "suite", "papers", "scales", "description", "deviations"), r,
+                                   strict=True)) for r in rows], indent=1))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} workloads")
+    for col in ("name", "suite", "papers", "scales", "description", "deviations"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(*r)
+    Console(width=200).print(table)
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .workloads.runner import run_workload
+
+    overrides = dict(_parse_override(o) for o in args.set or [])
+    run = run_workload(args.workload, args.scale, machine=args.machine, overrides=overrides or None,
+                       bounds_check=args.bounds_check)
+    print(run.summary())
+    prov = run.provenance
+    print(f"  nvcc {prov['nvcc_version']}, {prov['arch']}; source {prov['source_hash']}, inputs {prov['input_hash']}")
+    if run.device.timing is not None:
+        totals = run.device.totals()
+        print(totals.table() if hasattr(totals, "table") else totals)
+    return 0 if run.passed else 1
+
+
+def _parse_override(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise SystemExit(f"--set expects KEY=VALUE, got {text!r}")
+    key, value = text.split("=", 1)
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def _cmd_machines(args: argparse.Namespace) -> int:
+    from .timing import cli as timing_cli
+
+    if args.name:
+        print(timing_cli.machines_show(args.name))
+    else:
+        print(timing_cli.machines_list())
+    return 0
+
+
+def _cmd_main(args: argparse.Namespace) -> int:
+    """The README's main job: the built-in study if the experiment machinery is present, else a check run."""
+    try:
+        from .experiments.cli import main_job  # the builtin study on gtx480 and v100 (issue 5)
+    except ImportError:
+        main_job = None
+    if main_job is not None and not args.functional_only:
+        return int(main_job(args) or 0)
+    from .workloads.base import all_workloads
+    from .workloads.runner import run_workload
+
+    names = [n for n, c in all_workloads().items() if c.suite == "builtin"]
+    failed = 0
+    print(f"ndpgpu {__version__}: running {len(names)} built-in workloads at scale {args.scale!r}")
+    for name in names:
+        run = run_workload(name, args.scale)
+        failed += not run.passed
+        mips = run.stats["thread_instructions"] / max(run.stats["functional_seconds"], 1e-9) / 1e6
+        print(f"  {'PASS' if run.passed else 'FAIL'} {name:16s} {run.stats['thread_instructions']:>14,.0f} "
+              f"thread-instr  {run.wall_seconds:7.2f} s  {mips:8.1f} M thread-instr/s")
+        for c in run.checks:
+            if not c.passed:
+                print(f"       {c.message}")
+    print(f"{len(names) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ndpgpu", description="Near-data GPU simulation toolkit")
+    parser.add_argument("--version", action="version", version=f"ndpgpu {__version__}")
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("workloads", help="list (or characterize) the registered workloads")
+    p.add_argument("action", nargs="?", choices=["list", "characterize"], default="list")
+    p.add_argument("names", nargs="*", help="workloads to characterize (default: all)")
+    p.add_argument("--suite", help="only this suite")
+    p.add_argument("--scale", default="small", help="scale for characterize")
+    p.add_argument("--machine", help="add timing columns from this machine (characterize)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--out", help="write the characterization table (Markdown) here")
+    p.set_defaults(func=_cmd_workloads)
+
+    p = sub.add_parser("run", help="run one workload and check it against its reference")
+    p.add_argument("workload")
+    p.add_argument("--scale", default="tiny")
+    p.add_argument("--machine", help="time it on this machine preset (see `ndpgpu machines`)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="machine override, e.g. l1d.size_kb=48")
+    p.add_argument("--bounds-check", action="store_true", help="report accesses outside allocations")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("main", help="the main job: the built-in study (or functional checks)")
+    p.add_argument("--scale", default="small")
+    p.add_argument("--out", default="out/main", help="report directory")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--functional-only", action="store_true", help="only run and check the workloads")
+    p.set_defaults(func=_cmd_main)
+
+    p = sub.add_parser("machines", help="list machine presets, or show one")
+    p.add_argument("name", nargs="?")
+    p.set_defaults(func=_cmd_machines)
+
+    for module in ("ndpgpu.experiments.cli", "ndpgpu.mechanisms.cli"):
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        mod.add_subcommands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a clear one-line error for the shell; tracebacks with NDPGPU_DEBUG=1
+        import os
+
+        if os.environ.get("NDPGPU_DEBUG"):
+            raise
+        print(f"ndpgpu: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The first built-in workloads: small, well-known CUDA kernels with NumPy references."""

@@ -488,7 +488,8 @@ def _pack_arg(param: Param, value, index: int, kernel: str) -> bytes:
     """Bytes of one kernel argument; raise TypeError/OverflowError naming the parameter."""
     kind = param.type.kind
     size = param.size
-    where = f"argument {index} ({param.name}, PTX .{param.type.name}{'[' + str(param.array[0]) + ']' if param.array else ''}) of {kernel}"
+    dims = f"[{param.array[0]}]" if param.array else ""
+    where = f"argument {index} ({param.name}, PTX .{param.type.name}{dims}) of {kernel}"
     if isinstance(value, DeviceArray):
         if size != 8 or param.array:
             raise TypeError(f"{where}: a device array (pointer) was passed to a {size}-byte parameter")
@@ -497,7 +498,8 @@ def _pack_arg(param: Param, value, index: int, kernel: str) -> bytes:
         if size != 8:
             raise TypeError(f"{where}: None (null pointer) was passed to a {size}-byte parameter")
         return struct.pack("<Q", 0)
-    if isinstance(value, np.void) or (isinstance(value, np.ndarray) and value.dtype.fields is not None and value.ndim == 0):
+    is_struct_array = isinstance(value, np.ndarray) and value.dtype.fields is not None and value.ndim == 0
+    if isinstance(value, np.void) or is_struct_array:
         raw = np.asarray(value).tobytes()
         if len(raw) != size:
             raise TypeError(f"{where}: structured value of {len(raw)} bytes for a {size}-byte parameter")

@@ -9,7 +9,6 @@ registers declared in nested ``{ }`` scopes), so analyses can key on names.
 from __future__ import annotations
 
 import dataclasses
-from typing import Union
 
 # ---------------------------------------------------------------------------------------------------------
 # Types
@@ -118,7 +117,7 @@ class ArgList:
     items: tuple[Operand, ...]
 
 
-Operand = Union[Reg, Imm, Special, Sym, Addr, Vec, PredPair, ArgList]
+Operand = Reg | Imm | Special | Sym | Addr | Vec | PredPair | ArgList
 
 
 # ---------------------------------------------------------------------------------------------------------

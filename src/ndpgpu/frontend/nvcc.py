@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 DEFAULT_ARCH = "sm_75"  # the oldest architecture nvcc 13 accepts; Turing
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 class ToolchainError(RuntimeError):
@@ -165,7 +165,7 @@ def ptx_registers(ptx: str, arch: str | None = None) -> dict[str, int]:
     """Registers per thread of every function in ``ptx``, from ``ptxas --resource-usage`` (cached)."""
     tc = toolchain()
     arch = arch or _ptx_target(ptx) or DEFAULT_ARCH
-    key = hashlib.sha256(json.dumps(["regs", ptx, arch, tc.version]).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps(["regs", CACHE_VERSION, ptx, arch, tc.version]).encode()).hexdigest()
     path = cache_dir() / "regs" / f"{key}.json"
     if path.exists():
         return json.loads(path.read_text())
@@ -174,7 +174,7 @@ def ptx_registers(ptx: str, arch: str | None = None) -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="ndpgpu-") as tmp:
         src = Path(tmp) / "in.ptx"
         src.write_text(ptx)
-        proc = subprocess.run([str(tc.ptxas), f"-arch={arch}", "--resource-usage", str(src), "-o",
+        proc = subprocess.run([str(tc.ptxas), f"-arch={arch}", "-v", str(src), "-o",
                                str(Path(tmp) / "out.cubin")], capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         return {}

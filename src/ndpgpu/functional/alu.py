@@ -30,7 +30,12 @@ RND_MASK = isa.RND_MASK
 RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP = isa.RND_NONE, isa.RND_RN, isa.RND_RZ, isa.RND_RM, isa.RND_RP
 RND_RNI, RND_RZI, RND_RMI, RND_RPI = isa.RND_RNI, isa.RND_RZI, isa.RND_RMI, isa.RND_RPI
 A_FTZ, A_SAT, A_APPROX = isa.A_FTZ, isa.A_SAT, isa.A_APPROX
-A_CC, A_CARRY_IN, A_CLAMP, A_RELU, A_NAN, A_LEFT = isa.A_CC, isa.A_CARRY_IN, isa.A_CLAMP, isa.A_RELU, isa.A_NAN, isa.A_LEFT
+A_CC = isa.A_CC
+A_CARRY_IN = isa.A_CARRY_IN
+A_CLAMP = isa.A_CLAMP
+A_RELU = isa.A_RELU
+A_NAN = isa.A_NAN
+A_LEFT = isa.A_LEFT
 A_SHIFTAMT, A_XORSIGN, A_ABS = isa.A_SHIFTAMT, isa.A_XORSIGN, isa.A_ABS
 MUL_SHIFT, CMP_SHIFT, BOOL_SHIFT, SUB_SHIFT = isa.MUL_SHIFT, isa.CMP_SHIFT, isa.BOOL_SHIFT, isa.SUB_SHIFT
 MUL_HI, MUL_WIDE = isa.MUL_HI, isa.MUL_WIDE
@@ -344,7 +349,9 @@ def fstore(v, t, mode):
     if t == T_F16:
         return f64_to_half(v, mode)
     if t == T_BF16:
-        return f32_to_bf16(np.float32(v), mode) if (mode == RND_NONE or mode == RND_RN) and np.float64(np.float32(v)) == v else f32_to_bf16_from64(v, mode)
+        if (mode == RND_NONE or mode == RND_RN) and np.float64(np.float32(v)) == v:
+            return f32_to_bf16(np.float32(v), mode)
+        return f32_to_bf16_from64(v, mode)
     return U64(0)
 
 
@@ -406,7 +413,6 @@ def alu(op, t, t2, aux, a, b, c, d):
     a = U64(a)
     b = U64(b)
     c = U64(c)
-    mode = aux & RND_MASK
     zero = U64(0)
     if op == OP_MOV:
         return a, zero

@@ -23,7 +23,14 @@ from .bits import b32f, b64f, f32, f64, fma32, fma64
 U64 = np.uint64
 
 F_OP, F_TYPE, F_TYPE2, F_AUX, F_GUARD, F_GNEG = isa.F_OP, isa.F_TYPE, isa.F_TYPE2, isa.F_AUX, isa.F_GUARD, isa.F_GNEG
-F_D, F_D2, F_AK, F_AV, F_BK, F_BV, F_CK, F_CV = isa.F_D, isa.F_D2, isa.F_AK, isa.F_AV, isa.F_BK, isa.F_BV, isa.F_CK, isa.F_CV
+F_D = isa.F_D
+F_D2 = isa.F_D2
+F_AK = isa.F_AK
+F_AV = isa.F_AV
+F_BK = isa.F_BK
+F_BV = isa.F_BV
+F_CK = isa.F_CK
+F_CV = isa.F_CV
 F_SPACE, F_AREG, F_AOFF, F_VEC, F_V0 = isa.F_SPACE, isa.F_AREG, isa.F_AOFF, isa.F_VEC, isa.F_V0
 F_TARGET, F_RPC, F_WIDTH, F_DK, F_DV, F_REGREC = isa.F_TARGET, isa.F_RPC, isa.F_WIDTH, isa.F_DK, isa.F_DV, isa.F_REGREC
 K_REG = isa.K_REG
@@ -31,7 +38,12 @@ F_FAST = isa.F_FAST
 M32 = np.uint64(0xFFFFFFFF)
 ALU_LIMIT = isa.ALU_LIMIT
 SUB_SHIFT = isa.SUB_SHIFT
-OP_LD, OP_ST, OP_ATOM, OP_RED, OP_BAR, OP_MEMBAR = isa.OP_LD, isa.OP_ST, isa.OP_ATOM, isa.OP_RED, isa.OP_BAR, isa.OP_MEMBAR
+OP_LD = isa.OP_LD
+OP_ST = isa.OP_ST
+OP_ATOM = isa.OP_ATOM
+OP_RED = isa.OP_RED
+OP_BAR = isa.OP_BAR
+OP_MEMBAR = isa.OP_MEMBAR
 OP_BRA, OP_CALL, OP_EXIT, OP_SHFL, OP_VOTE = isa.OP_BRA, isa.OP_CALL, isa.OP_EXIT, isa.OP_SHFL, isa.OP_VOTE
 OP_REDUX, OP_MATCH, OP_ACTIVEMASK, OP_PRINTF = isa.OP_REDUX, isa.OP_MATCH, isa.OP_ACTIVEMASK, isa.OP_PRINTF
 OP_TRAP, OP_NOP, OP_CLOCK, OP_ISSPACEP = isa.OP_TRAP, isa.OP_NOP, isa.OP_CLOCK, isa.OP_ISSPACEP
@@ -45,8 +57,15 @@ WINDOW_SIZE = isa.WINDOW_SIZE
 PFRAME_TAG = isa.PFRAME_TAG
 T_F32, T_F64, T_S32, T_S64, T_U32, T_U64 = isa.T_F32, isa.T_F64, isa.T_S32, isa.T_S64, isa.T_U32, isa.T_U64
 T_B32, T_B64, T_S16, T_S8 = isa.T_B32, isa.T_B64, isa.T_S16, isa.T_S8
-ST_DONE, ST_TRACE_FULL, ST_MEM_FAULT, ST_BARRIER_DEADLOCK = isa.ST_DONE, isa.ST_TRACE_FULL, isa.ST_MEM_FAULT, isa.ST_BARRIER_DEADLOCK
-ST_BUDGET, ST_ITS, ST_TRAP, ST_MISALIGNED, ST_STACK = isa.ST_BUDGET, isa.ST_ITS, isa.ST_TRAP, isa.ST_MISALIGNED, isa.ST_STACK
+ST_DONE = isa.ST_DONE
+ST_TRACE_FULL = isa.ST_TRACE_FULL
+ST_MEM_FAULT = isa.ST_MEM_FAULT
+ST_BARRIER_DEADLOCK = isa.ST_BARRIER_DEADLOCK
+ST_BUDGET = isa.ST_BUDGET
+ST_ITS = isa.ST_ITS
+ST_TRAP = isa.ST_TRAP
+ST_MISALIGNED = isa.ST_MISALIGNED
+ST_STACK = isa.ST_STACK
 
 # cfg array indices (launch configuration, set by the caller)
 C_NREGS, C_WPC, C_NTHREADS, C_NCTA, C_NSLOTS = 0, 1, 2, 3, 4

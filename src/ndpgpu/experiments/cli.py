@@ -1,0 +1,308 @@
+"""Command-line entry points: ``ndpgpu sweep``, ``ndpgpu results``, ``ndpgpu reproduce``.
+
+``ndpgpu.cli`` calls :func:`add_subcommands`; each subcommand's parser sets ``func`` to its ``*_main``,
+which takes the parsed namespace and returns the exit status. ``python -m ndpgpu.experiments.cli`` runs
+them without the top-level CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+EXIT_OK, EXIT_FAILED_POINTS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _default_jobs() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def _executor_options(pairs: list[str] | None) -> dict[str, Any] | None:
+    if not pairs:
+        return None
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--executor-option takes KEY=VALUE (a YAML value), not {pair!r}")
+        out[key] = yaml.safe_load(value)
+    return out
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=_default_jobs(),
+        help="worker processes (default: the usable CPUs; 0 runs in this process, for debugging)",
+    )
+    p.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        help="result database (default: $NDPGPU_RESULTS or results/ndpgpu.duckdb)",
+    )
+    p.add_argument("--traces", type=Path, default=None, help="where recordings persist (default: beside the store)")
+    p.add_argument("--executor", default=None, help="run points with this executor instead of the spec's")
+    p.add_argument("--executor-option", action="append", metavar="KEY=VALUE", help="an executor option (repeatable)")
+    p.add_argument("--no-progress", action="store_true", help="no live progress display")
+
+
+def add_subcommands(subparsers: Any) -> None:
+    """Register ``sweep``, ``results`` and ``reproduce`` on an ``argparse`` subparsers object."""
+    p = subparsers.add_parser(
+        "sweep",
+        help="run a sweep spec (resumable, parallel)",
+        description="Run every point of a YAML sweep spec not already stored. An interrupted run resumes.",
+    )
+    p.add_argument("spec", type=Path, help="the sweep spec (YAML)")
+    p.add_argument("--scale", default=None, help="replace every point's scale")
+    p.add_argument("--no-retry-failed", action="store_true", help="keep stored failures instead of rerunning them")
+    p.add_argument("--dry-run", action="store_true", help="list the points and whether each is stored; run nothing")
+    _add_run_options(p)
+    p.set_defaults(func=sweep_main)
+
+    p = subparsers.add_parser(
+        "results",
+        help="query the result store",
+        description="List stored results, pivot one metric to a workload x config table, export CSV/Parquet.",
+    )
+    p.add_argument("--store", type=Path, default=None, help="result database (default as for sweep)")
+    p.add_argument("--experiment", "-e", default=None, help="only this experiment (sweep name)")
+    for flag in ("workload", "scale", "machine", "policy", "metric"):
+        p.add_argument(f"--{flag}", action="append", default=[], help=f"only this {flag} (repeatable)")
+    p.add_argument("--pivot", metavar="METRIC", default=None, help="a workload x config table of METRIC")
+    p.add_argument("--csv", type=Path, default=None, help="write the rows (or the pivot table) as CSV")
+    p.add_argument("--parquet", type=Path, default=None, help="write the matching rows as Parquet")
+    p.add_argument("--failed", action="store_true", help="list failed points with their errors")
+    p.add_argument("--traceback", action="store_true", help="with --failed: print each traceback")
+    p.add_argument(
+        "--include-stale",
+        action="store_true",
+        help="include results of other code versions or workload sources",
+    )
+    p.add_argument("--experiments", action="store_true", help="list the experiments in the store")
+    p.add_argument("--limit", type=int, default=200, help="rows to print (default 200; CSV gets all)")
+    p.set_defaults(func=results_main)
+
+    p = subparsers.add_parser(
+        "reproduce",
+        help="run a paper reproduction and write its report",
+        description="Run a reproduction's points and write report.md, report.json and figures.",
+    )
+    p.add_argument("paper", nargs="?", help="the reproduction (see --list)")
+    p.add_argument("--list", action="store_true", help="list the reproductions")
+    p.add_argument("--scale", default=None, help="tiny | small | paper (default: the reproduction's)")
+    p.add_argument("--out", type=Path, default=None, help="report directory (default reports/<paper>-<scale>)")
+    p.add_argument(
+        "--doc",
+        type=Path,
+        default=None,
+        help="also write the tables alone as a generated markdown document at DOC",
+    )
+    _add_run_options(p)
+    p.set_defaults(func=reproduce_main)
+
+
+def _err(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+
+
+def sweep_main(args: argparse.Namespace) -> int:
+    """``ndpgpu sweep SPEC``."""
+    from .points import SpecError, load_spec
+    from .runner import default_store_path, plan_sweep, run_sweep
+    from .store import ResultStore, StoreError
+
+    try:
+        spec = load_spec(args.spec).with_executor(args.executor, _executor_options(args.executor_option))
+        store_path = args.store or default_store_path()
+        if args.dry_run:
+            with ResultStore(store_path) as store:
+                plan = plan_sweep(spec, store, args.scale)
+            for p in plan.points:
+                print(f"{p.key}  {p.status or 'todo':7s}  {p.point.label}")
+            print(f"{len(plan.points)} points, {len(plan.todo(not args.no_retry_failed))} to run")
+            return EXIT_OK
+        result = run_sweep(
+            spec,
+            jobs=args.jobs,
+            store=store_path,
+            traces=args.traces,
+            scale=args.scale,
+            retry_failed=not args.no_retry_failed,
+            progress=False if args.no_progress else None,
+        )
+    except (SpecError, StoreError) as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _err("interrupted; finished points are stored: run the same command again to resume")
+        return EXIT_INTERRUPTED
+    print(
+        f"{result.experiment}: {len(result.points)} points: {result.reused} already stored, "
+        f"{result.computed} computed, {len(result.failures)} failed "
+        f"({result.recordings} recordings made, {result.recordings_reused} reused); store {result.store_path}"
+    )
+    for label, error in result.failures:
+        print(f"  FAILED {label}: {error.splitlines()[0] if error else ''}")
+    if result.failures:
+        print(
+            "  tracebacks: ndpgpu results --failed --traceback "
+            f"--experiment {result.experiment} --store {result.store_path}"
+        )
+    return EXIT_FAILED_POINTS if result.failures else EXIT_OK
+
+
+def _print_table(columns: list[str], rows: list[list[Any]], title: str = "") -> None:
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    from .results import format_value
+
+    t = RichTable(title=title or None)
+    for c in columns:
+        t.add_column(c, overflow="fold")
+    for row in rows:
+        t.add_row(*[format_value(v) for v in row])
+    Console().print(t)
+
+
+def results_main(args: argparse.Namespace) -> int:
+    """``ndpgpu results``."""
+    from .results import pivot, query, write_csv
+    from .runner import default_store_path
+    from .store import Filters, ResultStore, StoreError
+
+    filters = Filters(
+        experiment=args.experiment,
+        workloads=args.workload,
+        scales=args.scale,
+        machines=args.machine,
+        policies=args.policy,
+        metrics=args.metric,
+    )
+    try:
+        with ResultStore(args.store or default_store_path(), read_only=True) as store:
+            if args.experiments:
+                _print_table(["experiment", "points"], [list(r) for r in store.experiments()])
+                return EXIT_OK
+            if args.failed:
+                failed = store.points(Filters(**{**filters.__dict__, "metrics": (), "status": "failed"}))
+                for p in failed:
+                    print(f"FAILED {p['label']}  [key {p['key']}]\n  {p['error']}")
+                    if args.traceback and p["traceback"]:
+                        print("  " + p["traceback"].rstrip().replace("\n", "\n  "))
+                print(f"{len(failed)} failed point(s)")
+                return EXIT_OK
+            if args.parquet:
+                store.export_parquet(args.parquet, filters)
+                print(f"wrote {args.parquet}")
+            rows = query(store, filters, include_stale=args.include_stale)
+    except StoreError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    if args.pivot:
+        try:
+            table = pivot(rows, args.pivot)
+        except ValueError as exc:
+            _err(str(exc))
+            return EXIT_USAGE
+        if args.csv:
+            write_csv(args.csv, table)
+            print(f"wrote {args.csv}")
+        else:
+            _print_table(table.columns, table.rows, table.title)
+        return EXIT_OK
+    if args.csv:
+        write_csv(args.csv, rows)
+        print(f"wrote {len(rows)} rows to {args.csv}")
+        return EXIT_OK
+    shown = rows[: args.limit]
+    _print_table(["point", "metric", "value", "unit"], [[r["label"], r["name"], r["value"], r["unit"]] for r in shown])
+    if len(rows) > len(shown):
+        print(f"({len(rows) - len(shown)} more rows; use --limit, filters or --csv)")
+    return EXIT_OK
+
+
+def reproduce_main(args: argparse.Namespace) -> int:
+    """``ndpgpu reproduce PAPER``."""
+    from .points import SpecError
+    from .report import ReproductionError, all_reproductions, reproduce, write_document
+    from .store import StoreError
+
+    if args.list or not args.paper:
+        for name, cls in all_reproductions().items():
+            print(f"{name:18s} {cls.title} (default scale {cls.default_scale})")
+        return EXIT_OK if args.list else EXIT_USAGE
+    opts = _executor_options(args.executor_option)
+    progress = False if args.no_progress else None
+    try:
+        report = reproduce(
+            args.paper,
+            args.scale,
+            args.out,
+            args.jobs,
+            args.store,
+            args.traces,
+            args.executor,
+            opts,
+            progress,
+        )
+        if args.doc:
+            write_document(report, args.doc)
+            print(f"wrote {args.doc}")
+    except (ReproductionError, SpecError, StoreError) as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _err("interrupted; finished points are stored: run the same command again to resume")
+        return EXIT_INTERRUPTED
+    s = report.data["summary"]
+    print(
+        f"{report.name}: checks {s['evidence_passed']}/{s['evidence']} pass"
+        + (f" (+{s['calibrated']} calibrated)" if s["calibrated"] else "")
+        + f"; points {s['points_ok']}/{s['points']} ran; report {report.markdown_path}"
+    )
+    print(json.dumps({"report": str(report.markdown_path), "json": str(report.json_path)}))
+    return EXIT_FAILED_POINTS if s["points_failed"] else EXIT_OK
+
+
+def main_job(args: argparse.Namespace) -> int:
+    """``ndpgpu main``: the README's main job, the built-in study on gtx480 and v100 with its report.
+
+    Reads ``scale``, ``out`` and ``jobs`` (and ``store`` when present) from ``args``.
+    """
+    ns = argparse.Namespace(
+        paper="builtin",
+        list=False,
+        scale=getattr(args, "scale", None),
+        out=getattr(args, "out", None),
+        doc=None,
+        jobs=getattr(args, "jobs", _default_jobs()),
+        store=getattr(args, "store", None),
+        traces=getattr(args, "traces", None),
+        executor=getattr(args, "executor", None),
+        executor_option=getattr(args, "executor_option", None),
+        no_progress=getattr(args, "no_progress", False),
+    )
+    return reproduce_main(ns)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one of the three subcommands (``python -m ndpgpu.experiments.cli sweep spec.yaml``)."""
+    parser = argparse.ArgumentParser(prog="ndpgpu-experiments")
+    add_subcommands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Executors by name: ``simulator`` (the functional engine plus the timing engine) and ``fake`` (tests).
+
+A worker process rebuilds its executor from ``(name, options)``, so an executor must be registered by a
+module that :func:`get_executor_class` imports: this one, :mod:`ndpgpu.experiments.fake`, or a module
+named as ``"package.module:Class"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+from typing import Any
+
+from .interfaces import Executor, MachineConfig, MetricRow, Provenance, RecordingManifest
+from .points import DEFAULT_POLICY, Point
+from .provenance import canonical_json, code_version, short_hash, workload_input_hash, workload_source_hash
+
+_EXECUTORS: dict[str, type[Executor]] = {}
+_BUILTIN_MODULES = ("ndpgpu.experiments.fake",)
+
+
+class ExecutorError(LookupError):
+    """An unknown executor name."""
+
+
+def register_executor(name: str) -> Any:
+    """Class decorator: register an :class:`Executor` subclass under ``name``."""
+
+    def deco(cls: type[Executor]) -> type[Executor]:
+        previous = _EXECUTORS.get(name)
+        if previous is not None and previous.__qualname__ != cls.__qualname__:
+            raise ExecutorError(f"two executors are named {name!r}: {previous.__module__} and {cls.__module__}")
+        cls.name = name
+        _EXECUTORS[name] = cls
+        return cls
+
+    return deco
+
+
+def get_executor_class(name: str) -> type[Executor]:
+    """The executor registered as ``name`` (or ``"module:Class"``); an unknown name lists the known ones."""
+    if ":" in name:
+        module, _, attr = name.partition(":")
+        cls = getattr(importlib.import_module(module), attr)
+        if not (inspect.isclass(cls) and issubclass(cls, Executor)):
+            raise ExecutorError(f"{name} is not an Executor subclass")
+        return cls
+    for module in _BUILTIN_MODULES:
+        importlib.import_module(module)
+    if name not in _EXECUTORS:
+        raise ExecutorError(f"unknown executor {name!r}; known executors: {', '.join(sorted(_EXECUTORS))}")
+    return _EXECUTORS[name]
+
+
+def make_executor(name: str, options: dict[str, Any] | None = None) -> Executor:
+    """Build the executor ``name`` with ``options``."""
+    return get_executor_class(name)(options)
+
+
+def _machine_dict(machine: Any) -> dict[str, Any]:
+    for attr in ("to_config", "config_dict"):
+        fn = getattr(machine, attr, None)
+        if callable(fn):
+            return dict(fn())
+    dump = getattr(machine, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    return {"repr": repr(machine)}
+
+
+@register_executor("simulator")
+class SimulatorExecutor(Executor):
+    """The real thing: ``record_workload`` (functional run, outputs checked) and ``TimingSession`` replay.
+
+    Options: ``arch`` (the nvcc architecture; default the frontend's).
+    """
+
+    preload = ("ndpgpu.workloads.runner", "ndpgpu.timing")
+
+    def _arch(self) -> str:
+        from ndpgpu.frontend.nvcc import DEFAULT_ARCH
+
+        return str(self.options.get("arch", DEFAULT_ARCH))
+
+    def identify(self, workload: str, scale: str) -> Provenance:
+        from ndpgpu.frontend.nvcc import toolchain
+        from ndpgpu.workloads.base import get_workload
+
+        cls = get_workload(workload)
+        return Provenance(
+            source_hash=workload_source_hash(cls),
+            input_hash=workload_input_hash(cls, scale),
+            nvcc_version=toolchain().version,
+            arch=self._arch(),
+            code_version=code_version(),
+        )
+
+    def _load_machine(self, point: Point) -> Any:
+        from ndpgpu.timing import load_machine
+
+        kwargs: dict[str, Any] = {"overrides": dict(point.overrides)}
+        if point.policy != DEFAULT_POLICY:
+            if "policy" not in inspect.signature(load_machine).parameters:
+                raise ValueError(
+                    f"policy {point.policy!r}: this timing engine takes no policies yet (use {DEFAULT_POLICY!r})"
+                )
+            kwargs["policy"] = point.policy
+        return load_machine(point.machine, **kwargs)
+
+    def configure(self, point: Point) -> MachineConfig:
+        machine = self._load_machine(point)
+        config = {"machine": point.machine, "policy": point.policy, "config": _machine_dict(machine)}
+        return MachineConfig(
+            config_hash=short_hash(canonical_json([str(machine.config_hash()), point.policy])), config=config
+        )
+
+    def record(self, workload: str, scale: str, trace_dir: Path) -> RecordingManifest:
+        from ndpgpu.workloads.runner import record_workload
+
+        kwargs: dict[str, Any] = {"trace_dir": trace_dir}
+        if "arch" in self.options and "arch" in inspect.signature(record_workload).parameters:
+            kwargs["arch"] = self._arch()
+        rec = record_workload(workload, scale, **kwargs)
+        checks = [_check_dict(c) for c in rec.checks]
+        return RecordingManifest(
+            workload=workload,
+            scale=scale,
+            passed=bool(rec.passed),
+            checks=checks,
+            trace_paths=[str(p) for p in rec.trace_paths],
+            stats={str(k): float(v) for k, v in dict(rec.stats).items() if not str(k).endswith("seconds")},
+            provenance={str(k): v for k, v in dict(rec.provenance).items()},
+        )
+
+    def time(self, point: Point, recording: RecordingManifest) -> list[MetricRow]:
+        from ndpgpu.timing import TimingSession
+        from ndpgpu.trace.format import KernelTrace
+
+        session = TimingSession(self._load_machine(point))
+        for path in recording.trace_paths:
+            session.run_launch(KernelTrace.load(path))
+        rows = session.totals().rows()
+        return [MetricRow(str(p), str(m), float(v), str(u)) for p, m, v, u in rows if not _is_wall_time(str(m))]
+
+
+def _is_wall_time(stat: str) -> bool:
+    """Wall-clock statistics differ run to run: they are not stored as results (the store keeps each
+    point's run time in ``points.elapsed_s``; the functional run's ``*seconds`` stats are dropped too)."""
+    return "wall" in stat
+
+
+def _check_dict(check: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for field in ("name", "passed", "max_abs_error", "max_rel_error", "message"):
+        if hasattr(check, field):
+            value = getattr(check, field)
+            out[field] = value if isinstance(value, (bool, str)) else float(value)
+    return out

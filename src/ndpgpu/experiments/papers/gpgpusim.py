@@ -1,0 +1,147 @@
+"""The GPGPU-Sim cross-check table: our ``gtx480`` and ``v100`` presets against GPGPU-Sim 4.0.0's
+``SM2_GTX480`` and ``SM7_QV100`` on the two reference kernels (``shared/reference/gpgpusim.md``).
+
+GPGPU-Sim is a comparison, not ground truth: it has its own errors against hardware.
+"""
+
+from __future__ import annotations
+
+from ..plots import BarChart
+from ..points import Point, SweepSpec
+from ..report import Check, Reproduction, register_reproduction
+from ..results import ResultSet, Table
+from ._metrics import CYCLES, IPC, L2_MISS_RATE, THREAD_INSTRUCTIONS, WARP_INSTRUCTIONS, pick_metric
+
+# The reference launches: vector add of 2^20 floats, matmul n = 256 (scales of those workloads).
+KERNELS = {"vecadd": "paper", "sgemm_naive": "gpgpusim"}
+MACHINES = ("gtx480", "v100")
+
+# shared/reference/gpgpusim.md; None where GPGPU-Sim's output was not recorded.
+REFERENCE: dict[str, dict[str, dict[str, float | None]]] = {
+    "gtx480": {
+        "vecadd": {
+            "cycles": 86_605,
+            "thread_instructions": 22_020_096,
+            "warp_instructions": 720_896,
+            "ipc": 254.3,
+            "l2_miss_rate": 0.9996,
+        },
+        "sgemm_naive": {
+            "cycles": 340_751,
+            "thread_instructions": 90_636_288,
+            "warp_instructions": 2_840_576,
+            "ipc": 266.0,
+            "l2_miss_rate": 0.0071,
+        },
+    },
+    "v100": {
+        "vecadd": {
+            "cycles": 20_750,
+            "thread_instructions": None,
+            "warp_instructions": None,
+            "ipc": 1061.2,
+            "l2_miss_rate": 0.896,
+        },
+        "sgemm_naive": {
+            "cycles": 67_777,
+            "thread_instructions": None,
+            "warp_instructions": None,
+            "ipc": 1337.3,
+            "l2_miss_rate": 0.045,
+        },
+    },
+}
+OURS = {
+    "cycles": CYCLES,
+    "thread_instructions": THREAD_INSTRUCTIONS,
+    "warp_instructions": WARP_INSTRUCTIONS,
+    "ipc": IPC,
+    "l2_miss_rate": L2_MISS_RATE,
+}
+CYCLE_TOLERANCE = 0.5  # a different simulator of the same machine: agreement within 50% is the bar
+INSTRUCTION_TOLERANCE = 0.10  # nvcc 13 PTX against GPGPU-Sim's older nvcc: close, not equal
+
+
+@register_reproduction
+class GPGPUSimCrossCheck(Reproduction):
+    name = "gpgpusim"
+    title = "Cross-check against GPGPU-Sim 4.0.0 (GTX480 and QV100)"
+    paper = "GPGPU-Sim 4.0.0 reference runs (shared/reference/gpgpusim.md)"
+    default_scale = "paper"
+    paper_numbers = REFERENCE
+    key_metrics = tuple(name for names in OURS.values() for name in names)
+    differences = (
+        "GPGPU-Sim counts instructions of PTX from an older nvcc, and places cudaMemcpy'd data in L2 on its "
+        "QV100 configuration (so its matmul has no DRAM traffic there). Its numbers are another simulator's, "
+        "not hardware's. Only the `paper` scale is the reference launch; at other scales the table is shown "
+        "without checks."
+    )
+
+    def spec(self, scale: str) -> SweepSpec:
+        points = [
+            Point(workload=w, scale=KERNELS[w] if scale == "paper" else scale, machine=m)
+            for w in KERNELS
+            for m in MACHINES
+        ]
+        return SweepSpec(name=f"gpgpusim-{scale}", description="GPGPU-Sim reference kernels", points=points)
+
+    def _pairs(self, results: ResultSet) -> list[tuple[str, str, str, float | None, float | None]]:
+        """(machine, kernel, metric, GPGPU-Sim, ours) for every reference number."""
+        out = []
+        for m in MACHINES:
+            for w in KERNELS:
+                for metric, candidates in OURS.items():
+                    ref = REFERENCE[m][w][metric]
+                    name = pick_metric(results, candidates)
+                    ours = results.value(w, m, name) if name else None
+                    out.append((m, w, metric, ref, ours))
+        return out
+
+    def tables(self, results: ResultSet) -> list[Table]:
+        rows = []
+        for m, w, metric, ref, ours in self._pairs(results):
+            ratio = ours / ref if ours is not None and ref else None
+            rows.append([m, w, metric, ref, ours, ratio])
+        return [
+            Table(
+                "gpgpusim_crosscheck",
+                "GPGPU-Sim cross-check",
+                ["machine", "kernel", "metric", "GPGPU-Sim", "ndpgpu", "ndpgpu / GPGPU-Sim"],
+                rows,
+            )
+        ]
+
+    def figures(self, results: ResultSet) -> list[BarChart]:
+        cats, cyc, ipc = [], [], []
+        for m in MACHINES:
+            for w in KERNELS:
+                cats.append(f"{w} {m}")
+                for series, metric in ((cyc, "cycles"), (ipc, "ipc")):
+                    name = pick_metric(results, OURS[metric])
+                    ours = results.value(w, m, name) if name else None
+                    ref = REFERENCE[m][w][metric]
+                    series.append(ours / ref if ours is not None and ref else None)
+        return [
+            BarChart(
+                "gpgpusim_ratio",
+                "ndpgpu relative to GPGPU-Sim",
+                "ndpgpu / GPGPU-Sim",
+                cats,
+                {"cycles": cyc, "IPC": ipc},
+                reference_line=1.0,
+                mean=None,
+            )
+        ]
+
+    def checks(self, results: ResultSet) -> list[Check]:
+        if not results.results or results.results[0].point.scale not in KERNELS.values():
+            return []
+        checks = []
+        for m, w, metric, ref, ours in self._pairs(results):
+            if ref is None:
+                continue
+            if metric == "cycles":
+                checks.append(Check.close(f"{w} on {m}: cycles", ref, ours, CYCLE_TOLERANCE, "cycles"))
+            elif metric == "thread_instructions":
+                checks.append(Check.close(f"{w} on {m}: thread-instructions", ref, ours, INSTRUCTION_TOLERANCE))
+        return checks

@@ -1,0 +1,428 @@
+"""Reproductions and their reports.
+
+A reproduction is a :class:`Reproduction` subclass in ``ndpgpu.experiments.papers.<name>``, registered
+with :func:`register_reproduction`. It declares its points (:meth:`Reproduction.spec`), the paper's numbers
+(``paper_numbers``), and turns a :class:`~ndpgpu.experiments.results.ResultSet` into tables, bar charts
+and checks. :func:`reproduce` runs its sweep and writes ``report.md``, ``report.json`` (validated against
+``report.schema.json``) and ``figures/*.png``.
+
+A check compares one of our numbers with the paper's. A check marked ``calibrated`` (a parameter was
+fitted to it) is shown but not counted as evidence.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import json
+import math
+import pkgutil
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .plots import BarChart, draw_bar_chart
+from .points import SweepSpec
+from .provenance import code_version
+from .results import ResultSet, Table, format_value
+from .runner import run_sweep
+from .store import ResultStore
+
+REPORT_SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
+
+
+class ReproductionError(LookupError):
+    """An unknown reproduction, or one asked for a scale it does not support."""
+
+
+@dataclasses.dataclass
+class Check:
+    """One claim of the paper held against our number."""
+
+    name: str
+    paper: float | str | None
+    ours: float | str | None
+    passed: bool
+    calibrated: bool = False
+    unit: str = ""
+    criterion: str = ""  # how ``passed`` was decided, e.g. "within 20%"
+
+    @classmethod
+    def close(
+        cls,
+        name: str,
+        paper: float,
+        ours: float | None,
+        rtol: float,
+        unit: str = "",
+        calibrated: bool = False,
+    ) -> Check:
+        """Passes when ``|ours - paper| <= rtol * |paper|``."""
+        passed = ours is not None and math.isfinite(ours) and abs(ours - paper) <= rtol * abs(paper)
+        return cls(name, paper, ours, passed, calibrated, unit, f"within {rtol:.0%} of the paper")
+
+    @classmethod
+    def above(
+        cls,
+        name: str,
+        ours: float | None,
+        bound: float,
+        paper: float | str | None = None,
+        unit: str = "",
+        calibrated: bool = False,
+    ) -> Check:
+        """Passes when ``ours > bound``."""
+        passed = ours is not None and math.isfinite(ours) and ours > bound
+        return cls(
+            name,
+            paper if paper is not None else f"> {bound:g}",
+            ours,
+            passed,
+            calibrated,
+            unit,
+            f"> {bound:g}",
+        )
+
+    @classmethod
+    def below(
+        cls,
+        name: str,
+        ours: float | None,
+        bound: float,
+        paper: float | str | None = None,
+        unit: str = "",
+        calibrated: bool = False,
+    ) -> Check:
+        """Passes when ``ours < bound``."""
+        passed = ours is not None and math.isfinite(ours) and ours < bound
+        return cls(
+            name,
+            paper if paper is not None else f"< {bound:g}",
+            ours,
+            passed,
+            calibrated,
+            unit,
+            f"< {bound:g}",
+        )
+
+    @property
+    def verdict(self) -> str:
+        return ("PASS" if self.passed else "FAIL") + (" (calibrated)" if self.calibrated else "")
+
+
+class Reproduction:
+    """Base class of a paper reproduction (or a study, or a generated document)."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    paper: ClassVar[str] = ""  # the citation
+    default_scale: ClassVar[str] = "small"
+    paper_numbers: ClassVar[dict[str, Any]] = {}
+    key_metrics: ClassVar[tuple[str, ...]] = ()  # metrics per point in report.json (empty: all)
+    differences: ClassVar[str] = ""  # markdown: why and where ours differs from the paper
+
+    def spec(self, scale: str) -> SweepSpec:
+        """The points to run at ``scale``."""
+        raise NotImplementedError
+
+    def tables(self, results: ResultSet) -> list[Table]:
+        return []
+
+    def figures(self, results: ResultSet) -> list[BarChart]:
+        return []
+
+    def checks(self, results: ResultSet) -> list[Check]:
+        return []
+
+
+_REPRODUCTIONS: dict[str, type[Reproduction]] = {}
+
+
+def register_reproduction(cls: type[Reproduction]) -> type[Reproduction]:
+    """Class decorator: make a reproduction available to :func:`reproduce` and ``ndpgpu reproduce``."""
+    for attr in ("name", "title"):
+        if not getattr(cls, attr, None):
+            raise ReproductionError(f"reproduction class {cls.__qualname__} must set {attr!r}")
+    _REPRODUCTIONS[cls.name] = cls
+    return cls
+
+
+@functools.lru_cache(maxsize=1)
+def _discover() -> None:
+    import ndpgpu.experiments.papers as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__, prefix=pkg.__name__ + "."):
+        importlib.import_module(info.name)
+
+
+def all_reproductions() -> dict[str, type[Reproduction]]:
+    """Every registered reproduction by name."""
+    _discover()
+    return dict(sorted(_REPRODUCTIONS.items()))
+
+
+def get_reproduction(name: str) -> type[Reproduction]:
+    """The reproduction called ``name``; an unknown name lists the known ones."""
+    known = all_reproductions()
+    if name not in known:
+        raise ReproductionError(f"unknown reproduction {name!r}; known: {', '.join(known)}")
+    return known[name]
+
+
+# -- the report --------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class Report:
+    """A finished reproduction: where its files are, and what it found."""
+
+    name: str
+    out_dir: Path
+    data: dict[str, Any]
+    tables: list[Table]
+    checks: list[Check]
+
+    @property
+    def markdown_path(self) -> Path:
+        return self.out_dir / "report.md"
+
+    @property
+    def json_path(self) -> Path:
+        return self.out_dir / "report.json"
+
+    @property
+    def passed(self) -> bool:
+        """Every evidence check passed and every point ran."""
+        s = self.data["summary"]
+        return s["evidence_passed"] == s["evidence"] and s["points_failed"] == 0
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def load_schema() -> dict[str, Any]:
+    """The JSON schema every ``report.json`` follows."""
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+def validate_report(data: dict[str, Any]) -> None:
+    """Raise ``jsonschema.ValidationError`` when ``data`` does not follow the report schema."""
+    import jsonschema
+
+    jsonschema.validate(data, load_schema())
+
+
+def _report_data(
+    repro: Reproduction,
+    scale: str,
+    spec: SweepSpec,
+    results: ResultSet,
+    tables: list[Table],
+    checks: list[Check],
+    figures: list[tuple[BarChart, str]],
+) -> dict[str, Any]:
+    points = []
+    for r in results.results:
+        wanted = repro.key_metrics or tuple(r.metrics)
+        metrics = {}
+        for m in wanted:
+            name = m if m in r.metrics else next((n for n in r.metrics if n.rsplit(".", 1)[-1] == m), None)
+            if name is not None:
+                value, unit = r.metrics[name]
+                metrics[name] = {"value": value, "unit": unit}
+        p = r.point
+        points.append(
+            {
+                "label": p.label,
+                "key": r.key,
+                "workload": p.workload,
+                "scale": p.scale,
+                "machine": p.machine,
+                "policy": p.policy,
+                "overrides": dict(p.overrides),
+                "config_hash": r.config_hash,
+                "status": r.status,
+                "error": r.error if r.status != "ok" else None,
+                "metrics": metrics,
+            }
+        )
+    evidence = [c for c in checks if not c.calibrated]
+    data = {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "reproduction": repro.name,
+        "title": repro.title,
+        "paper": repro.paper,
+        "scale": scale,
+        "experiment": spec.name,
+        "executor": spec.executor,
+        "code_version": code_version(),
+        "summary": {
+            "points": len(points),
+            "points_ok": sum(p["status"] == "ok" for p in points),
+            "points_failed": sum(p["status"] != "ok" for p in points),
+            "checks": len(checks),
+            "evidence": len(evidence),
+            "evidence_passed": sum(c.passed for c in evidence),
+            "calibrated": len(checks) - len(evidence),
+        },
+        "checks": [dataclasses.asdict(c) for c in checks],
+        "points": points,
+        "tables": [t.to_json() for t in tables],
+        "figures": [{"name": f.name, "title": f.title, "file": file} for f, file in figures],
+        "paper_numbers": repro.paper_numbers,
+        "differences": repro.differences.strip(),
+    }
+    return _finite(json.loads(json.dumps(data, default=str)))
+
+
+def _markdown(
+    data: dict[str, Any], tables: list[Table], checks: list[Check], figures: list[tuple[BarChart, str]]
+) -> str:
+    s = data["summary"]
+    executor_flag = "" if data["executor"] == "simulator" else f" --executor {data['executor']}"
+    out = [f"# {data['title']}", ""]
+    if data["paper"]:
+        out += [f"Reproducing: {data['paper']}", ""]
+    out += [
+        f"Scale `{data['scale']}`; experiment `{data['experiment']}`; executor `{data['executor']}`; "
+        f"ndpgpu `{data['code_version']}`. Generated by `ndpgpu reproduce {data['reproduction']} "
+        f"--scale {data['scale']}{executor_flag}`.",
+        "",
+        "## Summary",
+        "",
+        f"- Checks: **{s['evidence_passed']} of {s['evidence']} pass**"
+        + (
+            f" ({s['calibrated']} calibrated check{'s' if s['calibrated'] != 1 else ''} reported but not counted)"
+            if s["calibrated"]
+            else ""
+        ),
+        f"- Points: {s['points_ok']} of {s['points']} ran"
+        + (f", **{s['points_failed']} failed**" if s["points_failed"] else ""),
+        "",
+    ]
+    if checks:
+        out += [
+            "## Checks",
+            "",
+            "| check | paper | ours | result | criterion |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for c in checks:
+            unit = f" {c.unit}" if c.unit else ""
+            paper = format_value(c.paper) + (unit if isinstance(c.paper, (int, float)) else "")
+            ours = format_value(c.ours) + (unit if isinstance(c.ours, (int, float)) else "")
+            out.append(f"| {c.name} | {paper} | {ours} | **{c.verdict}** | {c.criterion} |")
+        out.append("")
+    if figures:
+        out += ["## Figures", ""]
+        for chart, file in figures:
+            out += [f"![{chart.title}]({file})", ""]
+            if chart.caption:
+                out += [f"*{chart.caption}*", ""]
+    for t in tables:
+        out += [f"## {t.title}", "", t.to_markdown(), ""]
+        if t.note:
+            out += [t.note, ""]
+    failed = [p for p in data["points"] if p["status"] != "ok"]
+    if failed:
+        out += ["## Failed points", "", "| point | error |", "| --- | --- |"]
+        for p in failed:
+            first = (p["error"] or "").strip().splitlines()
+            out.append(f"| {p['label']} | {(first[0] if first else '').replace('|', '/')} |")
+        out += ["", "Tracebacks: `ndpgpu results --failed --experiment " + data["experiment"] + "`.", ""]
+    out += ["## Differences from the paper", ""]
+    if data["differences"]:
+        out += [data["differences"], ""]
+    failing = [c for c in checks if not c.passed]
+    if failing:
+        out.append("Checks that do not hold here:")
+        out.append("")
+        for c in failing:
+            out.append(
+                f"- {c.name}: ours {format_value(c.ours)} against the paper's {format_value(c.paper)} ({c.criterion})."
+            )
+        out.append("")
+    elif not data["differences"]:
+        out += ["None found by the checks.", ""]
+    out += ["## Points", "", "| point | status | config hash | key |", "| --- | --- | --- | --- |"]
+    for p in data["points"]:
+        out.append(f"| {p['label']} | {p['status']} | `{p['config_hash']}` | `{p['key']}` |")
+    out.append("")
+    return "\n".join(out)
+
+
+def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: ResultSet, out_dir: str | Path) -> Report:
+    """Write ``report.md``, ``report.json`` and the figures of ``repro`` from ``results``."""
+    out = Path(out_dir)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    tables = repro.tables(results)
+    checks = repro.checks(results)
+    figures = []
+    for chart in repro.figures(results):
+        file = f"figures/{chart.name}.png"
+        draw_bar_chart(chart, out / file)
+        figures.append((chart, file))
+    data = _report_data(repro, scale, spec, results, tables, checks, figures)
+    validate_report(data)
+    (out / "report.json").write_text(json.dumps(data, indent=1) + "\n")
+    (out / "report.md").write_text(_markdown(data, tables, checks, figures))
+    return Report(repro.name, out, data, tables, checks)
+
+
+def reproduce(
+    paper: str,
+    scale: str | None = None,
+    out_dir: str | Path | None = None,
+    jobs: int = 1,
+    store: ResultStore | str | Path | None = None,
+    traces: str | Path | None = None,
+    executor: str | None = None,
+    executor_options: dict[str, Any] | None = None,
+    progress: bool | None = None,
+) -> Report:
+    """Run reproduction ``paper`` at ``scale`` (default its own) and write its report to ``out_dir``
+    (default ``reports/<paper>-<scale>``); results are stored (and reused) in ``store``."""
+    from .runner import default_store_path
+
+    repro = get_reproduction(paper)()
+    scale = scale or repro.default_scale
+    spec = repro.spec(scale).with_executor(executor, executor_options)
+    own = not isinstance(store, ResultStore)
+    db = ResultStore(store if store is not None else default_store_path()) if own else store
+    assert isinstance(db, ResultStore)
+    try:
+        sweep = run_sweep(spec, jobs=jobs, store=db, traces=traces, progress=progress)
+        results = ResultSet.load(db, [p.point for p in sweep.points], sweep.keys)
+    finally:
+        if own:
+            db.close()
+    return build_report(repro, scale, spec, results, out_dir or Path("reports") / f"{paper}-{scale}")
+
+
+def write_document(report: Report, path: str | Path) -> Path:
+    """Write a report's tables alone as a markdown document marked as generated (for ``docs/``: the
+    workload characterization and GPGPU-Sim cross-check tables come from ``reproduce`` this way)."""
+    data = report.data
+    lines = [
+        f"# {data['title']}",
+        "",
+        f"<!-- generated by `ndpgpu reproduce {report.name} --scale {data['scale']} --doc ...`; do not edit -->",
+        "",
+        f"Scale `{data['scale']}`, ndpgpu `{data['code_version']}`, executor `{data['executor']}`; "
+        f"{data['summary']['points_ok']} of {data['summary']['points']} points ran.",
+        "",
+    ]
+    for t in report.tables:
+        lines += [f"## {t.title}", "", t.to_markdown(), ""]
+        if t.note:
+            lines += [t.note, ""]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+    return path

@@ -1,0 +1,424 @@
+"""The sweep runner: record once per (workload, scale), fan out timing, store every point once.
+
+``run_sweep(spec, jobs=N)``:
+
+1. expands the spec into points, asks the executor for each workload's provenance and each point's
+   machine config, and derives each point's store key (:func:`ndpgpu.experiments.provenance.point_key`);
+2. skips keys already stored (``ok``; ``failed`` too unless ``retry_failed``): an interrupted sweep resumes;
+3. runs one recording task per (workload, scale, provenance), reusing a finished recording on disk, then
+   one timing task per point, in ``jobs`` worker processes (``jobs=0``: in this process, for debugging);
+4. stores each answer from this process's main loop, the single writer, one transaction per point.
+
+A task that raises is stored as a failed point with its traceback; a worker process that dies (signal,
+out of memory) is detected, its tasks are rerun one at a time to find the culprit, which is stored as
+failed. Neither stops the sweep.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any
+
+from . import worker
+from .executors import make_executor
+from .interfaces import Executor, MachineConfig, MetricRow, Provenance, RecordingManifest
+from .points import Point, SpecError, SweepSpec, load_spec
+from .provenance import canonical_json, point_key, short_hash
+from .store import PointRecord, ResultStore
+
+DIED_MESSAGE = "the worker process died while running this task (killed by a signal or out of memory)"
+
+
+def default_store_path() -> Path:
+    """``$NDPGPU_RESULTS`` or ``results/ndpgpu.duckdb`` under the current directory."""
+    return Path(os.environ.get("NDPGPU_RESULTS", "results/ndpgpu.duckdb"))
+
+
+@dataclasses.dataclass
+class PlannedPoint:
+    """A point with its store key, resolved config and provenance."""
+
+    point: Point
+    key: str
+    config: MachineConfig
+    provenance: Provenance
+    status: str | None = None  # stored status before the run (None: not stored)
+
+
+@dataclasses.dataclass
+class SweepPlan:
+    """What a sweep will do: every point with its key, and which are already stored."""
+
+    spec: SweepSpec
+    executor: Executor
+    points: list[PlannedPoint]
+
+    @property
+    def keys(self) -> list[str]:
+        return [p.key for p in self.points]
+
+    def todo(self, retry_failed: bool) -> list[PlannedPoint]:
+        """Points to compute: not stored, or stored as failed when ``retry_failed``."""
+        return [p for p in self.points if p.status is None or (p.status == "failed" and retry_failed)]
+
+
+@dataclasses.dataclass
+class SweepResult:
+    """What a sweep did."""
+
+    experiment: str
+    store_path: Path
+    points: list[PlannedPoint]
+    reused: int = 0  # already stored before this run
+    computed: int = 0  # stored by this run as ok
+    failures: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (label, error) of this run
+    recordings: int = 0  # recordings made by this run
+    recordings_reused: int = 0  # finished recordings found on disk
+
+    @property
+    def keys(self) -> list[str]:
+        return [p.key for p in self.points]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def plan_sweep(spec: SweepSpec, store: ResultStore, scale: str | None = None) -> SweepPlan:
+    """Expand ``spec``, resolve configs and provenance in this process, and look keys up in ``store``."""
+    points = spec.expand(scale)
+    executor = make_executor(spec.executor, spec.executor_options)
+    provenance: dict[tuple[str, str], Provenance] = {}
+    planned = []
+    for point in points:
+        ws = (point.workload, point.scale)
+        if ws not in provenance:
+            provenance[ws] = executor.identify(*ws)
+        try:
+            config = executor.configure(point)
+        except Exception as exc:  # a bad machine name or override: the spec is wrong, stop before running
+            raise SpecError(f"{point.label}: {type(exc).__name__}: {exc}") from exc
+        prov = provenance[ws]
+        key = point_key(
+            executor=spec.executor,
+            workload=point.workload,
+            scale=point.scale,
+            config_hash=config.config_hash,
+            **dataclasses.asdict(prov),
+        )
+        planned.append(PlannedPoint(point, key, config, prov))
+    statuses = store.statuses(p.key for p in planned)
+    for p in planned:
+        p.status = statuses.get(p.key)
+    return SweepPlan(spec, executor, planned)
+
+
+@dataclasses.dataclass
+class _Group:
+    workload: str
+    scale: str
+    rec_dir: Path
+    points: list[PlannedPoint]
+
+
+@dataclasses.dataclass
+class _Task:
+    kind: str  # "record" | "time"
+    group: _Group
+    point: PlannedPoint | None = None
+    manifest: RecordingManifest | None = None
+    isolated: bool = False
+
+    def submit(self, pool: Any, executor: str, options: dict[str, Any]) -> Future:
+        if self.kind == "record":
+            g = self.group
+            return pool.submit(worker.run_record, executor, options, g.workload, g.scale, str(g.rec_dir))
+        assert self.point is not None
+        return pool.submit(worker.run_time, executor, options, self.point.point.model_dump(mode="json"), self.manifest)
+
+
+class _InlinePool:
+    """``jobs=0``: tasks run in this process as they are submitted (no isolation; for debugging)."""
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        fut: Future = Future()
+        fut.set_result(fn(*args))
+        return fut
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
+class _Progress:
+    """A rich progress display on stderr (recordings and points), or nothing."""
+
+    def __init__(self, enabled: bool, title: str, recordings: int, points: int) -> None:
+        self.failed = 0
+        self.bar: Any = None
+        if not enabled:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[note]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+        )
+        self.rec = self.bar.add_task(f"{title}: recordings", total=recordings, note="")
+        self.pts = self.bar.add_task(f"{title}: points", total=points, note="")
+        self.bar.start()
+
+    def recorded(self) -> None:
+        if self.bar:
+            self.bar.advance(self.rec)
+
+    def point_done(self, failed: bool) -> None:
+        self.failed += failed
+        if self.bar:
+            note = f"[red]{self.failed} failed" if self.failed else ""
+            self.bar.update(self.pts, advance=1, note=note)
+
+    def stop(self) -> None:
+        if self.bar:
+            self.bar.stop()
+
+
+class _Sweep:
+    """One run of a plan: the scheduler loop and the single writer."""
+
+    def __init__(self, plan: SweepPlan, store: ResultStore, jobs: int, progress: bool) -> None:
+        self.plan = plan
+        self.store = store
+        self.jobs = jobs
+        self.spec = plan.spec
+        self.result = SweepResult(plan.spec.name, store.path, plan.points)
+        self.show_progress = progress
+
+    # -- the writer --------------------------------------------------------------------------------
+    def _record(self, p: PlannedPoint, manifest: RecordingManifest | None) -> PointRecord:
+        pt = p.point
+        return PointRecord(
+            key=p.key,
+            label=pt.label,
+            workload=pt.workload,
+            scale=pt.scale,
+            machine=pt.machine,
+            policy=pt.policy,
+            overrides=pt.overrides_json,
+            executor=self.spec.executor,
+            config_hash=p.config.config_hash,
+            config=canonical_json(p.config.config),
+            provenance=canonical_json(manifest.provenance if manifest else {}),
+            **dataclasses.asdict(p.provenance),
+        )
+
+    def _store_ok(self, p: PlannedPoint, manifest: RecordingManifest, rows: list[MetricRow], elapsed: float) -> None:
+        rec = self._record(p, manifest)
+        rec.elapsed_s = elapsed
+        functional = [MetricRow("functional", k, v, _stat_unit(k)) for k, v in sorted(manifest.stats.items())]
+        self.store.write_point(rec, list(rows) + functional)
+        self.result.computed += 1
+        self.progress.point_done(False)
+
+    def _store_failed(self, p: PlannedPoint, manifest: RecordingManifest | None, error: str, tb: str) -> None:
+        rec = self._record(p, manifest)
+        rec.status, rec.error, rec.traceback = "failed", error, tb
+        self.store.write_point(rec)
+        self.result.failures.append((p.point.label, error))
+        self.progress.point_done(True)
+
+    # -- answers -----------------------------------------------------------------------------------
+    def _answer(self, task: _Task, answer: dict[str, Any]) -> list[_Task]:
+        """Store what ``answer`` finished; return the tasks it unlocks."""
+        group = task.group
+        if task.kind == "record":
+            self.progress.recorded()
+            if answer["status"] != "ok":
+                for p in group.points:
+                    self._store_failed(p, None, f"recording failed: {answer['error']}", answer["traceback"])
+                return []
+            manifest: RecordingManifest = answer["manifest"]
+            if manifest.reused:
+                self.result.recordings_reused += 1
+            else:
+                self.result.recordings += 1
+            if not manifest.passed:
+                msg = f"functional check failed for {group.workload}@{group.scale}: "
+                msg += manifest.failure_message()
+                for p in group.points:
+                    self._store_failed(p, manifest, msg, "")
+                return []
+            return [_Task("time", group, p, manifest) for p in group.points]
+        assert task.point is not None and task.manifest is not None
+        if answer["status"] == "ok":
+            self._store_ok(task.point, task.manifest, answer["rows"], answer["elapsed_s"])
+        else:
+            self._store_failed(task.point, task.manifest, answer["error"], answer["traceback"])
+        return []
+
+    def _died(self, task: _Task) -> None:
+        if task.kind == "record":
+            self.progress.recorded()
+            for p in task.group.points:
+                self._store_failed(p, None, f"recording failed: {DIED_MESSAGE}", "")
+        else:
+            assert task.point is not None
+            self._store_failed(task.point, task.manifest, DIED_MESSAGE, "")
+
+    # -- the scheduler -----------------------------------------------------------------------------
+    def _new_pool(self) -> Any:
+        if self.jobs <= 0:
+            return _InlinePool()
+        preload = tuple(self.plan.executor.preload)
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            # workers fork from a clean server process that imported the heavy modules once, so a pool
+            # rebuilt after a worker died starts in milliseconds; the main process (threads, an open
+            # database) is never forked
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload([worker.__name__, *preload])
+        else:
+            ctx = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(
+            max_workers=self.jobs, mp_context=ctx, initializer=worker.init_worker, initargs=(preload,)
+        )
+
+    def run(self, groups: list[_Group]) -> SweepResult:
+        todo = sum(len(g.points) for g in groups)
+        enabled = self.show_progress and todo > 0
+        self.progress = _Progress(enabled, self.spec.name, len(groups), todo)
+        try:
+            self._loop(deque(_Task("record", g) for g in groups))
+        finally:
+            self.progress.stop()
+        return self.result
+
+    def _loop(self, pending: deque[_Task]) -> None:
+        name, options = self.spec.executor, self.spec.executor_options
+        suspects: deque[_Task] = deque()  # tasks in flight when a worker died: rerun one at a time
+        running: dict[Future, _Task] = {}
+        pool = self._new_pool()
+        finished = False
+        try:
+            while pending or suspects or running:
+                broken = False
+                try:
+                    if suspects:
+                        if not running:
+                            task = suspects.popleft()
+                            task.isolated = True
+                            running[task.submit(pool, name, options)] = task
+                    else:
+                        while pending and len(running) < max(1, self.jobs):
+                            task = pending.popleft()
+                            try:
+                                running[task.submit(pool, name, options)] = task
+                            except BrokenProcessPool:
+                                pending.appendleft(task)
+                                raise
+                except BrokenProcessPool:
+                    broken = True
+                if not broken:
+                    done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    broken = self._collect(done, running, pending, suspects)
+                if broken:  # every other task of the broken pool fails too: collect them, then a new pool
+                    done, _ = wait(running)
+                    self._collect(done, running, pending, suspects)
+                    pool.shutdown(wait=True)
+                    pool = self._new_pool()
+            finished = True
+        finally:
+            # interrupted: don't wait for running tasks (their points were not stored and will rerun)
+            pool.shutdown(wait=finished, cancel_futures=True)
+
+    def _collect(
+        self,
+        done: Iterable[Future],
+        running: dict[Future, _Task],
+        pending: deque[_Task],
+        suspects: deque[_Task],
+    ) -> bool:
+        broken = False
+        for fut in sorted(done, key=lambda f: _order(running[f])):
+            task = running.pop(fut)
+            try:
+                answer = fut.result()
+            except BrokenProcessPool:
+                broken = True
+                if task.isolated:
+                    self._died(task)
+                else:
+                    suspects.append(task)
+                continue
+            pending.extendleft(reversed(self._answer(task, answer)))
+        return broken
+
+
+def _stat_unit(stat: str) -> str:
+    """The unit of a functional statistic, read from its name (the runner gives none)."""
+    for word, unit in (("instructions", "instruction"), ("launches", "launch"), ("bytes", "byte")):
+        if stat.endswith(word):
+            return unit
+    return ""
+
+
+def _order(task: _Task) -> tuple[str, str]:
+    return (task.kind, task.point.key if task.point else task.group.rec_dir.name)
+
+
+def run_sweep(
+    spec: SweepSpec | str | Path,
+    jobs: int = 1,
+    store: ResultStore | str | Path | None = None,
+    traces: str | Path | None = None,
+    scale: str | None = None,
+    retry_failed: bool = True,
+    progress: bool | None = None,
+    executor: str | None = None,
+    executor_options: dict[str, Any] | None = None,
+) -> SweepResult:
+    """Run every point of ``spec`` not already stored; see the module docstring.
+
+    ``store``: a :class:`ResultStore` or a database path (default :func:`default_store_path`);
+    ``traces``: where recordings persist (default ``traces/`` beside the store); ``scale`` replaces every
+    point's scale; ``executor``/``executor_options`` replace the spec's; ``progress`` (default: when
+    stderr is a terminal) shows a live display.
+    """
+    if not isinstance(spec, SweepSpec):
+        spec = load_spec(spec)
+    spec = spec.with_executor(executor, executor_options)
+    own = not isinstance(store, ResultStore)
+    db = ResultStore(store if store is not None else default_store_path()) if own else store
+    assert isinstance(db, ResultStore)
+    try:
+        plan = plan_sweep(spec, db, scale)
+        db.add_membership(spec.name, plan.keys)
+        traces_root = Path(traces) if traces is not None else db.path.parent / "traces"
+        todo = plan.todo(retry_failed)
+        groups: dict[str, _Group] = {}
+        for p in todo:
+            rec_key = short_hash(
+                canonical_json([spec.executor, p.point.workload, p.point.scale, dataclasses.asdict(p.provenance)])
+            )
+            if rec_key not in groups:
+                rec_dir = traces_root / p.point.workload / p.point.scale / rec_key
+                groups[rec_key] = _Group(p.point.workload, p.point.scale, rec_dir, [])
+            groups[rec_key].points.append(p)
+        show = sys.stderr.isatty() if progress is None else progress
+        result = _Sweep(plan, db, jobs, show).run(list(groups.values()))
+        result.reused = len(plan.points) - len(todo)
+        return result
+    finally:
+        if own:
+            db.close()

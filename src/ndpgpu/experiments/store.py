@@ -1,0 +1,268 @@
+"""The result store: an embedded DuckDB database, exportable to Parquet and CSV.
+
+Tables (see ``docs/experiments.md``):
+
+``points``
+    one row per computed point key: the point, every key component, status (``ok``/``failed``), error and
+    traceback, the full machine config and the recording's provenance (JSON), run time.
+``metrics``
+    one row per (point key, metric): ``path``, ``metric``, ``name`` (``path.metric``), ``value``, ``unit``.
+``membership``
+    which experiments (sweep names) include which keys.
+
+The view ``results`` joins ``metrics`` with ``points``. One process writes at a time (the sweep's main
+loop); every point is written in one transaction, so an interrupted sweep leaves no partial point.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from .interfaces import MetricRow
+
+SCHEMA_VERSION = 1
+
+POINT_COLUMNS = (
+    "key",
+    "label",
+    "workload",
+    "scale",
+    "machine",
+    "policy",
+    "overrides",
+    "executor",
+    "config_hash",
+    "code_version",
+    "source_hash",
+    "input_hash",
+    "nvcc_version",
+    "arch",
+    "status",
+    "error",
+    "traceback",
+    "elapsed_s",
+    "finished_at",
+    "config",
+    "provenance",
+)
+
+_DDL = (
+    "CREATE TABLE IF NOT EXISTS meta (k VARCHAR, v VARCHAR)",
+    """CREATE TABLE IF NOT EXISTS points (
+        key VARCHAR, label VARCHAR, workload VARCHAR, scale VARCHAR, machine VARCHAR, policy VARCHAR,
+        overrides VARCHAR, executor VARCHAR, config_hash VARCHAR, code_version VARCHAR, source_hash VARCHAR,
+        input_hash VARCHAR, nvcc_version VARCHAR, arch VARCHAR, status VARCHAR, error VARCHAR,
+        traceback VARCHAR, elapsed_s DOUBLE, finished_at TIMESTAMP, config VARCHAR, provenance VARCHAR)""",
+    """CREATE TABLE IF NOT EXISTS metrics (
+        key VARCHAR, path VARCHAR, metric VARCHAR, name VARCHAR, value DOUBLE, unit VARCHAR)""",
+    "CREATE TABLE IF NOT EXISTS membership (experiment VARCHAR, key VARCHAR)",
+    """CREATE OR REPLACE VIEW results AS
+        SELECT p.key, p.label, p.workload, p.scale, p.machine, p.policy, p.overrides, p.executor,
+               p.config_hash, p.code_version, p.source_hash, p.input_hash, p.nvcc_version, p.arch,
+               m.path, m.metric, m.name, m.value, m.unit
+        FROM metrics m JOIN points p USING (key)""",
+)
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened (locked by a running sweep, another schema version) or queried."""
+
+
+@dataclasses.dataclass
+class PointRecord:
+    """One row of ``points``."""
+
+    key: str
+    label: str
+    workload: str
+    scale: str
+    machine: str
+    policy: str
+    overrides: str
+    executor: str
+    config_hash: str
+    code_version: str
+    source_hash: str
+    input_hash: str
+    nvcc_version: str
+    arch: str
+    status: str = "ok"
+    error: str | None = None
+    traceback: str | None = None
+    elapsed_s: float = 0.0
+    finished_at: dt.datetime | None = None
+    config: str = "{}"
+    provenance: str = "{}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Filters:
+    """Row filters: each a list of accepted values (empty: any)."""
+
+    experiment: str | None = None
+    workloads: Sequence[str] = ()
+    scales: Sequence[str] = ()
+    machines: Sequence[str] = ()
+    policies: Sequence[str] = ()
+    metrics: Sequence[str] = ()  # full names (path.metric) or bare metric names
+    keys: Sequence[str] = ()
+    status: str | None = None  # points only
+
+    def where(self, alias: str = "") -> tuple[str, list[Any]]:
+        """A SQL ``WHERE`` clause (possibly empty) and its parameters."""
+        a = f"{alias}." if alias else ""
+        clauses: list[str] = []
+        params: list[Any] = []
+
+        def any_of(column: str, values: Sequence[str]) -> None:
+            if values:
+                clauses.append(f"{a}{column} IN ({', '.join('?' for _ in values)})")
+                params.extend(values)
+
+        if self.experiment is not None:
+            clauses.append(f"{a}key IN (SELECT key FROM membership WHERE experiment = ?)")
+            params.append(self.experiment)
+        any_of("workload", self.workloads)
+        any_of("scale", self.scales)
+        any_of("machine", self.machines)
+        any_of("policy", self.policies)
+        any_of("key", self.keys)
+        if self.metrics:
+            marks = ", ".join("?" for _ in self.metrics)
+            clauses.append(f"({a}name IN ({marks}) OR {a}metric IN ({marks}))")
+            params.extend(self.metrics)
+            params.extend(self.metrics)
+        if self.status is not None:
+            clauses.append(f"{a}status = ?")
+            params.append(self.status)
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+NO_FILTERS = Filters()
+
+
+class ResultStore:
+    """The DuckDB result database at ``path`` (created when missing unless ``read_only``)."""
+
+    def __init__(self, path: str | Path, read_only: bool = False) -> None:
+        self.path = Path(path)
+        if read_only and not self.path.exists():
+            raise StoreError(f"no result store at {self.path} (run a sweep first, or pass --store)")
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as exc:
+            raise StoreError(
+                f"cannot open the result store {self.path}: {exc}\n"
+                "(is a sweep writing to it right now? DuckDB allows one writing process at a time)"
+            ) from None
+        if not read_only:
+            for stmt in _DDL:
+                self.con.execute(stmt)
+            row = self.con.execute("SELECT v FROM meta WHERE k = 'schema_version'").fetchone()
+            if row is None:
+                self.con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+            elif int(row[0]) != SCHEMA_VERSION:
+                self.con.close()
+                raise StoreError(
+                    f"{self.path} has store schema {row[0]}, this ndpgpu writes schema {SCHEMA_VERSION}; "
+                    "use another --store or delete it"
+                )
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing (the single writer) ---------------------------------------------------------------
+    def add_membership(self, experiment: str, keys: Iterable[str]) -> None:
+        """Record that ``experiment`` includes ``keys`` (idempotent)."""
+        wanted = sorted(set(keys))
+        have = {
+            k for (k,) in self.con.execute("SELECT key FROM membership WHERE experiment = ?", [experiment]).fetchall()
+        }
+        new = [(experiment, k) for k in wanted if k not in have]
+        if new:
+            self.con.executemany("INSERT INTO membership VALUES (?, ?)", new)
+
+    def write_point(self, record: PointRecord, rows: Sequence[MetricRow] = ()) -> None:
+        """Store one point (replacing an earlier row of the same key) and its metrics atomically."""
+        if record.finished_at is None:
+            record.finished_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        names = [r.name for r in rows]
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise StoreError(f"{record.label}: metric names repeat: {dup}")
+        values = [getattr(record, c) for c in POINT_COLUMNS]
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute("DELETE FROM metrics WHERE key = ?", [record.key])
+            self.con.execute("DELETE FROM points WHERE key = ?", [record.key])
+            self.con.execute(f"INSERT INTO points VALUES ({', '.join('?' for _ in POINT_COLUMNS)})", values)
+            if rows:
+                self.con.executemany(
+                    "INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?)",
+                    [(record.key, r.path, r.metric, r.name, float(r.value), r.unit) for r in rows],
+                )
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    # -- reading -----------------------------------------------------------------------------------
+    def statuses(self, keys: Iterable[str]) -> dict[str, str]:
+        """``key -> status`` for the keys already stored."""
+        keys = list(keys)
+        if not keys:
+            return {}
+        self.con.execute("CREATE OR REPLACE TEMP TABLE _wanted (key VARCHAR)")
+        self.con.executemany("INSERT INTO _wanted VALUES (?)", [(k,) for k in keys])
+        found = self.con.execute("SELECT key, status FROM points JOIN _wanted USING (key)").fetchall()
+        return dict(found)
+
+    def points(self, filters: Filters = NO_FILTERS) -> list[dict[str, Any]]:
+        """Rows of ``points`` matching ``filters`` (metric filters ignored), ordered by label."""
+        f = dataclasses.replace(filters, metrics=())
+        where, params = f.where()
+        cur = self.con.execute(f"SELECT * FROM points{where} ORDER BY workload, scale, label", params)
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+    def results(self, filters: Filters = NO_FILTERS) -> list[dict[str, Any]]:
+        """Rows of the ``results`` view matching ``filters``, ordered by point then metric name."""
+        where, params = dataclasses.replace(filters, status=None).where()
+        cur = self.con.execute(f"SELECT * FROM results{where} ORDER BY workload, scale, label, name", params)
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+    def experiments(self) -> list[tuple[str, int]]:
+        """``(experiment, number of points)`` for every experiment in the store."""
+        return self.con.execute(
+            "SELECT experiment, count(*) FROM membership GROUP BY experiment ORDER BY experiment"
+        ).fetchall()
+
+    def export_parquet(self, path: str | Path, filters: Filters = NO_FILTERS, table: str = "results") -> Path:
+        """Write the matching rows of ``results`` (or ``points``) to a Parquet file."""
+        if table not in ("results", "points"):
+            raise StoreError(f"export_parquet: table must be 'results' or 'points', not {table!r}")
+        f = filters if table == "points" else dataclasses.replace(filters, status=None)
+        if table == "points":
+            f = dataclasses.replace(f, metrics=())
+        where, params = f.where()
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        quoted = str(path).replace("'", "''")
+        self.con.execute(f"COPY (SELECT * FROM {table}{where} ORDER BY key) TO '{quoted}' (FORMAT parquet)", params)
+        return path

@@ -1,0 +1,275 @@
+"""TOM's ten workloads (suite ``tom``): registry, deterministic inputs, fast references with the documented
+outputs, independent checks of the references, PTX shape (local arrays), and runs through the simulator."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ndpgpu.workloads.base import STANDARD_SCALES, Workload, all_workloads
+from ndpgpu.workloads.tom import TOM_WORKLOADS
+
+WORKLOADS: dict[str, type[Workload]] = {n: c for n, c in all_workloads().items() if c.suite == "tom"}
+NAMES = sorted(WORKLOADS)
+NVCC = shutil.which("nvcc")
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH: cannot compile the CUDA sources to PTX")
+
+
+def _inputs(name: str, scale: str) -> tuple[Workload, dict[str, Any], dict[str, Any]]:
+    cls = WORKLOADS[name]
+    w = cls()
+    p = cls.params(scale)
+    return w, w.inputs(p, np.random.default_rng(cls.seed)), p
+
+
+def _same(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _ptx(cls: type[Workload], tmp_path: Path) -> str:
+    assert NVCC is not None
+    (source,) = cls.source_paths()
+    out = tmp_path / (source.stem + ".ptx")
+    proc = subprocess.run(
+        [NVCC, "-arch=sm_75", *cls.options, "-ptx", str(source), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, f"nvcc failed on {source.name}:\n{proc.stderr}"
+    return out.read_text()
+
+
+def _entry(ptx: str, kernel: str) -> str:
+    """The PTX text of one kernel entry (up to the next entry)."""
+    start = ptx.index(f".entry {kernel}(")
+    nxt = ptx.find(".entry ", start + 1)
+    return ptx[start : nxt if nxt >= 0 else len(ptx)]
+
+
+# -- registry ----------------------------------------------------------------------------------------
+
+
+def test_the_ten_workloads_are_registered() -> None:
+    assert set(TOM_WORKLOADS) == {"BP", "BFS", "KM", "CFD", "HW", "LIB", "RAY", "FWT", "SP", "RD"}
+    assert set(TOM_WORKLOADS.values()) == set(WORKLOADS)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_declaration(name: str) -> None:
+    cls = WORKLOADS[name]
+    assert set(STANDARD_SCALES) <= set(cls.scales)
+    assert cls.papers == ("TOM",)
+    assert cls.deviations and cls.deviations != "none", "every TOM workload says how it differs"
+    assert len(cls.sources) == 1 and cls.source_paths()[0].is_file()
+    specs = cls().output_specs(cls.params("tiny"))
+    assert set(cls.tolerance) <= set(specs), "every tolerance names an output"
+
+
+def test_paper_scales_match_the_standard_inputs() -> None:
+    """The paper scale is the suite's standard input (or a generated equivalent of the same size)."""
+    p = {abbr: WORKLOADS[name].params("paper") for abbr, name in TOM_WORKLOADS.items()}
+    assert p["BP"]["in"] == 65536
+    assert p["BFS"]["nodes"] == 1_000_000 and p["BFS"]["min_edges"] + p["BFS"]["max_edges"] == 6
+    assert (p["KM"]["npoints"], p["KM"]["nfeatures"], p["KM"]["nclusters"]) == (494020, 34, 5)
+    assert p["CFD"]["nel"] == 97046
+    assert (p["HW"]["rows"], p["HW"]["cols"], p["HW"]["frames"], p["HW"]["tsize"]) == (609, 590, 20, 51)
+    assert p["HW"]["endo"] + p["HW"]["epi"] == 51
+    assert p["LIB"]["npath"] == 4096 and p["LIB"]["grid"] * p["LIB"]["block"] == 4096
+    assert p["FWT"]["log2_data"] == 23 and p["FWT"]["log2_kernel"] == 7
+    assert (p["SP"]["vector_n"], p["SP"]["element_n"]) == (256, 4096)
+    assert p["RD"]["n"] == 1 << 24
+
+
+# -- inputs and references ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("scale", ["tiny", "small"])
+def test_inputs_are_deterministic(name: str, scale: str) -> None:
+    _, first, _ = _inputs(name, scale)
+    _, second, _ = _inputs(name, scale)
+    assert first.keys() == second.keys()
+    for key in first:
+        assert _same(first[key], second[key]), f"{name}/{scale}: input {key!r} differs between two runs"
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("scale", ["tiny", "small"])
+def test_reference_is_fast_and_matches_output_specs(name: str, scale: str) -> None:
+    w, inp, p = _inputs(name, scale)
+    t0 = time.perf_counter()
+    ref = w.reference(inp, p)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 20.0, f"{name}/{scale}: reference took {elapsed:.1f} s"
+    specs = w.output_specs(p)
+    assert ref.keys() == specs.keys()
+    for key, (shape, dtype) in specs.items():
+        out = ref[key]
+        assert isinstance(out, np.ndarray), f"{name}/{scale}: {key} is {type(out).__name__}"
+        assert out.shape == shape, f"{name}/{scale}: {key} has shape {out.shape}, documented {shape}"
+        assert out.dtype == dtype, f"{name}/{scale}: {key} has dtype {out.dtype}, documented {dtype}"
+        if out.dtype.kind == "f":
+            assert np.isfinite(out).all(), f"{name}/{scale}: {key} has non-finite values"
+    _, fresh, _ = _inputs(name, scale)
+    for key in fresh:
+        assert _same(inp[key], fresh[key]), f"{name}/{scale}: reference modified input {key!r}"
+
+
+def test_fwt_reference_is_the_walsh_hadamard_transform() -> None:
+    from ndpgpu.workloads.tom.fastwalsh import fwt
+
+    rng = np.random.default_rng(1)
+    for log2n in (4, 5, 12, 13):
+        x = rng.random(1 << log2n).astype(np.float32)
+        h = np.array([[1.0]])
+        for _ in range(log2n):
+            h = np.block([[h, h], [h, -h]])
+        np.testing.assert_allclose(fwt(x, log2n), h @ x.astype(np.float64), rtol=1e-5, atol=1e-4)
+
+
+def test_reduction_reference_sums_everything() -> None:
+    from ndpgpu.workloads.tom.reduction import block_sums, passes
+
+    w, inp, p = _inputs("reduction", "small")
+    ref = w.reference(inp, p)
+    total = int(inp["data"].astype(np.int64).sum())
+    assert int(ref["total"][0]) == total  # 2^21 values below 256 do not overflow int32
+    assert passes(1000) == [(1000, 2, 256), (2, 1, 1)]
+    # 2 blocks of 2 threads: block 0 reads 0..3 and 8..9 (second grid step), block 1 reads 4..7
+    np.testing.assert_array_equal(block_sums(np.arange(10, dtype=np.int32), 2, 2), [23, 22])
+
+
+def test_scalarprod_reference_is_a_dot_product() -> None:
+    w, inp, p = _inputs("scalarprod", "tiny")
+    ref = w.reference(inp, p)["c"]
+    a = inp["a"].reshape(p["vector_n"], -1).astype(np.float64)
+    b = inp["b"].reshape(p["vector_n"], -1).astype(np.float64)
+    np.testing.assert_allclose(ref, (a * b).sum(axis=1), rtol=1e-5)
+
+
+def test_kmeans_assignment_is_the_nearest_centre() -> None:
+    from ndpgpu.workloads.tom.kmeans import nearest
+
+    _, inp, _ = _inputs("kmeans", "tiny")
+    f, c = inp["features"].astype(np.float64), inp["clusters"].astype(np.float64)
+    d = ((f[:, None, :] - c[None, :, :]) ** 2).sum(axis=2)
+    got = nearest(inp["features"], inp["clusters"])
+    # equal to the float64 argmin except where two distances tie within rounding
+    sorted_d = np.sort(d, axis=1)
+    clear = sorted_d[:, 1] - sorted_d[:, 0] > 1e-4 * sorted_d[:, 1]
+    np.testing.assert_array_equal(got[clear], d.argmin(axis=1)[clear])
+
+
+def test_bfs_reference_matches_a_queue_bfs() -> None:
+    w, inp, p = _inputs("bfs_rodinia", "tiny")
+    nodes, edges = inp["nodes"], inp["edges"]
+    assert abs(edges.size / nodes.size - 6.0) < 0.2  # graph1MW_6's average degree
+    cost = np.full(nodes.size, -1)
+    cost[0] = 0
+    queue = deque([0])
+    while queue:
+        v = queue.popleft()
+        s, k = int(nodes["starting"][v]), int(nodes["no_of_edges"][v])
+        for u in edges[s : s + k]:
+            if cost[u] < 0:
+                cost[u] = cost[v] + 1
+                queue.append(int(u))
+    np.testing.assert_array_equal(w.reference(inp, p)["cost"], cost)
+
+
+def test_heartwall_tracker_matches_a_brute_force_search() -> None:
+    from ndpgpu.workloads.tom.heartwall import track_frame
+
+    _, inp, p = _inputs("heartwall", "tiny")
+    frame, tpl = inp["frames"][1], inp["templates"]
+    rows, cols = track_frame(frame, tpl, inp["template_sum"], inp["point_row"], inp["point_col"], p["search"])
+    t, s = p["tsize"], p["search"]
+    h = t // 2
+    for k in range(inp["point_row"].size):
+        r, c = int(inp["point_row"][k]), int(inp["point_col"][k])
+        best, pos = -np.inf, None
+        for dy in range(-s, s + 1):
+            for dx in range(-s, s + 1):
+                patch = frame[r + dy - h : r + dy + h + 1, c + dx - h : c + dx + h + 1].astype(np.float64)
+                a, b = patch - patch.mean(), tpl[k] - tpl[k].mean()
+                score = (a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum())
+                if score > best + 1e-9:
+                    best, pos = score, (r + dy, c + dx)
+        assert (rows[k], cols[k]) == pos
+
+
+def test_libor_inputs_keep_away_from_payoff_kinks() -> None:
+    from ndpgpu.workloads.tom.libor import Libor
+
+    for scale in ("tiny", "small"):
+        _, inp, _ = _inputs("libor", scale)
+        assert Libor.swap_margins(inp).min() >= Libor.min_margin
+
+
+def test_cfd_mesh_is_consistent() -> None:
+    _, inp, p = _inputs("cfd", "small")
+    ese, normals = inp["elements_surrounding_elements"], inp["normals"]
+    nel = p["nel"]
+    assert ese.shape == (4, inp["areas"].size) and inp["areas"].size % 192 == 0
+    nb = ese[:, :nel]
+    assert set(np.unique(nb[nb < 0])) == {-2, -1}
+    # every interior face is shared: its neighbour lists this element back, with the opposite normal
+    j, i = np.nonzero(nb >= 0)
+    k = nb[j, i]
+    back = ese[:, k] == i[None, :]
+    assert back.any(axis=0).all()
+    jb = back.argmax(axis=0)
+    np.testing.assert_allclose(normals[:, jb, k], -normals[:, j, i], rtol=1e-6)
+
+
+# -- CUDA sources --------------------------------------------------------------------------------------
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name", NAMES)
+def test_source_compiles_to_ptx(name: str, tmp_path: Path) -> None:
+    assert ".entry" in _ptx(WORKLOADS[name], tmp_path)
+
+
+@needs_nvcc
+def test_libor_keeps_its_per_thread_arrays_in_local_memory(tmp_path: Path) -> None:
+    ptx = _entry(_ptx(WORKLOADS["libor"], tmp_path), "libor_adjoint")
+    depot = re.search(r"\.local \.align \d+ \.b8\s+__local_depot\d+\[(\d+)\]", ptx)
+    assert depot, "libor_adjoint has no local-memory depot"
+    assert int(depot.group(1)) >= 4 * (80 + 3280 + 80), "L, L2 and z do not all live in local memory"
+    assert "ld.local" in ptx and "st.local" in ptx
+    # TOM Fig. 4: the two portfolio_b loops stay loops of one local load and one local store per trip
+    loops = [m.group(0) for m in re.finditer(r'\.pragma "nounroll";.*?@%p\d+ bra\s+\$L__\w+;', ptx, re.S)]
+    assert len(loops) == 2
+    for body in loops:
+        assert body.count("ld.local") == 1 and body.count("st.local") == 1
+
+
+@needs_nvcc
+def test_ray_keeps_its_bounce_stack_in_local_memory(tmp_path: Path) -> None:
+    ptx = _entry(_ptx(WORKLOADS["ray"], tmp_path), "ray_render")
+    assert "__local_depot" in ptx and "ld.local" in ptx and "st.local" in ptx
+    assert "fma" not in ptx, "ray is compiled with -fmad=false so its reference is exact"
+
+
+# -- through the simulator -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_workload_passes_at_tiny(name: str) -> None:
+    from ndpgpu.workloads.runner import run_workload
+
+    result = run_workload(name, "tiny")
+    failures = [c.message for c in result.checks if not c.passed]
+    assert result.checks, f"{name}: the runner reported no checks"
+    assert result.passed, f"{name} (tiny) failed:\n" + "\n".join(failures or ["(no failing check reported)"])

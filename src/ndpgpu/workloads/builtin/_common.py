@@ -46,3 +46,15 @@ def device_view(host: np.ndarray, dtype: Any) -> np.ndarray:
 def wrap_int32(x: np.ndarray | int) -> np.ndarray:
     """Reduce integers modulo 2**32 into int32, as 32-bit two's-complement hardware does."""
     return np.asarray(x, dtype=np.int64).astype(np.int32)
+
+
+def launch_matmul_16x16(ctx, kernel: str, inp: dict, n: int) -> dict:
+    """Run ``kernel(A, B, C, n)`` over 16x16 blocks covering an n x n output; return ``{"C": C}``."""
+    import ndpgpu
+
+    a = ndpgpu.asarray(inp["A"])
+    b = ndpgpu.asarray(inp["B"])
+    c = ndpgpu.zeros((n, n), np.float32)
+    grid = (ceil_div(n, 16), ceil_div(n, 16))
+    ctx.module.get_function(kernel)(grid, (16, 16), (a, b, c, np.int32(n)))
+    return {"C": c.get()}

@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 
-import ndpgpu
 from ndpgpu.workloads.base import RunContext, Workload, register
-from ndpgpu.workloads.builtin._common import OutputSpecs, ceil_div, spec
+from ndpgpu.workloads.builtin._common import OutputSpecs, launch_matmul_16x16, spec
 
 
 def gpgpusim_matrices(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -34,13 +33,7 @@ class SgemmNaive(Workload):
         return {"A": a, "B": b}
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        n = p["n"]
-        a = ndpgpu.asarray(inp["A"])
-        b = ndpgpu.asarray(inp["B"])
-        c = ndpgpu.zeros((n, n), np.float32)
-        grid = (ceil_div(n, 16), ceil_div(n, 16))
-        ctx.module.get_function("matmul")(grid, (16, 16), (a, b, c, np.int32(n)))
-        return {"C": c.get()}
+        return launch_matmul_16x16(ctx, "matmul", inp, p["n"])
 
     def reference(self, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
         c = inp["A"].astype(np.int64) @ inp["B"].astype(np.int64)

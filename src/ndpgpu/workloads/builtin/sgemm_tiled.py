@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 
-import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, Workload, register
-from ndpgpu.workloads.builtin._common import OutputSpecs, ceil_div, spec
+from ndpgpu.workloads.builtin._common import OutputSpecs, launch_matmul_16x16, spec
 
 
 @register
@@ -30,13 +29,7 @@ class SgemmTiled(Workload):
         return {"A": a, "B": b}
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        n = p["n"]
-        a = ndpgpu.asarray(inp["A"])
-        b = ndpgpu.asarray(inp["B"])
-        c = ndpgpu.zeros((n, n), np.float32)
-        grid = (ceil_div(n, 16), ceil_div(n, 16))
-        ctx.module.get_function("sgemm_tiled")(grid, (16, 16), (a, b, c, np.int32(n)))
-        return {"C": c.get()}
+        return launch_matmul_16x16(ctx, "sgemm_tiled", inp, p["n"])
 
     def reference(self, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
         c = inp["A"].astype(np.float64) @ inp["B"].astype(np.float64)

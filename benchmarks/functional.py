@@ -51,7 +51,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller inputs (for a smoke run)")
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
-    compile_s = warmup()
+    compile_s, _ = warmup()
     cases = [
         ("saxpy", {"n": 1 << 22}),
         ("sgemm_naive", {"n": 512}),

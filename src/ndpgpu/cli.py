@@ -67,10 +67,14 @@ def _parse_override(text: str) -> tuple[str, object]:
 def _cmd_machines(args: argparse.Namespace) -> int:
     from .timing import cli as timing_cli
 
-    if args.name:
-        print(timing_cli.machines_show(args.name))
-    else:
-        print(timing_cli.machines_list())
+    words = list(args.words)
+    if words[:1] == ["show"]:
+        words = words[1:]
+        if not words:
+            raise SystemExit("ndpgpu machines show: name a preset (see `ndpgpu machines`) or a YAML file")
+    if len(words) > 1:
+        raise SystemExit(f"ndpgpu machines: expected at most one machine, got {words}")
+    print(timing_cli.machines_show(words[0]) if words else timing_cli.machines_list())
     return 0
 
 
@@ -115,6 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--machine", help="add timing columns from this machine (characterize)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--out", help="write the characterization table (Markdown) here")
+    p.add_argument("--format", choices=["table", "markdown", "json"], default="table", help="characterize output")
+    p.add_argument("--write-docs", metavar="MD", help="regenerate the marked characterization block of this file")
+    p.add_argument("--paper-times", action="store_true", help="also time each workload at paper scale (functional)")
+    p.add_argument("--time-limit", type=float, default=600.0, help="per-workload limit of --paper-times (s)")
+    p.add_argument("--no-characterize", action="store_true", help="skip the characterization pass")
+    p.add_argument("--jobs", type=int, default=1, help="characterize in this many child processes")
+    p.add_argument("--timeout", type=float, help="per-workload limit of characterize (runs in a child process)")
     p.set_defaults(func=_cmd_workloads)
 
     p = sub.add_parser("run", help="run one workload and check it against its reference")
@@ -132,8 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--functional-only", action="store_true", help="only run and check the workloads")
     p.set_defaults(func=_cmd_main)
 
-    p = sub.add_parser("machines", help="list machine presets, or show one")
-    p.add_argument("name", nargs="?")
+    p = sub.add_parser("machines", help="list machine presets; `machines show NAME` prints one with its sources")
+    p.add_argument("words", nargs="*", metavar="show NAME", help="`show NAME` (or just NAME, or a YAML path)")
     p.set_defaults(func=_cmd_machines)
 
     for module in ("ndpgpu.experiments.cli", "ndpgpu.mechanisms.cli"):

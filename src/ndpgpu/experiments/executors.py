@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import numbers
 from pathlib import Path
 from typing import Any
 
@@ -138,10 +139,15 @@ class SimulatorExecutor(Executor):
         from ndpgpu.trace.format import KernelTrace
 
         session = TimingSession(self._load_machine(point))
-        for path in recording.trace_paths:
-            session.run_launch(KernelTrace.load(path))
+        per_launch: list[MetricRow] = []
+        for i, path in enumerate(recording.trace_paths):
+            st = session.run_launch(KernelTrace.load(path))
+            per_launch += [MetricRow(f"launch{i}", "cycles", float(st.cycles), "cycles"),
+                           MetricRow(f"launch{i}", "warp_instructions", float(st.c("WARP_INSTS")), "warp-instr")]
         rows = session.totals().rows()
-        return [MetricRow(str(p), str(m), float(v), str(u)) for p, m, v, u in rows if not _is_wall_time(str(m))]
+        # identity rows (kernel name, machine, hash) are strings: the point's key already records them
+        return [MetricRow(str(p), str(m), float(v), str(u)) for p, m, v, u in rows
+                if isinstance(v, numbers.Real) and not _is_wall_time(str(m))] + per_launch
 
 
 def _is_wall_time(stat: str) -> bool:

@@ -34,8 +34,8 @@ SKIP:
 """
 
 
-def warmup() -> float:
-    """Run the warm-up kernel with and without tracing; return the seconds spent."""
+def warmup() -> tuple[float, object]:
+    """Run the warm-up kernel with and without tracing; return the seconds spent and a trace of it."""
     import ndpgpu
 
     t0 = time.perf_counter()
@@ -48,8 +48,22 @@ def warmup() -> float:
         expect = np.where(x < 16, x, x * x + x)
         if not np.array_equal(out.get(), expect):
             raise RuntimeError("the functional engine failed its warm-up kernel")
+        trace = fn((1,), (32,), (out,), trace=True).trace
+    return time.perf_counter() - t0, trace
+
+
+def warmup_timing(trace: object) -> float:
+    """Compile (or load) the timing engine by timing the warm-up launch on the gtx480 preset."""
+    from ndpgpu.timing import TimingSession
+
+    t0 = time.perf_counter()
+    stats = TimingSession("gtx480").run_launch(trace)
+    if stats.cycles <= 0:
+        raise RuntimeError("the timing engine failed its warm-up launch")
     return time.perf_counter() - t0
 
 
 if __name__ == "__main__":
-    print(f"ndpgpu engine ready ({warmup():.1f} s)")
+    functional_s, warm_trace = warmup()
+    print(f"ndpgpu functional engine ready ({functional_s:.1f} s)")
+    print(f"ndpgpu timing engine ready ({warmup_timing(warm_trace):.1f} s)")

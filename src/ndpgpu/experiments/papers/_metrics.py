@@ -21,8 +21,8 @@ def pick_metric(results: ResultSet, candidates: Sequence[str]) -> str | None:
     return None
 
 
-CYCLES = ("cycles", "gpu.cycles", "total_cycles")
-IPC = ("ipc", "gpu.ipc")
+CYCLES = ("kernel.cycles", "cycles", "gpu.cycles", "total_cycles")
+IPC = ("kernel.ipc_thread", "ipc", "gpu.ipc")
 THREAD_INSTRUCTIONS = ("thread_instructions", "functional.thread_instructions", "gpu.thread_instructions")
 WARP_INSTRUCTIONS = ("warp_instructions", "functional.warp_instructions", "gpu.warp_instructions")
 DRAM_BYTES = ("dram.bytes", "dram.bytes_total", "dram_bytes")

@@ -25,6 +25,14 @@ REFERENCE: dict[str, dict[str, dict[str, float | None]]] = {
             "warp_instructions": 720_896,
             "ipc": 254.3,
             "l2_miss_rate": 0.9996,
+            "occupancy": 0.871,
+            "l1d_accesses": 98_304,
+            "l1d_misses": 98_304,
+            "l2_accesses": 393_366,
+            "l2_bandwidth_gbs": 101.7,
+            "dram_read_bytes": 8_388_928,
+            "dram_write_bytes": 1_950_016,
+            "avg_fetch_latency": 564,
         },
         "sgemm_naive": {
             "cycles": 340_751,
@@ -32,6 +40,14 @@ REFERENCE: dict[str, dict[str, dict[str, float | None]]] = {
             "warp_instructions": 2_840_576,
             "ipc": 266.0,
             "l2_miss_rate": 0.0071,
+            "occupancy": 0.626,
+            "l1d_accesses": 1_576_960,
+            "l1d_misses": 291_048,
+            "l2_accesses": 1_156_354,
+            "l2_bandwidth_gbs": 76.0,
+            "dram_read_bytes": 1_088,
+            "dram_write_bytes": 0,
+            "avg_fetch_latency": 165,
         },
     },
     "v100": {
@@ -41,6 +57,14 @@ REFERENCE: dict[str, dict[str, dict[str, float | None]]] = {
             "warp_instructions": None,
             "ipc": 1061.2,
             "l2_miss_rate": 0.896,
+            "occupancy": 0.886,
+            "l1d_accesses": 393_216,
+            "l1d_misses": 393_216,
+            "l2_accesses": 393_216,
+            "l2_bandwidth_gbs": 686.5,
+            "dram_read_bytes": 7_085_312,
+            "dram_write_bytes": 1_862_528,
+            "avg_fetch_latency": 929,
         },
         "sgemm_naive": {
             "cycles": 67_777,
@@ -48,6 +72,14 @@ REFERENCE: dict[str, dict[str, dict[str, float | None]]] = {
             "warp_instructions": None,
             "ipc": 1337.3,
             "l2_miss_rate": 0.045,
+            "occupancy": 0.4,
+            "l1d_accesses": 2_105_344,
+            "l1d_misses": 1_187_166,
+            "l2_accesses": 180_224,
+            "l2_bandwidth_gbs": 96.3,
+            "dram_read_bytes": 0,
+            "dram_write_bytes": 0,
+            "avg_fetch_latency": 188,
         },
     },
 }
@@ -57,6 +89,14 @@ OURS = {
     "warp_instructions": WARP_INSTRUCTIONS,
     "ipc": IPC,
     "l2_miss_rate": L2_MISS_RATE,
+    "occupancy": ("core.occupancy",),
+    "l1d_accesses": ("l1d.accesses",),
+    "l1d_misses": ("l1d.misses",),
+    "l2_accesses": ("l2.accesses",),
+    "l2_bandwidth_gbs": ("l2.bandwidth",),
+    "dram_read_bytes": ("dram.read_bytes",),  # GPGPU-Sim's DRAM reads are 32-B accesses: reads x 32
+    "dram_write_bytes": ("dram.write_bytes",),  # GPGPU-Sim's write-backs x 32 B
+    "avg_fetch_latency": ("latency.average",),  # core cycles from L1 miss to reply
 }
 CYCLE_TOLERANCE = 0.5  # a different simulator of the same machine: agreement within 50% is the bar
 INSTRUCTION_TOLERANCE = 0.10  # nvcc 13 PTX against GPGPU-Sim's older nvcc: close, not equal

@@ -1,0 +1,1 @@
+"""Machine presets (YAML), loaded by ``ndpgpu.timing.load_machine``."""

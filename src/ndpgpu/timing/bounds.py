@@ -1,0 +1,109 @@
+"""Analytic latencies and bandwidth bounds of a machine, from its spec values alone (docs/timing.md).
+
+These are the answers the validation tests know in advance: the unloaded load-to-use latency of each
+level of a pointer-chasing load, and the throughput bounds a streaming read cannot exceed (DRAM,
+interconnect, and Little's law over the MSHRs). Nothing here runs the engine.
+
+    lat = load_to_use(m)          # {"l1": 35.0, "l2": 136.0, "dram": 248.9} on gtx480 (core cycles)
+    b = stream_bounds(m)          # {"dram": ..., "icnt": ..., "mshr": ..., "lowest": ...} in GB/s
+"""
+
+from __future__ import annotations
+
+import math
+
+from .spec import ATOM_BYTES, Machine
+
+
+def flits(m: Machine, payload_bytes: int) -> int:
+    """Flits of one packet carrying ``payload_bytes`` (header included, at least one)."""
+    return max(1, math.ceil((m.icnt.header_bytes + payload_bytes) / m.icnt.flit_bytes))
+
+
+def l1_fill_bytes(m: Machine, request_bytes: int = 8) -> int:
+    """Bytes an L1 read miss of ``request_bytes`` (one lane, aligned) fetches: whole L1 sectors."""
+    return max(m.l1d.sector_bytes, math.ceil(request_bytes / ATOM_BYTES) * ATOM_BYTES)
+
+
+def dram_data_cycles(m: Machine, nbytes: int) -> int:
+    """DRAM cycles from the first column command of a row-hit request of ``nbytes`` to its last data.
+
+    ``n = ceil(nbytes / atom_bytes)`` bursts to one bank: ``(n - 1) x max(tCCD_L, burst_cycles)`` between
+    column commands (same bank group), then ``tCL + burst_cycles`` for the last one.
+    """
+    d = m.dram
+    n = max(1, math.ceil(nbytes / d.atom_bytes))
+    return (n - 1) * max(d.timing.tCCD_L, d.burst_cycles) + d.timing.tCL + d.burst_cycles
+
+
+def load_to_use(m: Machine, request_bytes: int = 8, row: str = "hit") -> dict[str, float]:
+    """Unloaded load-to-use latency (core cycles) of one load served by L1, L2 and DRAM.
+
+    Valid when the interconnect and L2 clocks equal the core clock (both presets); the DRAM part is
+    converted by ``core_mhz / dram_mhz`` and excludes the alignment to clock edges at the two domain
+    crossings (at most one DRAM cycle plus one L2 cycle, see docs/timing.md). ``row`` is the DRAM row
+    state: ``hit`` (open row), ``closed`` (adds tRCD) or ``conflict`` (adds tRP + tRCD).
+    """
+    c, ic, l1 = m.clocks, m.icnt, m.l1d
+    if not (c.icnt_mhz == c.core_mhz == c.l2_mhz):
+        raise ValueError("load_to_use assumes core, interconnect and L2 clocks are equal")
+    fill = l1_fill_bytes(m, request_bytes)
+    l1_hit = float(l1.latency)
+    net = (ic.latency + flits(m, 0) - 1) + (ic.latency + flits(m, fill) - 1)
+    base = l1.miss_latency + net + m.core.fill_to_use
+    if m.l2 is None or not m.l2.enabled:
+        l2_hit = math.nan
+        before_dram = base
+    else:
+        l2_hit = float(base + m.l2.rop_latency + m.l2.latency)
+        before_dram = base + m.l2.rop_latency + 1  # a fill replies one L2 cycle after the data returns
+    t = m.dram.timing
+    row_cycles = {"hit": 0, "closed": t.tRCD, "conflict": t.tRP + t.tRCD}[row]
+    d_cycles = m.dram.controller_latency + row_cycles + dram_data_cycles(m, fill)
+    dram = before_dram + d_cycles * c.core_mhz / c.dram_mhz
+    return {"l1": l1_hit, "l2": l2_hit, "dram": float(dram)}
+
+
+def dram_bound_gbs(m: Machine) -> float:
+    """Peak DRAM bandwidth less refresh: channels x bus bytes x data rate x clock x (1 - tRFC / tREFI)."""
+    d = m.dram
+    peak = d.scheduling_channels * d.bus_bits / 8 * d.data_rate * m.clocks.dram_mhz * 1e6 / 1e9
+    t = d.timing
+    if d.refresh and t.tREFI > 0:
+        peak *= 1 - t.tRFC / t.tREFI
+    return peak
+
+
+def icnt_bound_gbs(m: Machine, request_bytes: int = 128) -> float:
+    """Read data the crossbar can move: each port passes one flit per interconnect cycle.
+
+    A read of ``request_bytes`` is a header-only request (``flits(0)``) and a reply of
+    ``flits(request_bytes)``; the slices (and the SMs) share the traffic evenly, so the bound is the
+    smaller of ``min(slices, SMs) x request_bytes / flits`` per cycle over the two networks.
+    """
+    ports = min(m.num_slices, m.core.num_sms)
+    per_cycle = min(request_bytes / flits(m, request_bytes), request_bytes / flits(m, 0))
+    return ports * per_cycle * m.clocks.icnt_mhz * 1e6 / 1e9
+
+
+def mshr_bound_gbs(m: Machine, request_bytes: int = 128) -> float:
+    """Little's law: outstanding misses x bytes each / unloaded latency, for the L1 and L2 MSHRs.
+
+    L1: ``num_sms x l1d.mshr_entries`` lines of ``request_bytes`` over the DRAM load-to-use latency;
+    L2: ``slices x l2.mshr_entries`` over the DRAM part alone (controller latency + row hit service).
+    """
+    lat = load_to_use(m, request_bytes)
+    ns_core = 1e3 / m.clocks.core_mhz
+    l1 = m.core.num_sms * m.l1d.mshr_entries * request_bytes / (lat["dram"] * ns_core)
+    bound = l1
+    if m.l2 is not None and m.l2.enabled:
+        d_ns = (m.dram.controller_latency + dram_data_cycles(m, request_bytes)) * 1e3 / m.clocks.dram_mhz
+        bound = min(bound, m.num_slices * m.l2.mshr_entries * request_bytes / d_ns)
+    return bound
+
+
+def stream_bounds(m: Machine, request_bytes: int = 128) -> dict[str, float]:
+    """The three bounds of a streaming read (GB/s) and the lowest of them."""
+    b = {"dram": dram_bound_gbs(m), "icnt": icnt_bound_gbs(m, request_bytes), "mshr": mshr_bound_gbs(m, request_bytes)}
+    b["lowest"] = min(b.values())
+    return b

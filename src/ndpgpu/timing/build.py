@@ -1,0 +1,368 @@
+"""Build the compiled engine's arrays from a Machine (persistent state) and from a trace (per launch).
+
+Names become integers here (STYLE.md habit 6): units, policies, op classes and packet types are encoded
+into the int64 tables of :mod:`._engine`; the loop never sees a string.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..trace.coalesce import coalesce_trace
+from ..trace.format import OP_CLASS, OP_CLASSES, SPACE, KernelTrace
+from . import _engine as E
+from . import registry
+from .interfaces import DispatchPlan
+from .occupancy import Occupancy, occupancy
+from .spec import UNIT_NAMES, Machine
+
+I64 = np.int64
+UNIT_CODE = {name: i for i, name in enumerate(UNIT_NAMES)}
+MAX_REG_ID = 1 << 16
+
+
+def _period_ps(mhz: float) -> int:
+    return int(round(1e6 / mhz))
+
+
+class EngineState:
+    """All arrays of one machine's compiled model; caches, DRAM and queues persist across launches."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.m = m = machine
+        core, l1, l2, ic, dr = m.core, m.l1d, m.l2, m.icnt, m.dram
+        for err in registry.lookup("dram", dr.impl)().check(dr):
+            raise ValueError(err)
+        nsm = core.num_sms
+        nsub = core.sub_cores
+        nslot = math.ceil(core.max_warps / nsub) * nsub
+        if nslot // nsub > 62:
+            raise ValueError(f"{nslot // nsub} warps per sub-core exceed the engine's limit of 62")
+        nch = dr.scheduling_channels
+        nsl = m.num_slices
+        self.nsm, self.nsub, self.nslot, self.nch, self.nsl = nsm, nsub, nslot, nch, nsl
+        cfg = np.zeros(E.NCFG, I64)
+        self.cfg = cfg
+        cfg[E.C_NSM] = nsm
+        cfg[E.C_NSUB] = nsub
+        cfg[E.C_NSLOT] = nslot
+        cfg[E.C_NCTA_SLOTS] = core.max_ctas
+        cfg[E.C_MAXW_SUB] = nslot // nsub
+        cfg[E.C_ISSUE_W] = core.issue_width
+        cfg[E.C_SCHED] = registry.lookup("warp_scheduler", core.scheduler.impl).code
+        cfg[E.C_ACTIVE_POOL] = core.scheduler.active_warps
+        cfg[E.C_DISPATCH_PER_CYCLE] = core.cta_dispatch.per_cycle
+        cfg[E.C_CTA_LAUNCH_LAT] = core.cta_dispatch.launch_latency
+        cfg[E.C_KERNEL_LAUNCH_LAT] = core.cta_dispatch.kernel_launch_latency
+        cfg[E.C_SUB_UNITS] = int(core.sub_core_units)
+        cfg[E.C_WAIT_ACKS] = int(core.wait_store_acks)
+        cfg[E.C_FILL_TO_USE] = core.fill_to_use
+        cfg[E.C_PARAM_LAT] = core.param_latency
+        cfg[E.C_SMEM_LAT] = core.smem.latency
+        cfg[E.C_MAX_THREADS] = core.max_threads
+        cfg[E.C_REGFILE] = core.registers
+        cfg[E.C_SMEM_SIZE] = core.shared_mem_bytes
+        self.unit_count = {u: core.units.get(u, 0) for u in UNIT_NAMES}
+        maxu = 1
+        for u, n in self.unit_count.items():
+            cfg[E.C_UCNT_SP + UNIT_CODE[u]] = max(n, 1)
+            maxu = max(maxu, n)
+        # L1
+        line_shift = l1.line_bytes.bit_length() - 1
+        self.line_bytes = l1.line_bytes
+        self.line_atoms = l1.line_bytes // 32
+        cfg[E.C_L1_EN] = int(l1.enabled)
+        cfg[E.C_L1_SETS] = l1.num_sets
+        cfg[E.C_L1_ASSOC] = l1.assoc
+        cfg[E.C_L1_LINE_SHIFT] = line_shift
+        cfg[E.C_L1_SECT_ATOMS] = l1.sector_bytes // 32
+        cfg[E.C_L1_LAT] = l1.latency
+        cfg[E.C_L1_WPOL] = {"write_back": E.WP_BACK, "write_through": E.WP_THROUGH, "write_evict": E.WP_EVICT}[
+            l1.write_policy]
+        cfg[E.C_L1_WALLOC] = int(l1.write_allocate)
+        cfg[E.C_L1_REPL] = 0 if l1.replacement == "lru" else 1
+        cfg[E.C_L1_SETIDX] = 0 if l1.set_index == "linear" else 1
+        cfg[E.C_L1_XOR_BITS] = max(1, (l1.num_sets - 1).bit_length())
+        cfg[E.C_L1_MSHR] = l1.mshr_entries
+        cfg[E.C_L1_MERGE] = l1.mshr_merge
+        cfg[E.C_L1_PORTS] = l1.ports
+        cfg[E.C_L1_MISSQ] = l1.miss_queue
+        cfg[E.C_L1_CACHE_GLOBAL] = int(l1.cache_global)
+        cfg[E.C_L1_FILL_PORTS] = l1.fill_ports
+        cfg[E.C_L1_MISS_LAT] = l1.miss_latency
+        pf = l1.prefetch
+        cfg[E.C_PF_KIND] = registry.lookup("prefetcher", pf.impl).code
+        cfg[E.C_PF_DEGREE] = pf.degree
+        cfg[E.C_PF_PRIO] = pf.priority
+        # L2
+        l2on = l2 is not None and l2.enabled
+        cfg[E.C_L2_EN] = int(l2on)
+        if l2 is not None:
+            cfg[E.C_L2_SETS] = l2.num_sets
+            cfg[E.C_L2_ASSOC] = l2.assoc
+            cfg[E.C_L2_SECT_ATOMS] = l2.sector_bytes // 32
+            cfg[E.C_L2_LAT] = l2.latency
+            cfg[E.C_L2_WPOL] = {"write_back": E.WP_BACK, "write_through": E.WP_THROUGH,
+                                "write_evict": E.WP_THROUGH}[l2.write_policy]
+            cfg[E.C_L2_WALLOC] = int(l2.write_allocate)
+            cfg[E.C_L2_REPL] = 0 if l2.replacement == "lru" else 1
+            cfg[E.C_L2_SETIDX] = 0 if l2.set_index == "linear" else 1
+            cfg[E.C_L2_XOR_BITS] = max(1, (l2.num_sets - 1).bit_length())
+            cfg[E.C_L2_MSHR] = l2.mshr_entries
+            cfg[E.C_L2_MERGE] = l2.mshr_merge
+            cfg[E.C_L2_ROP] = l2.rop_latency
+            cfg[E.C_L2_ATOM_LAT] = l2.atomic_latency
+            cfg[E.C_L2_RETQ] = l2.return_queue
+            cfg[E.C_L2_RESPQ] = l2.response_queue
+            cfg[E.C_L2_PORTS] = l2.ports
+            cfg[E.C_SLICES_PER_CH] = l2.slices_per_channel
+            l2_sets, l2_assoc, l2_mshr = l2.num_sets, l2.assoc, l2.mshr_entries
+            l2_lat, rop, retq, respq = l2.latency, l2.rop_latency, l2.return_queue, l2.response_queue
+        else:
+            cfg[E.C_L2_SETS] = 1
+            cfg[E.C_L2_ASSOC] = 1
+            cfg[E.C_L2_MSHR] = 1
+            cfg[E.C_L2_MERGE] = 1
+            cfg[E.C_L2_LAT] = 1
+            cfg[E.C_L2_PORTS] = 1
+            cfg[E.C_SLICES_PER_CH] = 1
+            cfg[E.C_L2_RETQ] = 32
+            cfg[E.C_L2_RESPQ] = 32
+            l2_sets, l2_assoc, l2_mshr, l2_lat, rop, retq, respq = 1, 1, 1, 1, 0, 32, 32
+        cfg[E.C_NSL] = nsl
+        # interconnect
+        cfg[E.C_IC_FLIT] = ic.flit_bytes
+        cfg[E.C_IC_HDR] = ic.header_bytes
+        cfg[E.C_IC_LAT] = ic.latency
+        cfg[E.C_IC_INBUF] = ic.input_buffer
+        cfg[E.C_IC_EJBUF] = ic.eject_buffer
+        cfg[E.C_IC_PRIO] = int(ic.priority_arbitration)
+        # DRAM
+        t = dr.timing
+        cfg[E.C_NCH] = nch
+        cfg[E.C_NBANK] = dr.banks
+        cfg[E.C_NBG] = dr.bank_groups
+        cfg[E.C_BANKS_PER_BG] = dr.banks_per_group
+        cfg[E.C_ATOM_BYTES] = dr.atom_bytes
+        cfg[E.C_BURST_CYC] = dr.burst_cycles
+        cfg[E.C_DUAL_CMD] = int(dr.dual_command_bus)
+        cfg[E.C_PAGE_POLICY] = 0 if dr.page_policy == "open" else 1
+        cfg[E.C_REFRESH] = int(dr.refresh and t.tREFI > 0 and t.tRFC > 0)
+        cfg[E.C_CTRL_LAT] = dr.controller_latency
+        cfg[E.C_DRAM_SCHED] = registry.lookup("dram_scheduler", dr.scheduler.impl).code
+        cfg[E.C_DQ_SIZE] = dr.scheduler.queue_size
+        for name in ("tRCD", "tRP", "tRAS", "tRC", "tCL", "tCWL", "tCCD_S", "tCCD_L", "tRRD_S", "tRRD_L", "tFAW",
+                     "tWR", "tWTR", "tRTW", "tRTP", "tREFI", "tRFC"):
+            cfg[getattr(E, "C_" + name)] = getattr(t, name)
+        # run control
+        core_ps = 1e6 / m.clocks.core_mhz
+        cfg[E.C_WATCHDOG_PS] = int(m.sim.watchdog_cycles * core_ps)
+        cfg[E.C_TS_INTERVAL_PS] = int(m.sim.time_series_interval * core_ps)
+        cfg[E.C_RECORD_DLOG] = int(m.sim.record_dram_commands)
+        # queues
+        self.q_smout, self.q_smin = 0, nsm
+        self.q_l2in, self.q_l2out, self.q_l2ret = 2 * nsm, 2 * nsm + nsl, 2 * nsm + 2 * nsl
+        nq = 2 * nsm + 3 * nsl
+        caps = np.zeros(nq, I64)
+        caps[self.q_smout:self.q_smout + nsm] = l1.miss_queue
+        caps[self.q_smin:self.q_smin + nsm] = ic.eject_buffer
+        caps[self.q_l2in:self.q_l2in + nsl] = ic.eject_buffer + rop
+        caps[self.q_l2out:self.q_l2out + nsl] = respq + l2_lat
+        caps[self.q_l2ret:self.q_l2ret + nsl] = retq
+        cfg[E.C_Q_SMOUT], cfg[E.C_Q_SMIN] = self.q_smout, self.q_smin
+        cfg[E.C_Q_L2IN], cfg[E.C_Q_L2OUT], cfg[E.C_Q_L2RET] = self.q_l2in, self.q_l2out, self.q_l2ret
+        self.qb = np.zeros((nq, int(caps.max())), I64)
+        self.qm = np.zeros((nq, 4), I64)
+        self.qm[:, E.Q_CAP] = caps
+        # components' wake slots
+        cfg[E.C_WK_SL] = nsm
+        cfg[E.C_WK_CH] = nsm + nsl
+        cfg[E.C_WK_NET] = nsm + nsl + nch
+        cfg[E.C_WK_DISP] = nsm + nsl + nch + 2
+        cfg[E.C_NCOMP] = nsm + nsl + nch + 3
+        self.wake = np.full(int(cfg[E.C_NCOMP]), E.INF, I64)
+        # clocks
+        self.clk = np.zeros((E.NDOM, 3), I64)
+        for d, mhz in enumerate((m.clocks.core_mhz, m.clocks.icnt_mhz, m.clocks.l2_mhz, m.clocks.dram_mhz)):
+            self.clk[d, E.K_FKHZ] = int(round(mhz * 1000))
+            self.clk[d, E.K_PERIOD] = _period_ps(mhz)
+        self.g = np.zeros(E.NG, I64)
+        # request pool: bounded by every queue, MSHR and DRAM queue together
+        l1m_entries = nsm * l1.mshr_entries
+        npool = int(caps.sum() + nsl * l2_mshr * (cfg[E.C_L2_MERGE] + 1) + nch * dr.scheduler.queue_size
+                    + l1m_entries * 4 + 1024)
+        self.rq = np.zeros((npool, E.NRQ), I64)
+        self.rq_free = np.arange(npool, dtype=I64)[::-1].copy()
+        self.g[E.G_RQ_TOP] = npool
+        nldo = nsm * nslot * 8
+        self.ldo = np.zeros((nldo, E.NLD), I64)
+        self.ld_free = np.arange(nldo, dtype=I64)[::-1].copy()
+        self.g[E.G_LD_TOP] = nldo
+        # SM state
+        self.wt = np.zeros((nsm * nslot, E.NWT), I64)
+        self.ufree = np.zeros((nsm, E.NUNITS, maxu), I64)
+        self.smt = np.zeros((nsm, E.NSMT), I64)
+        self.subt = np.zeros((nsm * nsub, E.NSUBT), I64)
+        self.subt[:, E.SB_LAST] = -1
+        self.ctat = np.zeros((nsm * core.max_ctas, E.NCTAT), I64)
+        self.ctat[:, E.CT_CTA] = -1
+        self.l1t = np.zeros((nsm * l1.num_sets * l1.assoc, E.NLN), I64)
+        self.l1m = np.zeros((l1m_entries, E.NMSHR), I64)
+        self.l1m[:, E.M_LINE] = -1
+        self.l1w = np.zeros((l1m_entries, l1.mshr_merge), I64)
+        self.l2t = np.zeros((nsl * l2_sets * l2_assoc, E.NLN), I64)
+        self.l2m = np.zeros((nsl * l2_mshr, E.NMSHR), I64)
+        self.l2m[:, E.M_LINE] = -1
+        self.l2m[:, E.M_HEAD] = -1
+        # DRAM state
+        self.dq = np.zeros((nch, dr.scheduler.queue_size, E.NDQF), I64)
+        self.dq[:, :, E.DQ_RID] = -1
+        self.bank = np.zeros((nch * dr.banks, E.NBANKT), I64)
+        self.bank[:, E.B_ROW] = -1
+        self.bgt = np.full((nch * dr.bank_groups, 2), E.NEG, I64)
+        self.chs = np.zeros((nch, E.NCHT), I64)
+        for col in (E.H_LAST_ACT, E.H_LAST_COL, E.H_LAST_RD, E.H_LAST_WR_END):
+            self.chs[:, col] = E.NEG
+        self.chs[:, E.H_NEXT_REF] = t.tREFI
+        self.faw = np.full((nch, 4), E.NEG, I64)
+        self.hitpend = np.zeros(3 * dr.banks, I64)
+        # networks
+        self.netd = np.zeros((2, E.NNETT), I64)
+        self.netd[E.NET_REQ, [E.N_NSRC, E.N_NDST, E.N_SRCQ, E.N_DSTQ]] = [nsm, nsl, self.q_smout, self.q_l2in]
+        self.netd[E.NET_REQ, E.N_DST_DELAY] = rop  # L2 cycles
+        self.netd[E.NET_REP, [E.N_NSRC, E.N_NDST, E.N_SRCQ, E.N_DSTQ]] = [nsl, nsm, self.q_l2out, self.q_smin]
+        self.pbusy = np.zeros((2, 2, max(nsm, nsl)), I64)
+        # address mapping: descriptor 0 is the machine's; ranges may select others
+        self.mappings: list[np.ndarray] = [registry.lookup("address_mapping", dr.mapping.impl)().descriptor(m)]
+        self.ranges: list[tuple[int, int, int]] = []
+        self._sync_mapping()
+        # packet types: service latency (L2 cycles) of offload and user packets
+        self.ptype = np.zeros((E.NPK, 2), I64)
+        self.ptype[E.PK_OFFLOAD, 0] = 4
+        # statistics
+        self.ctr = np.zeros(E.NCTR, I64)
+        self.smst = np.zeros((nsm, E.NSMS), I64)
+        self.slst = np.zeros((nsl, E.NSLS), I64)
+        self.chst = np.zeros((nch, E.NCHS), I64)
+        self.clst = np.zeros(32, I64)
+        self.prst = np.zeros((E.NPRIO, E.NPRS), I64)
+        self.nst = np.zeros((2, 2, max(nsm, nsl)), I64)
+        self.kst = np.zeros((E.NPK, 4), I64)
+        self.ts = np.zeros((0, E.NTS), I64)
+        self.dlog = np.zeros((1 << 16 if m.sim.record_dram_commands else 1, 5), I64)
+        self.pcst = np.zeros((1, E.NPCS), I64)
+
+    # ------------------------------------------------------------------ mapping
+    def _sync_mapping(self) -> None:
+        self.mapd = np.stack(self.mappings).astype(I64)
+        self.mrange = np.array(self.ranges, dtype=I64).reshape(-1, 3) if self.ranges else np.zeros((1, 3), I64)
+        self.cfg[E.C_NMAP] = len(self.mappings)
+        self.cfg[E.C_NRANGE] = len(self.ranges)
+
+    def map_range(self, lo: int, hi: int, descriptor: np.ndarray) -> None:
+        """Addresses in [lo, hi) use ``descriptor`` (first matching range wins)."""
+        self.mappings.append(np.asarray(descriptor, I64))
+        self.ranges.append((int(lo), int(hi), len(self.mappings) - 1))
+        self._sync_mapping()
+
+    def map_address(self, addr: int) -> dict[str, int]:
+        """Where ``addr`` lives: channel, slice, bank group, bank, row."""
+        ch, sl, bg, bk, row, key = E.map_addr(self.mapd, self.mrange, int(self.cfg[E.C_NRANGE]), int(addr))
+        return {"channel": int(ch), "slice": int(sl), "bank_group": int(bg), "bank": int(bk), "row": int(row),
+                "key": int(key)}
+
+
+class LaunchArrays:
+    """The per-launch arrays built from one trace."""
+
+    def __init__(self, st: EngineState, trace: KernelTrace, plan: DispatchPlan, occ: Occupancy,
+                 placement: np.ndarray | None = None, preload: tuple[np.ndarray, np.ndarray] | None = None,
+                 packet_kind: int = E.PK_OFFLOAD) -> None:
+        m = st.m
+        core = m.core
+        launch = trace.launch
+        static = trace.static
+        npc = len(static)
+        pct = np.zeros((max(npc, 1), E.NPCT), I64)
+        pct[:, E.P_D0:E.P_S3 + 1] = -1
+        names = trace.opcode_names
+        load_c, store_c, atomic_c = OP_CLASS["load"], OP_CLASS["store"], OP_CLASS["atomic"]
+        for pc in range(npc):
+            row = static[pc]
+            cls = int(row["op_class"])
+            op = names[int(row["opcode"])] if 0 <= int(row["opcode"]) < len(names) else ""
+            timing = core.op_timing(OP_CLASSES[cls], op)
+            unit = timing.unit
+            if st.unit_count.get(unit, 0) == 0:
+                unit = "sp"
+            kind = E.IK_ALU
+            space = int(row["space"])
+            if cls in (load_c, store_c, atomic_c):
+                if space == SPACE["param"]:
+                    kind = E.IK_PARAM
+                else:
+                    kind = {load_c: E.IK_LOAD, store_c: E.IK_STORE, atomic_c: E.IK_ATOMIC}[cls]
+            elif cls == OP_CLASS["barrier"]:
+                kind = E.IK_BARRIER
+            elif cls in (OP_CLASS["nop"],):
+                kind = E.IK_NOP
+            pct[pc, E.P_CLASS] = cls
+            pct[pc, E.P_KIND] = kind
+            pct[pc, E.P_UNIT] = UNIT_CODE[unit]
+            pct[pc, E.P_LAT] = timing.latency
+            pct[pc, E.P_II] = timing.interval
+            pct[pc, E.P_SPACE] = space
+            pct[pc, E.P_D0:E.P_D0 + 4] = row["dst"]
+            pct[pc, E.P_S0:E.P_S0 + 4] = row["src"]
+        pct[:, E.P_PLACE] = -1 if placement is None else np.asarray(placement, I64)[: len(pct)]
+        pct[:, E.P_PKIND] = packet_kind  # the packet type placed instructions travel as
+        regs = pct[:, E.P_D0:E.P_S3 + 1]
+        nreg = int(regs.max()) + 1 if regs.size and regs.max() >= 0 else 1
+        if nreg > MAX_REG_ID:
+            raise ValueError(f"register id {nreg - 1} exceeds the engine's limit")
+        self.pct = pct
+        self.nreg = nreg
+        seg = trace.segments
+        self.seg = np.empty((len(seg), 3), I64)
+        self.seg[:, 0] = seg["pc"]
+        self.seg[:, 1] = seg["count"]
+        self.seg[:, 2] = seg["mask"]
+        self.wseg = np.asarray(trace.warp_seg_start, I64)
+        self.wrec = np.asarray(trace.warp_mem_start, I64)
+        co = coalesce_trace(trace, st.line_bytes, core.smem.banks, core.smem.bank_bytes)
+        mem = trace.mem
+        rec = np.zeros((max(len(mem), 1), E.NREC), I64)
+        if len(mem):
+            rec[:, E.RC_PC] = mem["pc"]
+            sp = mem["space"].astype(I64)
+            sp[(sp == SPACE["const"]) | (sp == SPACE["generic"])] = SPACE["global"]
+            rec[:, E.RC_SPACE] = sp
+            rec[:, E.RC_FLAGS] = mem["flags"]
+            rec[:, E.RC_TXS] = co.rec_tx_start
+            rec[:, E.RC_NTX] = co.rec_ntx
+            rec[:, E.RC_CONF] = co.rec_conflict
+            rec[:, E.RC_BYTES] = co.rec_bytes
+        else:
+            rec[:, E.RC_PC] = -1
+        self.rec = rec
+        self.coalesced = co
+        self.txl = co.tx_line if co.tx_line.size else np.zeros(1, I64)
+        self.txs = co.tx_sectors if co.tx_sectors.size else np.zeros(1, I64)
+        self.cta_order = np.asarray(plan.order, I64)
+        self.cta_sm = np.asarray(plan.target_sm, I64)
+        self.mode = int(plan.mode)
+        if preload is None:
+            self.pre_start = np.zeros(launch.num_ctas + 1, I64)
+            self.pre_lines = np.zeros(1, I64)
+        else:
+            self.pre_start = np.asarray(preload[0], I64)
+            self.pre_lines = np.asarray(preload[1], I64) if len(preload[1]) else np.zeros(1, I64)
+        self.occ = occ
+        self.regrdy = np.zeros((st.nsm * st.nslot, nreg), I64)
+
+
+def launch_occupancy(m: Machine, trace: KernelTrace) -> Occupancy:
+    L = trace.launch
+    return occupancy(m.core, L.threads_per_cta, L.regs_per_thread, L.shared_bytes)

@@ -1,0 +1,37 @@
+"""Text for ``ndpgpu machines`` and ``ndpgpu machines show NAME``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .session import dram_peak_gbs
+from .spec import PRESET_DIR, list_machines, load_machine
+
+
+def machines_list() -> str:
+    """One line per preset: name, SMs, clocks, L2, DRAM and its peak bandwidth, config hash."""
+    lines = [f"{'name':14s} {'SMs':>4s} {'core MHz':>9s} {'L2':>8s} {'DRAM':>18s} {'peak GB/s':>10s}  hash"]
+    for name in list_machines():
+        m = load_machine(name)
+        l2 = f"{m.l2.size_kb * m.num_slices:g} KB" if m.l2 is not None else "none"
+        dram = f"{m.dram.impl} x{m.dram.scheduling_channels}"
+        lines.append(f"{name:14s} {m.num_sms:>4d} {m.clocks.core_mhz:>9g} {l2:>8s} {dram:>18s} "
+                     f"{dram_peak_gbs(m):>10.1f}  {m.config_hash()}")
+    lines.append("")
+    lines.append("`ndpgpu machines show NAME` prints a preset with the source of each value; "
+                 "override fields with --set path=value.")
+    return "\n".join(lines)
+
+
+def machines_show(name_or_path: str) -> str:
+    """The preset's YAML as shipped (with its source comments), then the resolved config hash.
+
+    A path to a user YAML is validated and shown in its resolved form (defaults filled in).
+    """
+    m = load_machine(name_or_path)
+    preset = PRESET_DIR / f"{name_or_path}.yaml"
+    body = preset.read_text() if preset.is_file() else m.to_yaml()
+    if not preset.is_file() and Path(name_or_path).is_file():
+        body = f"# resolved from {name_or_path} (defaults filled in)\n" + body
+    peak = dram_peak_gbs(m)
+    return f"{body.rstrip()}\n# config hash {m.config_hash()}; DRAM peak {peak:.1f} GB/s; {m.num_slices} L2 slices"

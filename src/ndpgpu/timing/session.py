@@ -1,0 +1,307 @@
+"""A timing session: one machine, several launches and copies, state kept warm between them.
+
+    sess = TimingSession(load_machine("gtx480"))
+    sess.copy(nbytes, "h2d", addr=ptr)        # timed PCIe transfer (lines optionally left in L2)
+    st = sess.run_launch(trace)               # caches, DRAM rows and queues stay warm; L1 is invalidated
+    sess.totals().table()
+
+Python runs only here, around the compiled loop: at launch (building arrays), when the loop returns
+(time-series buffer full, instruction cap, watchdog) and at kernel end.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..trace.format import KernelTrace
+from . import _engine as E
+from . import registry
+from .build import EngineState, LaunchArrays, launch_occupancy
+from .interfaces import AddressMapping, CtaDispatch, ExecutionPlacement, Preloader
+from .spec import Machine, load_machine
+from .stats import LaunchStats, combine
+
+
+class SimulationStalled(RuntimeError):
+    """The machine made no progress (watchdog) or nothing can ever happen again (deadlock)."""
+
+    def __init__(self, message: str, summary: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.summary = summary
+
+
+class TimingSession:
+    """Times launches on one machine; see the module docstring."""
+
+    def __init__(self, machine: Machine | str, overrides: dict | None = None) -> None:
+        self.machine = machine if isinstance(machine, Machine) and not overrides else load_machine(machine, overrides)
+        self.state = EngineState(self.machine)
+        self.config_hash = self.machine.config_hash()
+        self.now_ps = 0
+        self.launches: list[LaunchStats] = []
+        self.copies = {"h2d_bytes": 0, "d2h_bytes": 0, "copies": 0, "copy_time": 0.0}
+        self.kernel_time_ps = 0
+        self.cta_dispatch: CtaDispatch = registry.lookup("cta_dispatch", self.machine.core.cta_dispatch.impl)()
+        self.placement: ExecutionPlacement | None = None
+        self.preloader: Preloader | None = None
+        self.capped = False
+        self.packet_names = dict(E_PACKET_NAMES)
+        self.wall_seconds = 0.0
+        self._insts_total = 0
+
+    # ------------------------------------------------------------------ extension points
+    def set_cta_dispatch(self, policy: CtaDispatch | str) -> None:
+        """Use ``policy`` (an instance, or a registered name) for the following launches."""
+        self.cta_dispatch = registry.lookup("cta_dispatch", policy)() if isinstance(policy, str) else policy
+
+    def set_placement(self, policy: ExecutionPlacement | None) -> None:
+        self.placement = policy
+
+    def set_preloader(self, policy: Preloader | None) -> None:
+        self.preloader = policy
+
+    def map_range(self, lo: int, hi: int, mapping: AddressMapping) -> None:
+        """Addresses in [lo, hi) (an allocation) use ``mapping`` instead of the machine's."""
+        self.state.map_range(lo, hi, mapping.descriptor(self.machine))
+
+    def register_packet_type(self, name: str, service_latency: int = 4) -> int:
+        """A new packet type served at an L2 slice after ``service_latency`` L2 cycles; returns its code."""
+        for code, n in self.packet_names.items():
+            if n == name:
+                return code
+        code = max([E.PK_USER - 1, *[c for c in self.packet_names if c >= E.PK_USER]]) + 1
+        if code >= E.NPK:
+            raise ValueError(f"at most {E.NPK - E.PK_USER} user packet types")
+        self.packet_names[code] = name
+        self.state.ptype[code, 0] = service_latency
+        return code
+
+    def set_offload_latency(self, cycles: int) -> None:
+        """Service latency (L2 cycles) of instructions placed on a slice's unit."""
+        self.state.ptype[E.PK_OFFLOAD, 0] = cycles
+
+    # ------------------------------------------------------------------ copies
+    def copy(self, nbytes: int, direction: str, addr: int | None = None) -> dict[str, float]:
+        """A synchronous host<->device copy over the PCIe link; ``h2d`` copies may leave their lines in L2."""
+        if direction not in ("h2d", "d2h"):
+            raise ValueError(f"direction must be 'h2d' or 'd2h', not {direction!r}")
+        p = self.machine.pcie
+        dur = int(round(p.latency_us * 1e6 + nbytes * 1000.0 / p.bandwidth_gbs))
+        self.now_ps += dur
+        self.copies[f"{direction}_bytes"] += int(nbytes)
+        self.copies["copies"] += 1
+        self.copies["copy_time"] += dur / 1000.0
+        placed = 0
+        st = self.state
+        if direction == "h2d" and p.place_in_l2 and addr is not None and st.cfg[E.C_L2_EN]:
+            placed = int(E.l2_install_range(int(addr), int(addr) + int(nbytes), st.cfg, st.l2t, st.mapd, st.mrange,
+                                            st.g))
+        return {"bytes": float(nbytes), "time_ns": dur / 1000.0, "lines_in_l2": float(placed)}
+
+    # ------------------------------------------------------------------ launches
+    def run_launch(self, trace: KernelTrace) -> LaunchStats:
+        """Time one launch; the machine's state carries over to the next."""
+        if trace.truncated:
+            raise ValueError(f"{trace.launch.kernel}: the trace was truncated by its size cap; it cannot be timed")
+        t_wall = time.perf_counter()
+        m = self.machine
+        st = self.state
+        launch = trace.launch
+        occ = launch_occupancy(m, trace)
+        plan = self.cta_dispatch.plan(launch, m)
+        placement = self.placement.place(trace, m) if self.placement is not None else None
+        preload = self.preloader.lines(trace, m) if self.preloader is not None else None
+        pkind = E.PK_OFFLOAD
+        if self.placement is not None and self.placement.packet != "offload":
+            pkind = self.register_packet_type(self.placement.packet)
+        la = LaunchArrays(st, trace, plan, occ, placement, preload, pkind)
+        cfg = st.cfg
+        cfg[E.C_NPC] = len(la.pct)
+        cfg[E.C_NWARPS] = trace.num_warps
+        cfg[E.C_NCTAS] = launch.num_ctas if not self.capped else 0
+        cfg[E.C_WARPS_PER_CTA] = launch.warps_per_cta
+        cfg[E.C_CTA_THREADS] = occ.threads_per_cta
+        cfg[E.C_CTA_WARPS] = occ.warps_per_cta
+        cfg[E.C_CTA_REGS] = occ.regs_per_cta
+        cfg[E.C_CTA_SMEM] = occ.smem_per_cta
+        # resident CTAs: the occupancy rules' count (the register rule is per sub-partition, not a sum)
+        cfg[E.C_NCTA_SLOTS] = min(m.core.max_ctas, occ.ctas_per_sm)
+        cfg[E.C_DISPATCH_MODE] = la.mode
+        cfg[E.C_PRELOAD_PRIO] = self.preloader.priority if self.preloader is not None else 0
+        cfg[E.C_PRELOAD_TO_L1] = 1
+        if trace.num_warps != launch.num_ctas * launch.warps_per_cta:
+            raise ValueError(
+                f"trace has {trace.num_warps} warps, launch implies {launch.num_ctas * launch.warps_per_cta}")
+        self._reset_for_launch(la)
+        g, clk = st.g, st.clk
+        k0 = int(E.cyc_at(clk, E.D_CORE, self.now_ps))
+        start = int(E.edge(clk, E.D_CORE, k0))
+        g[E.G_NOW] = start
+        g[E.G_DISPATCH_AT] = int(E.edge(clk, E.D_CORE, k0 + m.core.cta_dispatch.kernel_launch_latency))
+        g[E.G_LAST_PROGRESS] = start
+        g[E.G_START_PS] = start
+        cap = m.sim.max_warp_instructions
+        g[E.G_CAP] = max(cap - self._insts_total, 1) if cap else 0
+        st.ctr[E.T_BEGIN_PS] = start
+        st.wake[: st.nsm] = E.INF
+        st.wake[cfg[E.C_WK_DISP]] = g[E.G_DISPATCH_AT]
+        st.smt[:, E.S_LAST_TICK] = k0 - 1
+        st.smt[:, E.S_OCC_T] = k0
+        tsi = int(cfg[E.C_TS_INTERVAL_PS])
+        if tsi:
+            g[E.G_TS_NEXT] = start + tsi
+            g[E.G_TS_N] = 0
+            st.ts = np.zeros((256, E.NTS), np.int64)
+        capped = False
+        if launch.num_ctas and not self.capped:
+            while True:
+                status = self._run(la)
+                if status == E.ST_TS_FULL:
+                    st.ts = np.concatenate([st.ts, np.zeros_like(st.ts)])
+                    continue
+                if status in (E.ST_WATCHDOG, E.ST_DEADLOCK):
+                    summary = self.state_summary()
+                    what = "watchdog: no progress for" if status == E.ST_WATCHDOG else "deadlock: nothing can happen"
+                    raise SimulationStalled(
+                        f"{launch.kernel} (launch {launch.launch_id}) on {m.name}: {what} "
+                        f"{m.sim.watchdog_cycles if status == E.ST_WATCHDOG else ''} cycles at core cycle "
+                        f"{int(E.cyc_at(clk, E.D_CORE, int(g[E.G_NOW])))}\n" + _format_summary(summary), summary)
+                if status == E.ST_CAP:
+                    capped = True
+                    self.capped = True
+                break
+            end = int(st.ctr[E.T_END_PS])
+        else:
+            end = start
+            capped = self.capped
+        k_end = int(E.cyc_at(clk, E.D_CORE, end))
+        E.finalize(k_end, cfg, st.smt, st.subt, st.ctr, st.pcst, st.smst)
+        cycles = k_end - k0 + 1 if launch.num_ctas and end > start or capped else 0
+        time_ps = end - start
+        self.now_ps = max(self.now_ps, end)
+        self.kernel_time_ps += time_ps
+        self._insts_total += int(st.ctr[E.T_WARP_INSTS])
+        stats = LaunchStats(
+            kernel=launch.kernel, launch_id=launch.launch_id, machine=m.name, config_hash=self.config_hash,
+            cycles=cycles, time_ps=time_ps, ctr=st.ctr.copy(), per_sm=st.smst.copy(), per_slice=st.slst.copy(),
+            per_channel=st.chst.copy(), per_class=st.clst.copy(), per_prio=st.prst.copy(), net_ports=st.nst.copy(),
+            packet_kinds=st.kst.copy(), per_pc=st.pcst.copy(),
+            pc_info=[(trace.opcode_names[int(r["opcode"])] if 0 <= int(r["opcode"]) < len(trace.opcode_names) else "",
+                      int(r["line"])) for r in trace.static],
+            time_series=self._time_series() if tsi else None, consts=self._consts(),
+            occupancy={"occupancy_theoretical": occ.theoretical, "ctas_per_sm": occ.ctas_per_sm,
+                       "occupancy_limit": occ.limit},
+            capped=capped, extra={"pf_drop": int(g[E.G_PF_DROP])}, packet_names=self.packet_names,
+        )
+        g[E.G_PF_DROP] = 0
+        self.launches.append(stats)
+        self.wall_seconds += time.perf_counter() - t_wall
+        return stats
+
+    def _run(self, la: LaunchArrays) -> int:
+        st = self.state
+        return int(E.run_loop(
+            st.cfg, st.clk, st.g, st.wake, la.seg, la.wseg, la.rec, la.wrec, la.txl, la.txs, la.pct, la.cta_order,
+            la.cta_sm, la.pre_start, la.pre_lines, st.wt, la.regrdy, st.ufree, st.smt, st.subt, st.ctat, st.ldo,
+            st.ld_free, st.rq, st.rq_free, st.qb, st.qm, st.l1t, st.l1m, st.l1w, st.l2t, st.l2m, st.dq, st.bank,
+            st.bgt, st.chs, st.faw, st.netd, st.pbusy, st.mapd, st.mrange, st.ptype, st.ctr, st.smst, st.slst,
+            st.chst, st.pcst, st.clst, st.prst, st.nst, st.kst, st.ts, st.dlog, st.hitpend))
+
+    def _reset_for_launch(self, la: LaunchArrays) -> None:
+        st = self.state
+        st.l1t[:, E.LN_VALID] = 0
+        st.l1t[:, E.LN_DIRTY] = 0
+        st.wt[:] = 0
+        st.wt[:, E.W_READY] = E.INF
+        keep = st.smt[:, E.S_MSHR_USED].copy()
+        st.smt[:] = 0
+        st.smt[:, E.S_MSHR_USED] = keep
+        st.smt[:, E.S_LDST_REC] = -1
+        st.subt[:] = 0
+        st.subt[:, E.SB_LAST] = -1
+        st.subt[:, E.SB_RPC] = -1
+        st.ctat[:] = 0
+        st.ctat[:, E.CT_CTA] = -1
+        st.ufree[:] = 0
+        for name in ("ctr", "smst", "slst", "chst", "clst", "prst", "nst", "kst"):
+            getattr(st, name)[...] = 0
+        st.pcst = np.zeros((len(la.pct), E.NPCS), np.int64)
+        g = st.g
+        for f in (E.G_NEXT_CTA, E.G_CTAS_DONE, E.G_RR_SM, E.G_LIVE_CTAS, E.G_TS_N):
+            g[f] = 0
+
+    def _time_series(self) -> dict[str, np.ndarray]:
+        st = self.state
+        n = int(st.g[E.G_TS_N])
+        return {name: st.ts[:n, i].copy() for i, name in enumerate(E.TS_NAMES)}
+
+    def _consts(self) -> dict[str, Any]:
+        m = self.machine
+        dr = m.dram
+        return {
+            "core_mhz": m.clocks.core_mhz, "icnt_mhz": m.clocks.icnt_mhz, "l2_mhz": m.clocks.l2_mhz,
+            "dram_mhz": m.clocks.dram_mhz, "num_sms": m.core.num_sms, "max_warps": m.core.max_warps,
+            "flit_bytes": m.icnt.flit_bytes, "channels": dr.scheduling_channels,
+            "dram_peak_gbs": dram_peak_gbs(m), "dram_atom_bytes": dr.atom_bytes,
+            "energy": dict(m.energy.events), "static_power_w": m.energy.static_power_w,
+        }
+
+    # ------------------------------------------------------------------ results
+    def totals(self) -> LaunchStats:
+        """Statistics summed over every launch so far (time includes copies)."""
+        time_ps = self.kernel_time_ps + int(self.copies["copy_time"] * 1000)
+        return combine(self.launches, copies=self.copies, time_ps=time_ps, machine=self.machine.name,
+                       config_hash=self.config_hash, consts=self._consts())
+
+    def dram_commands(self) -> np.ndarray:
+        """The DRAM command log (``sim.record_dram_commands``): rows (cycle, channel, cmd, bank, row)."""
+        n = int(self.state.g[E.G_DLOG_N])
+        return self.state.dlog[:n].copy()
+
+    def state_summary(self) -> dict[str, Any]:
+        """What every component holds: warps by state, queues, MSHRs, DRAM queues, free pool entries."""
+        st = self.state
+        states = st.wt[:, E.W_STATE]
+        q = {}
+        names = [("sm_out", st.q_smout, st.nsm), ("sm_in", st.q_smin, st.nsm), ("l2_in", st.q_l2in, st.nsl),
+                 ("l2_out", st.q_l2out, st.nsl), ("l2_dram_return", st.q_l2ret, st.nsl)]
+        for name, base, n in names:
+            counts = st.qm[base:base + n, E.Q_COUNT]
+            q[name] = {int(i): int(c) for i, c in enumerate(counts) if c}
+        return {
+            "core_cycle": int(E.cyc_at(st.clk, E.D_CORE, int(st.g[E.G_NOW]))),
+            "ctas": {"dispatched": int(st.g[E.G_NEXT_CTA]), "done": int(st.g[E.G_CTAS_DONE]),
+                     "total": int(st.cfg[E.C_NCTAS])},
+            "warps": {"active": int((states == E.WS_ACTIVE).sum()), "at_barrier": int((states == E.WS_BARRIER).sum()),
+                      "draining": int((states == E.WS_DRAIN).sum()),
+                      "waiting_on_memory": int(((states == E.WS_ACTIVE) & (st.wt[:, E.W_READY] >= E.INF)).sum()),
+                      "pending_loads": int(st.wt[:, E.W_PEND_LD].sum()),
+                      "pending_store_acks": int(st.wt[:, E.W_PEND_ST].sum())},
+            "ldst_busy_sms": [int(i) for i in np.nonzero(st.smt[:, E.S_LDST_REC] >= 0)[0]],
+            "l1_mshrs_in_use": {int(i): int(v) for i, v in enumerate(st.smt[:, E.S_MSHR_USED]) if v},
+            "l2_mshrs_in_use": int((st.l2m[:, E.M_NREQ] > 0).sum()),
+            "queues": q,
+            "dram_queue": {int(c): int(n) for c, n in enumerate(st.chs[:, E.H_NQ]) if n},
+            "request_pool_free": int(st.g[E.G_RQ_TOP]), "request_pool_size": int(len(st.rq)),
+            "load_ops_free": int(st.g[E.G_LD_TOP]),
+        }
+
+
+E_PACKET_NAMES = {
+    E.PK_READ: "read", E.PK_WRITE: "write", E.PK_ATOMIC: "atomic", E.PK_PREFETCH: "prefetch",
+    E.PK_PRELOAD: "preload", E.PK_WBACK: "l1_writeback", E.PK_DREAD: "dram_read", E.PK_DWRITE: "dram_write",
+    E.PK_ACK: "write_ack", E.PK_OFFLOAD: "offload",
+}
+
+
+def dram_peak_gbs(m: Machine) -> float:
+    """Peak DRAM bandwidth: channels x bus bytes x transfers per clock x DRAM clock."""
+    d = m.dram
+    return d.scheduling_channels * d.bus_bits / 8 * d.data_rate * m.clocks.dram_mhz * 1e6 / 1e9
+
+
+def _format_summary(s: dict[str, Any]) -> str:
+    return "\n".join(f"  {k}: {v}" for k, v in s.items())

@@ -1,0 +1,593 @@
+"""Typed machine descriptions: pydantic Specs loaded from YAML presets, with dotted overrides.
+
+A machine is a few orthogonal parts (STYLE.md habit 4): ``clocks``, ``core`` (SIMT cores, schedulers,
+latency tables), ``l1d``, ``l2`` (optional), ``icnt``, ``dram`` (with its address ``mapping``), ``pcie``,
+``sim`` (run control) and ``energy``. Every field has a default, a range and a unit (in its description);
+pluggable parts carry ``impl:`` naming a registered implementation.
+
+    m = load_machine("gtx480", overrides={"l1d.size_kb": 48})
+    m.config_hash()   # stable across runs and library versions
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..trace.format import OP_CLASSES
+from . import registry
+
+PRESET_DIR = Path(__file__).resolve().parent.parent / "machines"
+ATOM_BYTES = 32  # access granularity of sector masks: every line is split into 32-B atoms
+HASH_SCHEMA = "ndpgpu-machine-v1"
+
+
+class MachineConfigError(ValueError):
+    """A machine description is invalid; the message names each field path and the allowed values."""
+
+
+def F(default: Any, unit: str, doc: str, *, ge: float | None = None, le: float | None = None) -> Any:
+    """A Spec field with a default, an optional range, and its unit appended to the description."""
+    return Field(default, ge=ge, le=le, description=f"{doc} [{unit}]", json_schema_extra={"unit": unit})
+
+
+class Spec(BaseModel):
+    """Base of every spec: frozen, unknown keys refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _impl_validator(kind: str):
+    def check(cls, v: str) -> str:
+        try:
+            registry.lookup(kind, v)
+        except registry.UnknownImplementation as e:
+            raise ValueError(str(e)) from None
+        return v
+
+    return field_validator("impl")(check)
+
+
+# ------------------------------------------------------------------------------------------------------
+# clocks
+
+
+class ClockSpec(Spec):
+    """Clock domains. Latencies of each part are counted in its own domain's cycles."""
+
+    core_mhz: float = F(700.0, "MHz", "SIMT core clock (statistics count cycles of this domain)", ge=1, le=10000)
+    icnt_mhz: float = F(700.0, "MHz", "interconnect clock", ge=1, le=10000)
+    l2_mhz: float = F(700.0, "MHz", "L2 / memory-partition clock", ge=1, le=10000)
+    dram_mhz: float = F(924.0, "MHz", "DRAM command clock", ge=1, le=10000)
+
+
+# ------------------------------------------------------------------------------------------------------
+# core
+
+UNIT_NAMES = ("sp", "int", "dp", "sfu", "ldst", "branch")
+
+
+class OpTiming(Spec):
+    """Timing of one operation class: result latency, issue interval on its unit, and the unit."""
+
+    latency: int = F(4, "cycles", "issue to result available", ge=1, le=100000)
+    interval: int = F(1, "cycles", "initiation interval: the unit accepts the next warp after this", ge=1, le=100000)
+    unit: str = F("sp", "name", f"execution unit, one of {UNIT_NAMES}")
+
+    @field_validator("unit")
+    @classmethod
+    def _unit(cls, v: str) -> str:
+        if v not in UNIT_NAMES:
+            raise ValueError(f"unknown unit {v!r}; valid: {', '.join(UNIT_NAMES)}")
+        return v
+
+
+class OpRule(OpTiming):
+    """A per-opcode override, matched on the PTX opcode name (fnmatch pattern, first rule wins)."""
+
+    match: str = F("*", "pattern", "fnmatch pattern on the PTX opcode, e.g. 'div.rn.f64' or 'sqrt.rn.*'")
+    note: str = F("", "text", "why (the PTX expansion this stands for) and the source")
+
+
+def _default_op_classes() -> dict[str, OpTiming]:
+    d = {c: OpTiming() for c in OP_CLASSES}
+    d["branch"] = OpTiming(unit="branch")
+    for c in ("load", "store", "atomic"):
+        d[c] = OpTiming(latency=1, interval=1, unit="ldst")
+    return d
+
+
+class SchedulerSpec(Spec):
+    """Warp scheduler of each sub-core."""
+
+    impl: str = F("gto", "name", "registered warp_scheduler: lrr, gto, two_level")
+    active_warps: int = F(8, "warps", "two_level: size of the active pool per scheduler", ge=1, le=64)
+
+    check_impl = _impl_validator("warp_scheduler")
+
+
+class CtaDispatchSpec(Spec):
+    """CTA (thread block) dispatcher."""
+
+    impl: str = F("round_robin", "name", "registered cta_dispatch policy")
+    per_cycle: int = F(1, "CTAs/cycle", "CTAs the dispatcher can place per core cycle (whole GPU)", ge=1, le=1024)
+    launch_latency: int = F(0, "cycles", "from dispatch to the CTA's first issue", ge=0, le=100000)
+    kernel_launch_latency: int = F(0, "cycles", "before the first CTA of each launch", ge=0, le=10**7)
+
+    check_impl = _impl_validator("cta_dispatch")
+
+
+class SharedMemSpec(Spec):
+    banks: int = F(32, "banks", "shared memory banks", ge=1, le=64)
+    bank_bytes: int = F(4, "bytes", "bank width", ge=1, le=16)
+    latency: int = F(26, "cycles", "shared load latency without conflicts", ge=1, le=10000)
+
+
+class CoreSpec(Spec):
+    """SIMT cores (SMs): resources, occupancy rules, issue, execution units and latency tables."""
+
+    num_sms: int = F(15, "SMs", "streaming multiprocessors", ge=1, le=1024)
+    sub_cores: int = F(2, "schedulers", "warp schedulers (sub-cores) per SM; warp w goes to w % sub_cores", ge=1, le=8)
+    sub_core_units: bool = F(False, "flag", "each sub-core owns its units (Volta) instead of sharing the SM's")
+    issue_width: int = F(1, "instr/cycle", "instructions one scheduler may issue per cycle (same warp)", ge=1, le=4)
+    max_threads: int = F(1536, "threads", "resident threads per SM", ge=32, le=4096)
+    max_ctas: int = F(8, "CTAs", "resident CTAs per SM", ge=1, le=128)
+    registers: int = F(32768, "registers", "32-bit registers per SM", ge=1024, le=1 << 20)
+    reg_alloc_unit: int = F(64, "registers", "register allocation unit (per warp)", ge=1, le=4096)
+    max_regs_per_thread: int = F(63, "registers", "per-thread register limit", ge=1, le=1024)
+    default_regs_per_thread: int = F(
+        0, "registers", "used when the trace does not know ptxas' count (0: registers do not limit)", ge=0, le=1024)
+    warp_alloc_granularity: int = F(2, "warps", "warps are allocated in groups of this size", ge=1, le=64)
+    shared_mem_bytes: int = F(49152, "bytes", "shared memory per SM", ge=0, le=1 << 22)
+    shared_alloc_unit: int = F(128, "bytes", "shared memory allocation unit", ge=1, le=1 << 16)
+    scheduler: SchedulerSpec = SchedulerSpec()
+    cta_dispatch: CtaDispatchSpec = CtaDispatchSpec()
+    units: dict[str, int] = Field(
+        default_factory=lambda: {"sp": 2, "int": 0, "dp": 0, "sfu": 1, "ldst": 1, "branch": 2},
+        description="execution units per SM by name; 0 folds a unit's ops onto 'sp' [units]",
+    )
+    op_classes: dict[str, OpTiming] = Field(default_factory=_default_op_classes,
+                                            description="timing per trace operation class [cycles]")
+    opcodes: list[OpRule] = Field(default_factory=list, description="per-opcode overrides, first match wins")
+    smem: SharedMemSpec = SharedMemSpec()
+    param_latency: int = F(8, "cycles", "ld.param / constant-cache hit latency", ge=1, le=10000)
+    wait_store_acks: bool = F(True, "flag", "a warp retires only when the L2 acknowledged its stores")
+    fill_to_use: int = F(1, "cycles", "from an L1 fill (reply received) to the loaded value usable", ge=0, le=1000)
+
+    @field_validator("units")
+    @classmethod
+    def _units(cls, v: dict[str, int]) -> dict[str, int]:
+        for k, n in v.items():
+            if k not in UNIT_NAMES:
+                raise ValueError(f"unknown unit {k!r}; valid: {', '.join(UNIT_NAMES)}")
+            if not 0 <= n <= 64:
+                raise ValueError(f"units.{k} = {n} outside [0, 64]")
+        if v.get("sp", 0) < 1 or v.get("ldst", 0) < 1:
+            raise ValueError("units.sp and units.ldst must be at least 1")
+        return v
+
+    @field_validator("op_classes")
+    @classmethod
+    def _classes(cls, v: dict[str, OpTiming]) -> dict[str, OpTiming]:
+        for k in v:
+            if k not in OP_CLASSES:
+                raise ValueError(f"unknown operation class {k!r}; valid: {', '.join(OP_CLASSES)}")
+        full = _default_op_classes()
+        full.update(v)
+        return full
+
+    @property
+    def max_warps(self) -> int:
+        return self.max_threads // 32
+
+    def op_timing(self, op_class: str, opcode: str) -> OpTiming:
+        """Timing of one static instruction: the first matching opcode rule, else its class."""
+        for rule in self.opcodes:
+            if fnmatch.fnmatchcase(opcode, rule.match):
+                return rule
+        return self.op_classes[op_class]
+
+
+# ------------------------------------------------------------------------------------------------------
+# caches
+
+WritePolicy = Literal["write_back", "write_through", "write_evict"]
+
+
+class CacheSpec(Spec):
+    """A set-associative cache with sectors, MSHRs and a write policy."""
+
+    enabled: bool = F(True, "flag", "False: every access misses and nothing is allocated")
+    size_kb: float = F(16, "KiB", "capacity (per SM for L1, per slice for L2)", ge=0.125, le=1 << 16)
+    assoc: int = F(4, "ways", "associativity", ge=1, le=1024)
+    line_bytes: int = F(128, "bytes", "line (tag) size", ge=32, le=256)
+    sector_bytes: int = F(128, "bytes", "fill granularity; line_bytes means not sectored", ge=32, le=256)
+    latency: int = F(1, "cycles", "hit latency (tag + data)", ge=1, le=100000)
+    write_policy: WritePolicy = F("write_through", "name", "write_back | write_through | write_evict")
+    write_allocate: bool = F(False, "flag", "allocate a line on a write miss (write-validate sectors, no fetch)")
+    replacement: Literal["lru", "fifo"] = F("lru", "name", "replacement policy")
+    set_index: Literal["linear", "xor"] = F("linear", "name", "set index: low line bits, or XOR-folded")
+    mshr_entries: int = F(32, "entries", "miss status holding registers", ge=1, le=4096)
+    mshr_merge: int = F(8, "requests", "requests merged into one MSHR entry", ge=1, le=64)
+    ports: int = F(1, "accesses/cycle", "tag lookups per cycle", ge=1, le=16)
+    miss_queue: int = F(8, "packets", "outbound queue toward the next level", ge=1, le=4096)
+
+    @property
+    def num_lines(self) -> int:
+        return int(round(self.size_kb * 1024)) // self.line_bytes
+
+    @property
+    def num_sets(self) -> int:
+        return self.num_lines // self.assoc
+
+    @model_validator(mode="after")
+    def _geometry(self) -> CacheSpec:
+        size = self.size_kb * 1024
+        if abs(size - round(size)) > 1e-9:
+            raise ValueError(f"size_kb={self.size_kb} is not a whole number of bytes")
+        for name in ("line_bytes", "sector_bytes"):
+            v = getattr(self, name)
+            if v & (v - 1) or v % ATOM_BYTES:
+                raise ValueError(f"{name}={v} must be a power of two and a multiple of {ATOM_BYTES}")
+        if self.sector_bytes > self.line_bytes:
+            raise ValueError(f"sector_bytes={self.sector_bytes} exceeds line_bytes={self.line_bytes}")
+        if round(size) % (self.line_bytes * self.assoc) or self.num_sets < 1:
+            raise ValueError(
+                f"size_kb={self.size_kb} is not a whole number of sets of {self.assoc} ways x {self.line_bytes} B")
+        return self
+
+
+class PrefetchSpec(Spec):
+    """L1 prefetcher (a compiled variant) and the priority class of its requests."""
+
+    impl: str = F("none", "name", "registered prefetcher: none, next_line")
+    degree: int = F(1, "lines", "lines fetched ahead per trigger", ge=1, le=16)
+    priority: int = F(0, "class", "priority class of prefetch requests (0 lowest, 3 highest)", ge=0, le=3)
+
+    check_impl = _impl_validator("prefetcher")
+
+
+class L1Spec(CacheSpec):
+    """Per-SM L1 data cache."""
+
+    prefetch: PrefetchSpec = PrefetchSpec()
+
+    cache_global: bool = F(True, "flag", "global loads allocate in L1 (False: L1 only for local memory)")
+    fill_ports: int = F(1, "replies/cycle", "replies the SM accepts from the network per cycle", ge=1, le=16)
+    miss_latency: int = F(1, "cycles", "from the tag lookup to the miss request entering the network queue",
+                          ge=1, le=10000)
+
+
+class L2Spec(CacheSpec):
+    """L2 slices (memory sub-partitions); the size is per slice."""
+
+    slices_per_channel: int = F(2, "slices", "L2 slices in front of each DRAM channel", ge=1, le=16)
+    rop_latency: int = F(0, "cycles", "fixed delay from arrival at the slice to the tag lookup", ge=0, le=100000)
+    atomic_latency: int = F(4, "cycles", "extra latency of an atomic at the slice", ge=0, le=100000)
+    return_queue: int = F(32, "packets", "DRAM-return queue per slice", ge=1, le=4096)
+    response_queue: int = F(32, "packets", "replies waiting for the network per slice", ge=1, le=4096)
+
+
+# ------------------------------------------------------------------------------------------------------
+# interconnect
+
+
+class IcntSpec(Spec):
+    """On-chip network between SMs and L2 slices (two networks: requests and replies)."""
+
+    impl: str = F("crossbar", "name", "registered interconnect")
+    flit_bytes: int = F(32, "bytes", "flit size; a port moves one flit per icnt cycle", ge=4, le=1024)
+    header_bytes: int = F(8, "bytes", "packet header (read requests and acks are header only)", ge=0, le=256)
+    latency: int = F(8, "cycles", "traversal latency of the first flit", ge=1, le=100000)
+    input_buffer: int = F(8, "packets", "per-source injection queue", ge=1, le=4096)
+    eject_buffer: int = F(16, "packets", "per-destination ejection queue", ge=1, le=4096)
+    priority_arbitration: bool = F(True, "flag", "higher priority classes win arbitration first")
+
+    check_impl = _impl_validator("interconnect")
+
+
+# ------------------------------------------------------------------------------------------------------
+# DRAM
+
+
+class DramTiming(Spec):
+    """DRAM timing parameters in DRAM command-clock cycles."""
+
+    tRCD: int = F(12, "tCK", "ACT to column command", ge=1, le=1000)
+    tRP: int = F(12, "tCK", "PRE to ACT", ge=1, le=1000)
+    tRAS: int = F(28, "tCK", "ACT to PRE", ge=1, le=1000)
+    tRC: int = F(40, "tCK", "ACT to ACT, same bank", ge=1, le=1000)
+    tCL: int = F(12, "tCK", "read column command to data", ge=1, le=1000)
+    tCWL: int = F(4, "tCK", "write column command to data", ge=0, le=1000)
+    tCCD_S: int = F(2, "tCK", "column to column, different bank group", ge=1, le=1000)
+    tCCD_L: int = F(3, "tCK", "column to column, same bank group", ge=1, le=1000)
+    tRRD_S: int = F(6, "tCK", "ACT to ACT, different bank group", ge=1, le=1000)
+    tRRD_L: int = F(6, "tCK", "ACT to ACT, same bank group", ge=1, le=1000)
+    tFAW: int = F(23, "tCK", "window holding at most four ACTs", ge=0, le=10000)
+    tWR: int = F(12, "tCK", "end of write data to PRE", ge=0, le=1000)
+    tWTR: int = F(5, "tCK", "end of write data to read command", ge=0, le=1000)
+    tRTW: int = F(12, "tCK", "read command to write command (bus turnaround)", ge=0, le=1000)
+    tRTP: int = F(2, "tCK", "read command to PRE", ge=0, le=1000)
+    tREFI: int = F(3604, "tCK", "refresh interval", ge=0, le=10**7)
+    tRFC: int = F(102, "tCK", "refresh cycle time (all banks)", ge=0, le=100000)
+
+
+class MappingSpec(Spec):
+    """Physical address -> (channel, slice, bank group, bank, row) by bit fields, with XOR options.
+
+    The channel is ``(addr >> channel_bit) % channels`` (XOR-folded with higher bits when
+    ``channel_xor``); removing it leaves a compact channel address whose bits ``fields`` names from the
+    most significant listed bit down to bit 0: R row, B bank, G bank group, P slice, C column, X byte
+    offset. Bits above the string are row bits. Separators ``._ `` are ignored.
+    """
+
+    impl: str = F("bitfields", "name", "registered address_mapping")
+    channel_bit: int = F(8, "bit", "lowest address bit of the channel index (interleave granularity)", ge=5, le=40)
+    channel_xor: bool = F(False, "flag", "XOR-fold the row bits into the channel index")
+    bank_xor: bool = F(True, "flag", "XOR the low row bits into bank and bank group (permutation interleave)")
+    fields: str = F("BB.GG.CCCCC.P.CC.XXXXX", "bits", "MSB..LSB of the compact channel address")
+
+    check_impl = _impl_validator("address_mapping")
+
+    def field_bits(self) -> dict[str, list[int]]:
+        """Bit positions of each letter in the compact channel address."""
+        s = [c for c in self.fields if c not in "._ "]
+        out: dict[str, list[int]] = {k: [] for k in "RBGPCX"}
+        for i, c in enumerate(reversed(s)):
+            if c not in out:
+                raise ValueError(f"mapping.fields: unknown letter {c!r}; valid: R B G P C X")
+            out[c].append(i)
+        return out
+
+
+class DramSchedulerSpec(Spec):
+    impl: str = F("frfcfs", "name", "registered dram_scheduler: frfcfs, fcfs")
+    queue_size: int = F(64, "requests", "scheduler queue per channel", ge=1, le=4096)
+
+    check_impl = _impl_validator("dram_scheduler")
+
+
+class DramSpec(Spec):
+    """DRAM channels with banks, bank groups, timing and a scheduler."""
+
+    impl: str = F("gddr5", "name", "registered DRAM standard: gddr5, hbm2")
+    channels: int = F(6, "channels", "independent channels (controllers)", ge=1, le=1024)
+    pseudo_channels: int = F(1, "per channel", "HBM2 pseudo channels per channel (1: legacy mode); each is "
+                             "scheduled as a channel, and bus_bits / row_bytes are per pseudo channel", ge=1, le=2)
+    bank_groups: int = F(4, "groups", "bank groups per channel", ge=1, le=16)
+    banks_per_group: int = F(4, "banks", "banks per bank group", ge=1, le=64)
+    row_bytes: int = F(4096, "bytes", "row (page) size per bank of a (pseudo) channel", ge=256, le=1 << 16)
+    bus_bits: int = F(64, "bits", "data bus width per (pseudo) channel", ge=8, le=1024)
+    burst_length: int = F(8, "transfers", "burst length", ge=1, le=64)
+    data_rate: int = F(4, "transfers/tCK", "data transfers per command clock (DDR 2, GDDR5 4)", ge=1, le=16)
+    dual_command_bus: bool = F(False, "flag", "a row and a column command may issue in the same cycle")
+    page_policy: Literal["open", "closed"] = F("open", "name", "open: rows stay open; closed: auto-precharge")
+    refresh: bool = F(True, "flag", "model all-bank refresh (tREFI / tRFC)")
+    controller_latency: int = F(0, "tCK", "fixed controller + PHY latency added to every request", ge=0,
+                                le=100000)
+    timing: DramTiming = DramTiming()
+    scheduler: DramSchedulerSpec = DramSchedulerSpec()
+    mapping: MappingSpec = MappingSpec()
+
+    check_impl = _impl_validator("dram")
+
+    @property
+    def banks(self) -> int:
+        return self.bank_groups * self.banks_per_group
+
+    @property
+    def atom_bytes(self) -> int:
+        """Bytes one burst moves."""
+        return self.bus_bits // 8 * self.burst_length
+
+    @property
+    def burst_cycles(self) -> int:
+        """Command-clock cycles one burst occupies the data bus."""
+        return max(1, math.ceil(self.burst_length / self.data_rate))
+
+    @property
+    def scheduling_channels(self) -> int:
+        """Independently scheduled units (channels x pseudo channels)."""
+        return self.channels * self.pseudo_channels
+
+
+# ------------------------------------------------------------------------------------------------------
+# host link, run control, energy
+
+
+class PcieSpec(Spec):
+    bandwidth_gbs: float = F(8.0, "GB/s", "host link bandwidth per direction", ge=0.001, le=10000)
+    latency_us: float = F(5.0, "us", "fixed latency per transfer", ge=0, le=1e6)
+    place_in_l2: bool = F(True, "flag", "host-to-device copies leave their lines in L2 (GPGPU-Sim perf_sim_memcpy)")
+
+
+class SimSpec(Spec):
+    watchdog_cycles: int = F(200000, "cycles", "stop when nothing progressed for this long", ge=100, le=10**12)
+    max_warp_instructions: int = F(0, "warp-instr", "stop all timing after this many (0: unlimited)", ge=0)
+    time_series_interval: int = F(0, "cycles", "sample counters every N core cycles (0: off)", ge=0)
+    record_dram_commands: bool = F(False, "flag", "keep a DRAM command log (tests; slow for large runs)")
+
+
+class EnergySpec(Spec):
+    """Energy per event (pJ); events without a price are still counted."""
+
+    events: dict[str, float] = Field(default_factory=dict, description="event name -> energy [pJ]")
+    static_power_w: float = F(0.0, "W", "static power of the whole chip", ge=0)
+
+
+# ------------------------------------------------------------------------------------------------------
+# machine
+
+
+class Machine(Spec):
+    """A whole GPU: the YAML tree of a preset mirrors these fields."""
+
+    name: str = F("custom", "name", "machine name")
+    description: str = F("", "text", "one-line description")
+    clocks: ClockSpec = ClockSpec()
+    core: CoreSpec = CoreSpec()
+    l1d: L1Spec = L1Spec()
+    l2: L2Spec | None = L2Spec(size_kb=64, assoc=8, sector_bytes=32, write_policy="write_back",
+                               write_allocate=True)
+    icnt: IcntSpec = IcntSpec()
+    dram: DramSpec = DramSpec()
+    pcie: PcieSpec = PcieSpec()
+    sim: SimSpec = SimSpec()
+    energy: EnergySpec = EnergySpec()
+
+    @model_validator(mode="after")
+    def _cross(self) -> Machine:
+        if self.l2 is not None and self.l2.line_bytes != self.l1d.line_bytes:
+            raise ValueError(f"l2.line_bytes={self.l2.line_bytes} must equal l1d.line_bytes={self.l1d.line_bytes}")
+        d = self.dram
+        bits = d.mapping.field_bits()
+        need = {"B": d.banks_per_group, "G": d.bank_groups,
+                "P": self.l2.slices_per_channel if self.l2 is not None else 1}
+        for letter, count in need.items():
+            if (1 << len(bits[letter])) != count:
+                raise ValueError(
+                    f"dram.mapping.fields has {len(bits[letter])} '{letter}' bits but the machine has {count} "
+                    f"(needs {int(math.log2(count)) if count & (count - 1) == 0 else 'a power of two'})")
+        row_bits = len(bits["C"]) + len(bits["X"])
+        if (1 << row_bits) != d.row_bytes:
+            raise ValueError(f"dram.mapping.fields: C+X bits ({row_bits}) must address one row of {d.row_bytes} B")
+        if (1 << len(bits["X"])) < ATOM_BYTES:
+            raise ValueError(f"dram.mapping.fields needs at least {int(math.log2(ATOM_BYTES))} X bits")
+        return self
+
+    @property
+    def num_sms(self) -> int:
+        return self.core.num_sms
+
+    @property
+    def num_slices(self) -> int:
+        per = self.l2.slices_per_channel if self.l2 is not None else 1
+        return self.dram.scheduling_channels * per
+
+    def config_hash(self) -> str:
+        """A stable hash of the full configuration (defaults included), independent of library versions."""
+        return config_hash(self.model_dump(mode="json"))
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+def _canonical(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _canonical(v) for k, v in sorted(obj.items())}
+    if isinstance(obj, (list, tuple)):
+        return [_canonical(v) for v in obj]
+    if isinstance(obj, float):
+        if obj.is_integer():
+            return int(obj)
+        return float(repr(obj))
+    return obj
+
+
+def config_hash(tree: dict) -> str:
+    """sha256 (first 16 hex digits) of the canonical JSON of a config tree."""
+    text = json.dumps({"schema": HASH_SCHEMA, "config": _canonical(tree)}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# ------------------------------------------------------------------------------------------------------
+# loading
+
+
+def list_machines() -> list[str]:
+    """Names of the shipped presets."""
+    return sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
+
+
+def _format_errors(err: ValidationError, source: str) -> str:
+    lines = [f"invalid machine {source}:"]
+    for e in err.errors():
+        path = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        msg = e["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        ctx = e.get("ctx") or {}
+        extra = ""
+        if "expected" in ctx:
+            extra = f" (allowed: {ctx['expected']})"
+        inp = e.get("input")
+        shown = "" if isinstance(inp, dict) else f"; got {inp!r}"
+        lines.append(f"  {path}: {msg}{extra}{shown}")
+    return "\n".join(lines)
+
+
+def _validate(tree: dict, source: str) -> Machine:
+    try:
+        return Machine.model_validate(tree)
+    except ValidationError as e:
+        raise MachineConfigError(_format_errors(e, source)) from None
+
+
+def apply_overrides(tree: dict, overrides: dict[str, Any]) -> dict:
+    """Return a copy of ``tree`` with dotted-path overrides applied; unknown paths fail listing the valid keys."""
+    out = copy.deepcopy(tree)
+    for key, value in overrides.items():
+        parts = key.split(".")
+        node: Any = out
+        for i, p in enumerate(parts):
+            last = i == len(parts) - 1
+            if isinstance(node, list):
+                try:
+                    idx = int(p)
+                    node[idx]  # noqa: B018  (index check)
+                except (ValueError, IndexError):
+                    raise MachineConfigError(f"override {key!r}: {'.'.join(parts[:i])} has no element {p!r}") from None
+                if last:
+                    node[idx] = value
+                else:
+                    node = node[idx]
+                continue
+            if not isinstance(node, dict):
+                raise MachineConfigError(f"override {key!r}: {'.'.join(parts[:i])} is a value, not a section")
+            if p not in node:
+                if isinstance(node, dict) and (i > 0 and parts[i - 1] in ("units", "op_classes", "events")):
+                    node[p] = value if last else {}
+                    node = node[p]
+                    continue
+                valid = ", ".join(sorted(node)) or "(none)"
+                where = ".".join(parts[:i]) or "the machine"
+                raise MachineConfigError(f"override {key!r}: {where} has no field {p!r}; valid: {valid}")
+            if last:
+                node[p] = value
+            else:
+                if node[p] is None:
+                    raise MachineConfigError(f"override {key!r}: {'.'.join(parts[: i + 1])} is disabled (null)")
+                node = node[p]
+    return out
+
+
+def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] | None = None) -> Machine:
+    """A validated :class:`Machine` from a preset name, a YAML path, or a Machine, with dotted overrides."""
+    if isinstance(name_or_path, Machine):
+        tree = name_or_path.model_dump(mode="json")
+        source = name_or_path.name
+    else:
+        text = str(name_or_path)
+        path = Path(text)
+        if not (text.endswith((".yaml", ".yml")) or path.is_file()):
+            path = PRESET_DIR / f"{text}.yaml"
+            if not path.is_file():
+                raise MachineConfigError(f"unknown machine {text!r}; presets: {', '.join(list_machines())}")
+        with open(path) as f:
+            raw = yaml.safe_load(f) or {}
+        if not isinstance(raw, dict):
+            raise MachineConfigError(f"{path}: a machine YAML must be a mapping")
+        source = str(path)
+        tree = _validate(raw, source).model_dump(mode="json")
+    if overrides:
+        tree = apply_overrides(tree, overrides)
+        source = f"{source} with overrides {overrides}"
+    return _validate(tree, source)

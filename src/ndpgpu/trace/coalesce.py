@@ -1,0 +1,185 @@
+"""Coalescing: turn each warp memory access of a trace into cache-line transactions (and bank conflicts).
+
+A global, local or constant access becomes one transaction per distinct ``line_bytes`` line touched by
+its active lanes, in the order lanes first touch them; each transaction carries a mask of the 32-byte
+atoms (sectors) it touches. What a transaction costs is the cache's business: a Fermi L1 with 128-B
+unsectored lines fetches the whole line on a miss (one 128-B request per line, as compute capability
+2.x coalesces L1-cached loads), a Volta L1/L2 with 32-B sectors fetches only the touched sectors. A
+shared-memory access becomes a bank-conflict degree: the largest number of distinct words any bank
+must serve (lanes reading the same word are broadcast).
+
+:func:`coalesce_trace` does every record of a trace at once (compiled); :func:`coalesce_lanes` and
+:func:`bank_conflicts` are the plain-Python references of the same rules, used by the tests and by
+mechanisms that look at single accesses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba as nb
+import numpy as np
+
+from .format import SPACE, KernelTrace
+
+ATOM = 32  # bytes per sector / atom
+SP_SHARED = SPACE["shared"]
+SP_PARAM = SPACE["param"]
+
+
+@dataclasses.dataclass
+class Coalesced:
+    """Per-record transactions of a trace (``rec_tx_start[i] : rec_tx_start[i] + rec_ntx[i]``)."""
+
+    rec_tx_start: np.ndarray  # int64 per mem record
+    rec_ntx: np.ndarray  # int64 per mem record: transactions (0 for shared)
+    rec_conflict: np.ndarray  # int64 per mem record: bank-conflict degree (shared), else 0
+    rec_bytes: np.ndarray  # int64 per mem record: bytes accessed by active lanes
+    tx_line: np.ndarray  # int64 line address (byte address of the line)
+    tx_sectors: np.ndarray  # int64 mask of touched 32-B atoms within the line
+
+    @property
+    def num_transactions(self) -> int:
+        return int(self.tx_line.size)
+
+
+def coalesce_lanes(addrs: np.ndarray | list[int], mask: int, size: int, line_bytes: int = 128) -> list[tuple[int, int]]:
+    """Reference: ``[(line_address, atom_mask), ...]`` for one warp access, in first-touch lane order."""
+    out: dict[int, int] = {}
+    for lane in range(32):
+        if not (mask >> lane) & 1:
+            continue
+        a = int(addrs[lane])
+        for atom in range(a // ATOM, (a + size - 1) // ATOM + 1):
+            line = atom * ATOM // line_bytes * line_bytes
+            bit = 1 << ((atom * ATOM - line) // ATOM)
+            out[line] = out.get(line, 0) | bit
+    return list(out.items())
+
+
+def bank_conflicts(addrs: np.ndarray | list[int], mask: int, size: int, banks: int = 32, bank_bytes: int = 4) -> int:
+    """Reference: passes a shared-memory access needs (max distinct words per bank; 0 if no lane active)."""
+    words: dict[int, set[int]] = {}
+    for lane in range(32):
+        if not (mask >> lane) & 1:
+            continue
+        a = int(addrs[lane])
+        for w in range(a // bank_bytes, (a + size - 1) // bank_bytes + 1):
+            words.setdefault(w % banks, set()).add(w)
+    return max((len(s) for s in words.values()), default=0)
+
+
+@nb.njit(cache=True)
+def _lane_addr(base, stride, aidx, lane_addrs, lane):
+    if aidx < 0:
+        return base + stride * lane
+    return lane_addrs[aidx + lane]
+
+
+@nb.njit(cache=True)
+def _count_pass(base, stride, aidx, mask, size, space, lane_addrs, line_shift, banks, bank_bytes,
+                lines, sects, words):
+    """Transactions (or conflict degree for shared) of one record; fills ``lines``/``sects``."""
+    n = 0
+    if space == SP_SHARED:
+        nw = 0
+        for lane in range(32):
+            if (mask >> lane) & 1:
+                a = _lane_addr(base, stride, aidx, lane_addrs, lane)
+                w0 = a // bank_bytes
+                w1 = (a + size - 1) // bank_bytes
+                for w in range(w0, w1 + 1):
+                    dup = False
+                    for k in range(nw):
+                        if words[k] == w:
+                            dup = True
+                            break
+                    if not dup:
+                        words[nw] = w
+                        nw += 1
+        best = 0
+        for k in range(nw):
+            b = words[k] % banks
+            c = 0
+            for j in range(nw):
+                if words[j] % banks == b:
+                    c += 1
+            if c > best:
+                best = c
+        return best
+    for lane in range(32):
+        if (mask >> lane) & 1:
+            a = _lane_addr(base, stride, aidx, lane_addrs, lane)
+            a0 = a // ATOM
+            a1 = (a + size - 1) // ATOM
+            for atom in range(a0, a1 + 1):
+                byte = atom * ATOM
+                line = (byte >> line_shift) << line_shift
+                bit = np.int64(1) << ((byte - line) // ATOM)
+                found = -1
+                for k in range(n - 1, -1, -1):
+                    if lines[k] == line:
+                        found = k
+                        break
+                if found >= 0:
+                    sects[found] |= bit
+                else:
+                    lines[n] = line
+                    sects[n] = bit
+                    n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def _coalesce_all(base, stride, aidx, mask, size, space, lane_addrs, line_shift, banks, bank_bytes):
+    nrec = base.shape[0]
+    ntx = np.zeros(nrec, np.int64)
+    conflict = np.zeros(nrec, np.int64)
+    nbytes = np.zeros(nrec, np.int64)
+    lines = np.zeros(128, np.int64)
+    sects = np.zeros(128, np.int64)
+    words = np.zeros(512, np.int64)
+    total = 0
+    for i in range(nrec):
+        m = mask[i]
+        cnt = 0
+        for lane in range(32):
+            if (m >> lane) & 1:
+                cnt += 1
+        nbytes[i] = cnt * size[i]
+        if space[i] == SP_PARAM:
+            continue
+        r = _count_pass(base[i], stride[i], aidx[i], m, size[i], space[i], lane_addrs, line_shift, banks,
+                        bank_bytes, lines, sects, words)
+        if space[i] == SP_SHARED:
+            conflict[i] = r
+        else:
+            ntx[i] = r
+            total += r
+    start = np.zeros(nrec, np.int64)
+    tx_line = np.zeros(total, np.int64)
+    tx_sect = np.zeros(total, np.int64)
+    pos = 0
+    for i in range(nrec):
+        start[i] = pos
+        if ntx[i] == 0:
+            continue
+        r = _count_pass(base[i], stride[i], aidx[i], mask[i], size[i], space[i], lane_addrs, line_shift, banks,
+                        bank_bytes, lines, sects, words)
+        for k in range(r):
+            tx_line[pos + k] = lines[k]
+            tx_sect[pos + k] = sects[k]
+        pos += r
+    return start, ntx, conflict, nbytes, tx_line, tx_sect
+
+
+def coalesce_trace(trace: KernelTrace, line_bytes: int = 128, banks: int = 32, bank_bytes: int = 4) -> Coalesced:
+    """Transactions and bank conflicts of every memory record of ``trace``."""
+    if line_bytes & (line_bytes - 1) or line_bytes < ATOM or line_bytes > 8 * ATOM:
+        raise ValueError(f"line_bytes={line_bytes}: a power of two between {ATOM} and {8 * ATOM}")
+    mem = trace.mem
+    start, ntx, conflict, nbytes, tx_line, tx_sect = _coalesce_all(
+        mem["base"].astype(np.int64), mem["stride"].astype(np.int64), mem["addr_index"].astype(np.int64),
+        mem["mask"].astype(np.int64), mem["size"].astype(np.int64), mem["space"].astype(np.int64),
+        trace.lane_addrs.astype(np.int64), int(line_bytes).bit_length() - 1, int(banks), int(bank_bytes))
+    return Coalesced(start, ntx, conflict, nbytes, tx_line, tx_sect)

@@ -1,0 +1,200 @@
+"""Plain-Python references of the timing engine's component functions, written from their specifications.
+
+Each function states the rule it implements (the spec's docstring or docs/timing.md), never the engine's
+code path; tests compare the compiled functions and the statistics against these.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ndpgpu.timing.spec import Machine
+
+# ------------------------------------------------------------------------------------------------------
+# address mapping (spec.MappingSpec)
+
+
+def map_address(m: Machine, addr: int) -> dict[str, int]:
+    """(channel, global slice, bank group, bank in channel, row) of a byte address.
+
+    Channel = (addr >> channel_bit) mod channels, optionally plus an XOR fold of the group number
+    (grp ^ grp>>5 ^ grp>>11 ^ grp>>17, docs/timing.md). Removing the channel leaves the compact address
+    (grp << channel_bit | low bits) whose bits the ``fields`` string names from its right end (bit 0):
+    R row, B bank, G bank group, P slice, C column, X byte; bits above the string are row bits.
+    ``bank_xor`` XORs the low row bits into bank (then bank group).
+    """
+    d = m.dram
+    mp = d.mapping
+    nch = d.scheduling_channels
+    sh = mp.channel_bit
+    hi = addr >> sh
+    grp, chan = divmod(hi, nch)
+    if mp.channel_xor:
+        f = grp ^ (grp >> 5) ^ (grp >> 11) ^ (grp >> 17)
+        chan = (chan + f) % nch
+    compact = (grp << sh) | (addr & ((1 << sh) - 1))
+    letters = [c for c in mp.fields if c not in "._ "][::-1]  # letters[i] names bit i
+    vals = {k: 0 for k in "RBGPCX"}
+    width = {k: 0 for k in "RBGPCX"}
+    for i, letter in enumerate(letters):
+        bit = (compact >> i) & 1
+        vals[letter] |= bit << width[letter]
+        width[letter] += 1
+    row = vals["R"] | ((compact >> len(letters)) << width["R"])
+    bank, bg = vals["B"], vals["G"]
+    if mp.bank_xor:
+        bank ^= row & ((1 << width["B"]) - 1)
+        bg ^= (row >> width["B"]) & ((1 << width["G"]) - 1)
+    spc = m.l2.slices_per_channel if m.l2 is not None else 1
+    return {"channel": chan, "slice": chan * spc + vals["P"], "bank_group": bg,
+            "bank": bg * d.banks_per_group + bank, "row": row}
+
+
+# ------------------------------------------------------------------------------------------------------
+# caches
+
+
+def cache_set(line_index: int, sets: int, set_index: str, xor_bits: int) -> int:
+    """Set of a line: ``linear`` takes line_index mod sets; ``xor`` XORs the line index's
+    ``xor_bits``-wide chunks together first (xor_bits = bits of sets - 1)."""
+    if set_index == "linear":
+        return line_index % sets
+    h = 0
+    x = line_index
+    while x:
+        h ^= x & ((1 << xor_bits) - 1)
+        x >>= xor_bits
+    return h % sets
+
+
+def l1_set(m: Machine, addr: int) -> int:
+    c = m.l1d
+    return cache_set(addr // c.line_bytes, c.num_sets, c.set_index, max(1, (c.num_sets - 1).bit_length()))
+
+
+def lru_hits(accesses: list[int], sets_of: dict[int, int], assoc: int) -> int:
+    """Hits of an LRU cache of ``assoc`` ways per set for a sequence of line addresses."""
+    state: dict[int, list[int]] = {}
+    hits = 0
+    for a in accesses:
+        s = state.setdefault(sets_of[a], [])
+        if a in s:
+            hits += 1
+            s.remove(a)
+        elif len(s) == assoc:
+            s.pop(0)
+        s.append(a)
+    return hits
+
+
+# ------------------------------------------------------------------------------------------------------
+# shared memory
+
+
+def bank_conflict_degree(addrs: list[int], size: int = 4, banks: int = 32, bank_bytes: int = 4) -> int:
+    """Passes a shared access needs: the most distinct words any bank serves (same word: broadcast)."""
+    words: dict[int, set[int]] = {}
+    for a in addrs:
+        for w in range(a // bank_bytes, (a + size - 1) // bank_bytes + 1):
+            words.setdefault(w % banks, set()).add(w)
+    return max(len(s) for s in words.values())
+
+
+def strided_degree(stride_words: int, banks: int = 32) -> int:
+    """Closed form for 32 lanes at word stride s (4-B words): gcd(s, banks); broadcast (s = 0) is 1."""
+    return 1 if stride_words == 0 else math.gcd(stride_words, banks)
+
+
+# ------------------------------------------------------------------------------------------------------
+# DRAM
+
+
+def open_page(seq: list[tuple[int, int, int]]) -> dict[str, int]:
+    """Row hits / misses (closed bank) / conflicts (other row open) of (channel, bank, row) in order."""
+    open_row: dict[tuple[int, int], int] = {}
+    out = {"hits": 0, "misses": 0, "conflicts": 0}
+    for ch, bank, row in seq:
+        cur = open_row.get((ch, bank))
+        out["hits" if cur == row else ("misses" if cur is None else "conflicts")] += 1
+        open_row[(ch, bank)] = row
+    return out
+
+
+CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF = 1, 2, 3, 4, 5
+
+
+def check_dram_log(m: Machine, log) -> list[str]:
+    """Timing violations in a DRAM command log (rows: cycle, channel, cmd, bank, row); [] when legal.
+
+    The JEDEC-style constraints of ``dram.timing``: tRCD (ACT->column), tRP (PRE->ACT), tRAS (ACT->PRE),
+    tRC (ACT->ACT same bank), tRRD_S/L, tFAW, tCCD_S/L, tRTW (RD->WR), tCWL+burst+tWTR (WR->RD),
+    tRTP (RD->PRE), tCWL+burst+tWR (WR->PRE), tRFC (REF->ACT), and columns only to the open row.
+    """
+    d = m.dram
+    t = d.timing
+    bl = d.burst_cycles
+    bpg = d.banks_per_group
+    errs: list[str] = []
+    chans: dict[int, dict] = {}
+    for k, ch, cmd, bank, row in (tuple(int(v) for v in r) for r in log):
+        s = chans.setdefault(ch, {"act": {}, "pre": {}, "col": {}, "open": {}, "rd": {}, "wrend": {},
+                                  "acts": [], "bg_act": {}, "bg_col": {}, "last_col": None, "last_rd": None,
+                                  "last_wr_end": None, "ref": None})
+
+        def need(cond: bool, what: str, where: str = f"cycle {k} ch {ch} cmd {cmd} bank {bank}") -> None:
+            if not cond:
+                errs.append(f"{where}: {what}")
+
+        if cmd == CMD_ACT:
+            bg = bank // bpg
+            need(bank not in s["open"], "ACT to an open bank")
+            if bank in s["pre"]:
+                need(k - s["pre"][bank] >= t.tRP, "tRP")
+            if bank in s["act"]:
+                need(k - s["act"][bank] >= t.tRC, "tRC")
+            if s["acts"]:
+                need(k - s["acts"][-1] >= t.tRRD_S, "tRRD_S")
+            if bg in s["bg_act"]:
+                need(k - s["bg_act"][bg] >= t.tRRD_L, "tRRD_L")
+            if len(s["acts"]) >= 4 and t.tFAW:
+                need(k - s["acts"][-4] >= t.tFAW, "tFAW")
+            if s["ref"] is not None:
+                need(k - s["ref"] >= t.tRFC, "tRFC")
+            s["act"][bank] = k
+            s["acts"].append(k)
+            s["bg_act"][bg] = k
+            s["open"][bank] = row
+        elif cmd == CMD_PRE:
+            need(bank in s["open"], "PRE of a closed bank")
+            need(k - s["act"].get(bank, -10**9) >= t.tRAS, "tRAS")
+            if bank in s["rd"]:
+                need(k - s["rd"][bank] >= t.tRTP, "tRTP")
+            if bank in s["wrend"]:
+                need(k - s["wrend"][bank] >= t.tWR, "tWR")
+            s["open"].pop(bank, None)
+            s["pre"][bank] = k
+        elif cmd in (CMD_RD, CMD_WR):
+            bg = bank // bpg
+            need(s["open"].get(bank) == row, "column command to a row that is not open")
+            need(k - s["act"].get(bank, -10**9) >= t.tRCD, "tRCD")
+            if s["last_col"] is not None:
+                need(k - s["last_col"] >= t.tCCD_S, "tCCD_S")
+            if bg in s["bg_col"]:
+                need(k - s["bg_col"][bg] >= t.tCCD_L, "tCCD_L")
+            if cmd == CMD_WR:
+                if s["last_rd"] is not None:
+                    need(k - s["last_rd"] >= t.tRTW, "tRTW")
+                end = k + t.tCWL + bl
+                s["wrend"][bank] = end
+                s["last_wr_end"] = end
+            else:
+                if s["last_wr_end"] is not None:
+                    need(k - s["last_wr_end"] >= t.tWTR, "tWTR")
+                s["rd"][bank] = k
+                s["last_rd"] = k
+            s["last_col"] = k
+            s["bg_col"][bg] = k
+        elif cmd == CMD_REF:
+            need(not s["open"], "REF with open banks")
+            s["ref"] = k
+    return errs

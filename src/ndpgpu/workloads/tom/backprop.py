@@ -62,7 +62,7 @@ def hidden_delta(partial: np.ndarray, inp: dict[str, Any]) -> np.ndarray:
 class Backprop(Workload):
     name = "backprop"
     suite = "tom"
-    papers = ("TOM",)
+    papers = ("TOM", "TELEPORT")
     description = (
         "Rodinia back propagation: layerforward (16x16 blocks, shared-memory tree over inputs) and "
         "adjust_weights over an (in+1) x 17 weight matrix, with the host computing the small layers"

@@ -61,7 +61,7 @@ def bfs_cost(nodes: np.ndarray, edges: np.ndarray, source: int) -> np.ndarray:
 class BfsRodinia(Workload):
     name = "bfs_rodinia"
     suite = "tom"
-    papers = ("TOM",)
+    papers = ("TOM", "LLC-Compute")
     description = (
         "Rodinia BFS: Kernel (expand masked nodes over their edge lists) and Kernel2 (update masks), "
         "relaunched until no node is reached; Node structs, bool masks, 512-thread blocks"

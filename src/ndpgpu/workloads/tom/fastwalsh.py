@@ -53,7 +53,7 @@ def fwt(x: np.ndarray, log2n: int) -> np.ndarray:
 class FastWalsh(Workload):
     name = "fastwalsh"
     suite = "tom"
-    papers = ("TOM",)
+    papers = ("TOM", "TELEPORT")
     description = (
         "CUDA SDK fastWalshTransform: dyadic convolution of a 2^log2_data signal with a 2^log2_kernel "
         "kernel; global radix-4 stages for large strides, a shared-memory kernel for the last 11 levels"

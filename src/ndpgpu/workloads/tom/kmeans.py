@@ -55,7 +55,7 @@ def new_centres(features: np.ndarray, membership: np.ndarray, clusters: np.ndarr
 class Kmeans(Workload):
     name = "kmeans"
     suite = "tom"
-    papers = ("TOM",)
+    papers = ("TOM", "LLC-Compute")
     description = (
         "Rodinia k-means (Rogers et al.'s global-memory variant): invert_mapping transposes the features, "
         "then the assign kernel is relaunched, the host moving the centres, until no point changes cluster"

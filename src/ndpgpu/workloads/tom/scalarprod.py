@@ -38,7 +38,7 @@ def scalar_products(a: np.ndarray, b: np.ndarray, vector_n: int, element_n: int)
 class ScalarProd(Workload):
     name = "scalarprod"
     suite = "tom"
-    papers = ("TOM",)
+    papers = ("TOM", "LLC-Compute")
     description = (
         "CUDA SDK scalarProd: vector_n dot products of element_n floats; per block 1024 interleaved "
         "accumulators in shared memory reduced by a tree"

@@ -1,0 +1,57 @@
+"""Helpers shared by the MPU workloads: launch shape, float32 error bounds and the sliced tile layout.
+
+**Sliced tile layout** (BLUR, CONV, TTRANS; after MPU-Sim's benchmarks). An image of ``rows x cols`` float32
+pixels is cut into ``T = rows * cols / 1024`` tiles of 32 x 32 (tile ``t`` = tile row ``t // (cols / 32)``,
+tile column ``t % (cols / 32)``). A tile is 8 slices of 4 rows x 32 columns (512 B), and slice ``s`` of every
+tile is stored before slice ``s + 1`` of any tile::
+
+    address(t, r, c) = ((r // 4) * T + t) * 128 + (r % 4) * 32 + c        (in floats)
+
+so with MPU's 512 B-per-core address interleave and block ``t`` on core ``t mod 128`` every 512 B slice a
+block touches lies in its own core's banks. A block of 32 x 4 threads moves one slice per step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TILE = 32  # tile edge (pixels)
+SLICE_ROWS = 4  # rows of a tile per slice (blockDim.y)
+THREADS = 128  # threads per block of the one-dimensional kernels (MPU-Sim's default)
+BLOCKS = 512  # blocks of the grid-stride kernels at the paper scale (MPU-Sim's default)
+U32 = float(np.finfo(np.float32).eps) / 2  # unit roundoff of float32 (2^-24)
+
+
+def image_to_tiles(image: np.ndarray) -> np.ndarray:
+    """(rows, cols) -> (T, 32, 32): the image's 32 x 32 tiles in row-major tile order."""
+    rows, cols = image.shape
+    return image.reshape(rows // TILE, TILE, cols // TILE, TILE).transpose(0, 2, 1, 3).reshape(-1, TILE, TILE)
+
+
+def tiles_to_image(tiles: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(T, 32, 32) -> (rows, cols), the inverse of :func:`image_to_tiles`."""
+    return tiles.reshape(rows // TILE, cols // TILE, TILE, TILE).transpose(0, 2, 1, 3).reshape(rows, cols)
+
+
+def to_sliced(image: np.ndarray) -> np.ndarray:
+    """An image in the sliced tile layout (flat float array, see the module docstring)."""
+    tiles = image_to_tiles(image)  # (T, 32, 32) = (T, slice, row in slice, col)
+    t = tiles.shape[0]
+    return np.ascontiguousarray(
+        tiles.reshape(t, TILE // SLICE_ROWS, SLICE_ROWS, TILE).transpose(1, 0, 2, 3)
+    ).reshape(-1)
+
+
+def from_sliced(flat: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """The image stored in ``flat`` in the sliced tile layout, the inverse of :func:`to_sliced`."""
+    t = rows * cols // (TILE * TILE)
+    tiles = flat.reshape(TILE // SLICE_ROWS, t, SLICE_ROWS, TILE).transpose(1, 0, 2, 3).reshape(t, TILE, TILE)
+    return tiles_to_image(tiles, rows, cols)
+
+
+def clamped_window(tiles: np.ndarray) -> np.ndarray:
+    """(T, 32, 32) -> (3, 3, T, 32, 32): the 3 x 3 neighbourhood of every pixel, clamped to its tile."""
+    padded = np.pad(tiles, ((0, 0), (1, 1), (1, 1)), mode="edge")
+    return np.stack(
+        [np.stack([padded[:, dy : dy + TILE, dx : dx + TILE] for dx in range(3)]) for dy in range(3)]
+    )

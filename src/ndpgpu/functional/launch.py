@@ -12,6 +12,7 @@ import numpy as np
 from ..trace import format as tf
 from . import engine as E
 from . import isa
+from ._assemble import scatter_mem, scatter_segments, warp_major_destinations
 from .decode import Program
 from .memory import DeviceMemory
 
@@ -289,21 +290,13 @@ def _assemble_trace(program: Program, seg_chunks, mem_chunks, addr_chunks, reg_c
     mems = np.concatenate(mem_chunks) if mem_chunks else np.zeros((0, 9), np.int64)
     addrs = np.concatenate(addr_chunks) if addr_chunks else np.zeros(0, np.uint64)
     regs = np.concatenate(reg_chunks) if reg_chunks else np.zeros((0, 35), np.int64)
-    order = np.argsort(segs[:, 0], kind="stable")
-    segs = segs[order]
     seg_arr = np.zeros(len(segs), dtype=tf.SEGMENT_DTYPE)
-    seg_arr["warp"] = segs[:, 0]
-    seg_arr["pc"] = segs[:, 1]
-    seg_arr["count"] = segs[:, 2]
-    seg_arr["mask"] = segs[:, 3]
-    order = np.argsort(mems[:, 0], kind="stable")
-    mems = mems[order]
+    dest, warp_seg_start = warp_major_destinations(np.ascontiguousarray(segs[:, 0]), num_warps)
+    scatter_segments(segs, dest, seg_arr["warp"], seg_arr["pc"], seg_arr["count"], seg_arr["mask"])
     mem_arr = np.zeros(len(mems), dtype=tf.MEM_DTYPE)
-    for k, name in enumerate(("warp", "pc", "mask", "space", "flags", "size")):
-        mem_arr[name] = mems[:, k]
-    mem_arr["base"] = mems[:, 6].astype(np.uint64)
-    mem_arr["stride"] = mems[:, 7]
-    mem_arr["addr_index"] = mems[:, 8]
+    dest, warp_mem_start = warp_major_destinations(np.ascontiguousarray(mems[:, 0]), num_warps)
+    scatter_mem(mems, dest, *(mem_arr[f] for f in ("warp", "pc", "mask", "space", "flags", "size", "base", "stride",
+                                                    "addr_index")))
     reg_arr = np.zeros(len(regs), dtype=tf.REGVAL_DTYPE)
     if len(regs):
         order = np.argsort(regs[:, 0], kind="stable")
@@ -312,8 +305,6 @@ def _assemble_trace(program: Program, seg_chunks, mem_chunks, addr_chunks, reg_c
         reg_arr["pc"] = regs[:, 1]
         reg_arr["reg"] = regs[:, 2]
         reg_arr["values"] = regs[:, 3:].astype(np.uint64)
-    warp_seg_start = np.searchsorted(seg_arr["warp"], np.arange(num_warps + 1)).astype(np.int64)
-    warp_mem_start = np.searchsorted(mem_arr["warp"], np.arange(num_warps + 1)).astype(np.int64)
     launch = tf.LaunchInfo(
         kernel=program.kernel, grid=tuple(grid), block=tuple(block), shared_bytes=shared_bytes,
         regs_per_thread=0, local_bytes_per_thread=program.frame_bytes, local_base=options.local_base,

@@ -1,0 +1,55 @@
+"""Compiled helpers that turn the engine's trace chunks into warp-major trace tables in one pass.
+
+The engine emits segment and memory rows in execution order (warps interleave); the trace format
+wants them grouped by warp, each warp's rows in execution order. A counting sort by warp gives every
+row its destination in O(n), and one loop writes the fields of the structured output through views.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+njit = nb.njit(cache=True)
+
+
+@njit
+def warp_major_destinations(warps: np.ndarray, num_warps: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stable counting sort by warp: each row's index in the grouped table, and each warp's first row."""
+    start = np.zeros(num_warps + 1, np.int64)
+    for i in range(warps.shape[0]):
+        start[warps[i] + 1] += 1
+    for w in range(num_warps):
+        start[w + 1] += start[w]
+    fill = start[:-1].copy()
+    dest = np.empty(warps.shape[0], np.int64)
+    for i in range(warps.shape[0]):
+        w = warps[i]
+        dest[i] = fill[w]
+        fill[w] += 1
+    return dest, start
+
+
+@njit
+def scatter_segments(rows, dest, warp, pc, count, mask):
+    for i in range(rows.shape[0]):
+        d = dest[i]
+        warp[d] = rows[i, 0]
+        pc[d] = rows[i, 1]
+        count[d] = rows[i, 2]
+        mask[d] = rows[i, 3]
+
+
+@njit
+def scatter_mem(rows, dest, warp, pc, mask, space, flags, size, base, stride, addr_index):
+    for i in range(rows.shape[0]):
+        d = dest[i]
+        warp[d] = rows[i, 0]
+        pc[d] = rows[i, 1]
+        mask[d] = rows[i, 2]
+        space[d] = rows[i, 3]
+        flags[d] = rows[i, 4]
+        size[d] = rows[i, 5]
+        base[d] = np.uint64(rows[i, 6])
+        stride[d] = rows[i, 7]
+        addr_index[d] = rows[i, 8]

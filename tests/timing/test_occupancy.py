@@ -64,3 +64,10 @@ def test_launches_that_do_not_fit():
         occupancy(g, 32, 0, 49153)  # more shared memory than the SM has
     with pytest.raises(LaunchDoesNotFit):
         occupancy(g, 2048, 0, 0)  # more threads than the SM holds
+
+
+def test_registers_above_the_target_limit_are_capped_for_timing():
+    """PTX compiled for a newer target may use 167 registers; Fermi's ptxas would allocate 63 and spill."""
+    g = load_machine("gtx480").core
+    assert occupancy(g, 128, 167, 0, cap_registers=True) == occupancy(g, 128, 63, 0)
+    assert occupancy(g, 128, 63, 0).limit == "registers"

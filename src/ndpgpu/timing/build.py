@@ -365,4 +365,4 @@ class LaunchArrays:
 
 def launch_occupancy(m: Machine, trace: KernelTrace) -> Occupancy:
     L = trace.launch
-    return occupancy(m.core, L.threads_per_cta, L.regs_per_thread, L.shared_bytes)
+    return occupancy(m.core, L.threads_per_cta, L.regs_per_thread, L.shared_bytes, cap_registers=True)

@@ -44,11 +44,19 @@ class Occupancy:
         return self.ctas_per_sm * self.warps_per_cta / self.max_warps
 
 
-def occupancy(core: CoreSpec, threads: int, regs_per_thread: int, shared_bytes: int) -> Occupancy:
-    """CTAs per SM for a CTA of ``threads`` threads; raise :class:`LaunchDoesNotFit` when zero."""
+def occupancy(core: CoreSpec, threads: int, regs_per_thread: int, shared_bytes: int, *,
+              cap_registers: bool = False) -> Occupancy:
+    """CTAs per SM for a CTA of ``threads`` threads; raise :class:`LaunchDoesNotFit` when zero.
+
+    ``cap_registers``: a register count above the machine's per-thread limit (ptxas ran for a newer
+    target) is taken as the limit, as ptxas for the modelled target would allocate, spilling the rest
+    to local memory; that spill traffic is not in the trace.
+    """
     warps = max(1, math.ceil(threads / 32))
     gran = core.warp_alloc_granularity
     regs = regs_per_thread or core.default_regs_per_thread
+    if cap_registers:
+        regs = min(regs, core.max_regs_per_thread)
     if regs > core.max_regs_per_thread:
         raise LaunchDoesNotFit(f"{regs} registers per thread exceed the limit of {core.max_regs_per_thread}")
     unit = core.reg_alloc_unit

@@ -27,6 +27,8 @@ from __future__ import annotations
 import numba as nb
 
 njit = nb.njit(cache=True, _nrt=False)
+# numba-IR inlining for hot callees with many array arguments (each array is passed as ~9 scalars)
+njit_inline = nb.njit(cache=True, _nrt=False, inline="always")
 
 INF = 1 << 62
 NEG = -(1 << 40)
@@ -523,6 +525,56 @@ def dram_log(dlog, g, cfg, k, c, cmd, bank, row):
             g[G_DLOG_N] = n + 1
 
 
+@njit_inline
+def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
+    """Time (ps) of the earliest DRAM edge after cycle ``k`` at which channel ``c`` could issue any command.
+
+    A lower bound from the channel's own timing state alone (it ignores the scheduling order, the
+    L2 return queue's space and which bank a PRE may close), so a tick then may still issue nothing.
+    Valid only while the channel's state is unchanged: arrivals lower the wake in ``dram_enqueue``."""
+    nb_ = cfg[C_NBANK]
+    base = c * nb_
+    gbase = c * cfg[C_NBG]
+    kb = INF
+    minready = INF
+    for i in range(cfg[C_DQ_SIZE]):
+        if dq[c, i, DQ_RID] < 0:
+            continue
+        rr = dq[c, i, DQ_READY]
+        if rr > now:
+            minready = min(minready, rr)
+            continue
+        bi = base + dq[c, i, DQ_BANK]
+        grp = gbase + dq[c, i, DQ_BG]
+        orow = bank[bi, B_ROW]
+        if orow == dq[c, i, DQ_ROW]:
+            e = max(bank[bi, B_RCD_READY], chs[c, H_LAST_COL] + cfg[C_tCCD_S], bgt[grp, BG_LAST_COL] + cfg[C_tCCD_L])
+            if dq[c, i, DQ_WR] != 0:
+                e = max(e, chs[c, H_LAST_RD] + cfg[C_tRTW], chs[c, H_BUS_FREE] - cfg[C_tCWL])
+            else:
+                e = max(e, chs[c, H_LAST_WR_END] + cfg[C_tWTR], chs[c, H_BUS_FREE] - cfg[C_tCL])
+        elif orow < 0:
+            e = max(bank[bi, B_ACT_READY], chs[c, H_LAST_ACT] + cfg[C_tRRD_S], bgt[grp, BG_LAST_ACT] + cfg[C_tRRD_L])
+            if cfg[C_tFAW] != 0:
+                e = max(e, faw[c, chs[c, H_FAW_I]] + cfg[C_tFAW])
+        else:
+            e = bank[bi, B_PRE_READY]
+        if e < kb:
+            kb = e
+            if kb <= k + 1:
+                break
+    ref = INF
+    if cfg[C_REFRESH] != 0 and chs[c, H_REF_PENDING] == 0:
+        ref = chs[c, H_NEXT_REF]
+    if kb >= INF:
+        # no ready request: like a tick at k + 1 that finds none, sleep until one is ready (or an arrival);
+        # a refresh due by then is noticed at k + 1, one due later only at that wake
+        if ref <= k + 1:
+            return edge(clk, D_DRAM, k + 1)
+        return minready
+    return min(minready, edge(clk, D_DRAM, max(min(kb, ref), k + 1)))
+
+
 @njit
 def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, dlog, hitpend):
     nb_ = cfg[C_NBANK]
@@ -779,7 +831,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         progress = True
     if progress:
         g[G_LAST_PROGRESS] = now
-    wake[cfg[C_WK_CH] + c] = edge(clk, D_DRAM, k + 1)
+    # the channel's state cannot change until a command's timing allows one (or an arrival lowers the wake)
+    wake[cfg[C_WK_CH] + c] = dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw)
 
 
 @njit
@@ -992,7 +1045,7 @@ def l2_touch(l2t, idx, cfg, g):
         l2t[idx, LN_STAMP] = g[G_STAMP]
 
 
-@njit
+@njit_inline
 def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd,
               mrange, ptype):
     """Serve the request at the head of slice ``j``'s input queue; False when blocked (nothing changed)."""
@@ -1416,7 +1469,7 @@ def ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, sub
     return slot
 
 
-@njit
+@njit_inline
 def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g,
                ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt):
     """The LD/ST unit handles transaction ``S_LDST_TX`` of its current instruction; False when blocked."""
@@ -1566,7 +1619,7 @@ def prefetch_next(sm, line, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm
             ctr[T_PF_ISSUED] += 1
 
 
-@njit
+@njit_inline
 def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g, ctr, prst, pcst, wt,
             regrdy, smt, mapd, mrange, subt):
     """Accept reply ``r`` at SM ``sm``; False when blocked (nothing changed)."""
@@ -1718,7 +1771,7 @@ def warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt):
     warp_maybe_exit_flag(slot, wt, smt, cfg)
 
 
-@njit
+@njit_inline
 def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g):
     """Could warp ``slot`` issue its next instruction now? 0 yes, else 1 + stall reason (READY updated)."""
     g[G_IT_TRY] += 1
@@ -1771,7 +1824,7 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
     return 0
 
 
-@njit
+@njit_inline
 def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
              rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt):
     """Issue warp ``slot``'s next instruction (``check_issue`` said it can)."""
@@ -1944,7 +1997,7 @@ def warp_pc(slot, seg, wt):
     return seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
 
 
-@njit
+@njit_inline
 def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
               rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst):
     """One cycle of sub-core ``s``'s warp scheduler; returns instructions issued."""

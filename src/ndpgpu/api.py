@@ -63,6 +63,7 @@ class Device:
         self.echo_printf = echo_printf
         self.launches: list[LaunchResult] = []
         self.traces: list = []
+        self.copies: list[dict] = []  # host<->device copies in program order: direction, bytes, addr, before_launch
         self.printf_output: list[str] = []
         self.timing = None
         self.launch_stats: list = []
@@ -88,6 +89,13 @@ class Device:
         stack = _stack()
         if stack and stack[-1] is self:
             stack.pop()
+
+    def record_copy(self, direction: str, nbytes: int, addr: int) -> None:
+        """Log a host<->device copy (replayed by the experiment executor) and time it on the machine."""
+        self.copies.append({"direction": direction, "bytes": int(nbytes), "addr": int(addr),
+                            "before_launch": len(self.launches)})
+        if self.timing is not None:
+            self.timing.copy(int(nbytes), direction, addr=int(addr))
 
     def totals(self):
         """Timing statistics over every launch (requires a machine)."""
@@ -158,6 +166,7 @@ class DeviceArray:
 
     def get(self) -> np.ndarray:
         """Copy to a new host array."""
+        self.device.record_copy("d2h", self.nbytes, self.ptr)
         raw = self.device.memory.read(self.ptr, self.nbytes)
         return raw.view(self.dtype).reshape(self.shape).copy()
 
@@ -169,8 +178,7 @@ class DeviceArray:
         if arr.dtype == self.dtype and arr.size != self.size:
             raise ValueError(f"cannot set a device array of shape {self.shape} from shape {arr.shape}")
         self.device.memory.write(self.ptr, arr)
-        if self.device.timing is not None:
-            self.device.timing.copy(arr.nbytes, "h2d", addr=self.ptr)
+        self.device.record_copy("h2d", arr.nbytes, self.ptr)
 
     def view(self, dtype) -> DeviceArray:
         """The same memory seen with another dtype (last dimension rescaled)."""

@@ -132,6 +132,7 @@ class SimulatorExecutor(Executor):
             trace_paths=[str(p) for p in rec.trace_paths],
             stats={str(k): float(v) for k, v in dict(rec.stats).items() if not str(k).endswith("seconds")},
             provenance={str(k): v for k, v in dict(rec.provenance).items()},
+            copies=[dict(c) for c in getattr(rec, "copies", [])],
         )
 
     def time(self, point: Point, recording: RecordingManifest) -> list[MetricRow]:
@@ -140,10 +141,20 @@ class SimulatorExecutor(Executor):
 
         session = TimingSession(self._load_machine(point))
         per_launch: list[MetricRow] = []
+        copies = sorted(recording.copies, key=lambda c: c["before_launch"])  # stable: program order kept
+
+        def replay_copies_before(launch: int) -> None:
+            # the workload's host copies as the program made them: h2d copies may leave lines in L2
+            while copies and copies[0]["before_launch"] <= launch:
+                c = copies.pop(0)
+                session.copy(c["bytes"], c["direction"], addr=c["addr"])
+
         for i, path in enumerate(recording.trace_paths):
+            replay_copies_before(i)
             st = session.run_launch(KernelTrace.load(path))
             per_launch += [MetricRow(f"launch{i}", "cycles", float(st.cycles), "cycles"),
                            MetricRow(f"launch{i}", "warp_instructions", float(st.c("WARP_INSTS")), "warp-instr")]
+        replay_copies_before(len(recording.trace_paths))
         rows = session.totals().rows()
         # identity rows (kernel name, machine, hash) are strings: the point's key already records them
         return [MetricRow(str(p), str(m), float(v), str(u)) for p, m, v, u in rows

@@ -68,6 +68,7 @@ class RecordingManifest:
     provenance: dict[str, Any]
     elapsed_s: float = 0.0
     reused: bool = False
+    copies: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # host<->device copies, in order
 
     FILE: ClassVar[str] = "manifest.json"
 

@@ -56,6 +56,7 @@ class Recording:
     trace_paths: list[Path]
     stats: dict[str, float]
     provenance: dict[str, str]
+    copies: list[dict] = dataclasses.field(default_factory=list)  # Device.copies of the run
 
 
 def _hash_files(paths: list[Path]) -> str:
@@ -135,9 +136,10 @@ def record_workload(name: str, scale: str, trace_dir: Path | str) -> Recording:
         paths.append(tr.save(trace_dir / f"launch{i:04d}.npz"))
     (trace_dir / "recording.json").write_text(json.dumps({
         "name": name, "scale": scale, "passed": run.passed, "stats": run.stats, "provenance": run.provenance,
-        "traces": [p.name for p in paths],
+        "traces": [p.name for p in paths], "copies": run.device.copies,
     }, indent=1))
-    return Recording(name, scale, run.passed, run.checks, paths, run.stats, run.provenance)
+    return Recording(name, scale, run.passed, run.checks, paths, run.stats, run.provenance,
+                     copies=list(run.device.copies))
 
 
 def toolchain_available() -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import WORKLOADS
+from expkit import WORKLOADS
 
 from ndpgpu.experiments.plots import BarChart, draw_bar_chart
 from ndpgpu.experiments.points import Grid, SweepSpec

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from conftest import fake_spec
+from expkit import fake_spec
 
 from ndpgpu.experiments import cli
 from ndpgpu.experiments.interfaces import Executor

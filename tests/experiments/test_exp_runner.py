@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import MACHINES, WORKLOADS, fake_spec, log_calls
+from expkit import MACHINES, WORKLOADS, fake_spec, log_calls
 
 from ndpgpu.experiments.runner import DIED_MESSAGE, run_sweep
 from ndpgpu.experiments.store import Filters, ResultStore

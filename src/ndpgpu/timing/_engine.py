@@ -586,9 +586,10 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     # ---------------------------------------------------------------- refresh
     if cfg[C_REFRESH] != 0 and k >= chs[c, H_NEXT_REF] and chs[c, H_REF_PENDING] == 0:
         refi = cfg[C_tREFI]
-        if n == 0 and k >= chs[c, H_NEXT_REF] + refi:
-            # idle through one or more intervals: those refreshes happened in the background
-            missed = (k - chs[c, H_NEXT_REF]) // refi + 1
+        if k >= chs[c, H_NEXT_REF] + refi:
+            # the channel slept (nothing to issue) through whole intervals: those refreshes happened in the
+            # background. With requests waiting, the latest due one is still to do; otherwise all are done.
+            missed = (k - chs[c, H_NEXT_REF]) // refi + (1 if n == 0 else 0)
             last = chs[c, H_NEXT_REF] + (missed - 1) * refi
             for b in range(nb_):
                 bi = base + b
@@ -596,7 +597,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], last + cfg[C_tRFC])
             ctr[T_DR_REF] += missed
             chs[c, H_NEXT_REF] = last + refi
-        else:
+        if k >= chs[c, H_NEXT_REF]:
             chs[c, H_REF_PENDING] = 1
     if chs[c, H_REF_PENDING] != 0:
         all_closed = True

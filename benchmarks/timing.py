@@ -34,6 +34,10 @@ CASES = [
     ("sgemm_naive", {"n": 256}, "v100", None),
     ("bfs", {"nodes": 1 << 16, "max_degree": 11, "block": 256}, "gtx480", None),
     ("bfs", {"nodes": 1 << 16, "max_degree": 11, "block": 256}, "v100", None),
+    ("vecadd", {"n": 1 << 20, "block": 256}, "llc-mesh", None),
+    ("sgemm_naive", {"n": 256}, "llc-mesh", None),
+    ("vecadd", {"n": 1 << 20, "block": 256}, "tom-baseline", None),
+    ("vecadd", {"n": 1 << 20, "block": 256}, "ipndp-base8", None),
 ]
 
 

@@ -245,12 +245,16 @@ BANK_NAMES = (
 
 (
     H_NQ, H_LAST_ACT, H_LAST_COL, H_LAST_RD, H_LAST_WR_END, H_BUS_FREE, H_NEXT_REF, H_REF_PENDING,
-    H_FAW_I, H_LAST_DIR, H_LAST_TICK
-) = range(11)
-NCHT = 11
+    H_FAW_I, H_LAST_DIR, H_LAST_TICK, H_LK_STACK, H_LK_TX_FREE, H_LK_RX_FREE, H_LK_TX_BUSY, H_LK_RX_BUSY,
+    H_LK_TX_BYTES, H_LK_RX_BYTES, H_LK_TX_PKTS, H_LK_RX_PKTS, H_LK_TX_MBPS, H_LK_RX_MBPS, H_LK_TX_LAT,
+    H_LK_RX_LAT, H_LK_FLIT, H_LK_REQ_FL, H_LK_RESP_HDR, H_LK_WR_HDR, H_LK_ACK_FL
+) = range(29)
+NCHT = 29
 CH_NAMES = (
     'NQ', 'LAST_ACT', 'LAST_COL', 'LAST_RD', 'LAST_WR_END', 'BUS_FREE', 'NEXT_REF', 'REF_PENDING',
-    'FAW_I', 'LAST_DIR', 'LAST_TICK',
+    'FAW_I', 'LAST_DIR', 'LAST_TICK', 'LK_STACK', 'LK_TX_FREE', 'LK_RX_FREE', 'LK_TX_BUSY', 'LK_RX_BUSY',
+    'LK_TX_BYTES', 'LK_RX_BYTES', 'LK_TX_PKTS', 'LK_RX_PKTS', 'LK_TX_MBPS', 'LK_RX_MBPS', 'LK_TX_LAT',
+    'LK_RX_LAT', 'LK_FLIT', 'LK_REQ_FL', 'LK_RESP_HDR', 'LK_WR_HDR', 'LK_ACK_FL',
 )
 
 (
@@ -586,10 +590,9 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     # ---------------------------------------------------------------- refresh
     if cfg[C_REFRESH] != 0 and k >= chs[c, H_NEXT_REF] and chs[c, H_REF_PENDING] == 0:
         refi = cfg[C_tREFI]
-        if k >= chs[c, H_NEXT_REF] + refi:
-            # the channel slept (nothing to issue) through whole intervals: those refreshes happened in the
-            # background. With requests waiting, the latest due one is still to do; otherwise all are done.
-            missed = (k - chs[c, H_NEXT_REF]) // refi + (1 if n == 0 else 0)
+        if n == 0 and k >= chs[c, H_NEXT_REF] + refi:
+            # idle through one or more intervals: those refreshes happened in the background
+            missed = (k - chs[c, H_NEXT_REF]) // refi + 1
             last = chs[c, H_NEXT_REF] + (missed - 1) * refi
             for b in range(nb_):
                 bi = base + b
@@ -597,6 +600,21 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], last + cfg[C_tRFC])
             ctr[T_DR_REF] += missed
             chs[c, H_NEXT_REF] = last + refi
+        elif n > 0 and k >= chs[c, H_NEXT_REF] + refi:
+            # the channel woke with requests after sleeping through whole intervals: the refreshes due
+            # before its oldest request arrived happened while it was idle (in the background, rows left as
+            # they were: an approximation), the later ones are still to do (one now, the rest on time)
+            first = INF
+            for i in range(dqs):
+                if dq[c, i, DQ_RID] >= 0 and dq[c, i, DQ_READY] < first:
+                    first = dq[c, i, DQ_READY]
+            arrived = cyc_at(clk, D_DRAM, first) - cfg[C_CTRL_LAT]
+            if arrived > chs[c, H_NEXT_REF]:
+                missed = (min(arrived - 1, k) - chs[c, H_NEXT_REF]) // refi + 1
+                ctr[T_DR_REF] += missed
+                chs[c, H_NEXT_REF] += missed * refi
+            if k >= chs[c, H_NEXT_REF] + refi:
+                chs[c, H_NEXT_REF] = k - (k - chs[c, H_NEXT_REF]) % refi  # overdue ones collapse into one
         if k >= chs[c, H_NEXT_REF]:
             chs[c, H_REF_PENDING] = 1
     if chs[c, H_REF_PENDING] != 0:
@@ -786,12 +804,18 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 ctr[T_DR_WR] += 1
                 ctr[T_DR_WR_BYTES] += nbytes
                 chst[c, CHS_WR] += 1
+                ls = chs[c, H_LK_STACK] - 1
+                if ls >= 0:  # the write acknowledgement returns over RX
+                    link_send(ls, 1, chs[ls, H_LK_ACK_FL], edge(clk, D_DRAM, dend), chs)
                 rq_release(rq_free, g, r)
             else:
                 ctr[T_DR_RD] += 1
                 ctr[T_DR_RD_BYTES] += nbytes
                 chst[c, CHS_RD] += 1
                 t = edge(clk, D_DRAM, dend)
+                ls = chs[c, H_LK_STACK] - 1
+                if ls >= 0:  # read data returns over RX before the L2 fill
+                    t = link_send(ls, 1, chs[ls, H_LK_RESP_HDR] + link_data_flits(ls, nbytes, chs), t, chs)
                 rq[r, R_READY] = t
                 rq[r, R_T4] = t
                 q = cfg[C_Q_L2RET] + rq[r, R_SLICE]
@@ -836,6 +860,35 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     wake[cfg[C_WK_CH] + c] = dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw)
 
 
+# ======================================================================================================
+# serial links between the GPU and memory stacks (HMC-style), one TX and one RX channel per stack.
+# Their configuration and state live in ``chs`` rows: channel c is behind a link when chs[c, H_LK_STACK]
+# is its stack + 1 (0: no links, nothing below runs); row s holds stack s's link parameters and counters.
+
+
+@njit
+def link_send(s, rx, flits, t, chs):
+    """Serialise a packet of ``flits`` on stack ``s``'s TX (rx=0) or RX (rx=1) channel, FIFO, from time ``t``.
+
+    The channel is busy ``bytes / bandwidth`` from max(t, free); the packet arrives ``latency`` after its
+    last bit. Returns the arrival time (ps)."""
+    nbytes = flits * chs[s, H_LK_FLIT]
+    mbps = chs[s, H_LK_TX_MBPS + rx]
+    ser = (nbytes * 1000000 + mbps - 1) // mbps
+    start = max(t, chs[s, H_LK_TX_FREE + rx])
+    chs[s, H_LK_TX_FREE + rx] = start + ser
+    chs[s, H_LK_TX_BUSY + rx] += ser
+    chs[s, H_LK_TX_BYTES + rx] += nbytes
+    chs[s, H_LK_TX_PKTS + rx] += 1
+    return start + ser + chs[s, H_LK_TX_LAT + rx]
+
+
+@njit
+def link_data_flits(s, nbytes, chs):
+    f = chs[s, H_LK_FLIT]
+    return (nbytes + f - 1) // f
+
+
 @njit
 def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
     """Put DRAM request ``d`` (kind DREAD/DWRITE, mapped) into its channel's scheduler queue."""
@@ -848,8 +901,16 @@ def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
     chs[c, H_NQ] += 1
     rq[d, R_SEQ] = g[G_DQ_SEQ]
     g[G_DQ_SEQ] += 1
+    t_in = now
+    ls = chs[c, H_LK_STACK] - 1
+    if ls >= 0:  # behind a serial link: the request (a write with its data) crosses TX first
+        if rq[d, R_KIND] == PK_DWRITE:
+            t_in = link_send(ls, 0, chs[ls, H_LK_WR_HDR] + link_data_flits(ls, popcount(rq[d, R_SECT]) * 32, chs),
+                             now, chs)
+        else:
+            t_in = link_send(ls, 0, chs[ls, H_LK_REQ_FL], now, chs)
     # whole DRAM cycles from the first DRAM edge at or after ``now`` (a rounded period would drift)
-    rq[d, R_READY] = edge(clk, D_DRAM, cyc_at(clk, D_DRAM, now) + cfg[C_CTRL_LAT])
+    rq[d, R_READY] = edge(clk, D_DRAM, cyc_at(clk, D_DRAM, t_in) + cfg[C_CTRL_LAT])
     dq[c, slot, DQ_RID] = d
     dq[c, slot, DQ_READY] = rq[d, R_READY]
     dq[c, slot, DQ_BANK] = rq[d, R_BANK]
@@ -2409,8 +2470,15 @@ def dispatch_tick(now, k, cfg, clk, wt, regrdy, smt, subt, ctat, cta_order, cta_
 
 
 @njit
-def ts_sample(now, clk, cfg, g, ctr, nst, smt, ts):
+def ts_sample(now, clk, cfg, g, ctr, nst, smt, ts, chs):
     n = g[G_TS_N]
+    # link columns after the NTS fixed ones: per stack, TX then RX busy time (ps) up to the sample time
+    # (reservations run FIFO, so the part of a channel's busy time after the sample is free - t)
+    t_s = g[G_TS_NEXT]
+    for i in range(ts.shape[1] - NTS):
+        s = i // 2
+        col = i % 2
+        ts[n, NTS + i] = chs[s, H_LK_TX_BUSY + col] - max(0, chs[s, H_LK_TX_FREE + col] - t_s)
     ts[n, 0] = cyc_at(clk, D_CORE, g[G_TS_NEXT]) - cyc_at(clk, D_CORE, ctr[T_BEGIN_PS])
     ts[n, 1] = ctr[T_WARP_INSTS]
     ts[n, 2] = ctr[T_L1_MISS]
@@ -2428,7 +2496,8 @@ def ts_sample(now, clk, cfg, g, ctr, nst, smt, ts):
 def run_loop(cfg, clk, g, wake, seg, wseg, rec, wrec, txl, txs, pct, cta_order, cta_sm, pre_start, pre_lines,
              wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free, qb, qm, l1t, l1m, l1w, l2t, l2m,
              dq, bank, bgt, chs, faw, netd, pbusy, mapd, mrange, ptype,
-             ctr, smst, slst, chst, pcst, clst, prst, nst, kst, ts, dlog, hitpend):
+             ctr, smst, slst, chst, pcst, clst, prst, nst, kst, ts, dlog, hitpend,
+             mcfg, mvc, mvq, mport, mst, mkst):
     """Advance the machine until the launch completes or a stop condition; returns a status code."""
     nsm = cfg[C_NSM]
     nsl = cfg[C_NSL]
@@ -2475,7 +2544,7 @@ def run_loop(cfg, clk, g, wake, seg, wseg, rec, wrec, txl, txs, pct, cta_order, 
             while g[G_TS_NEXT] <= now:
                 if g[G_TS_N] >= ts.shape[0]:
                     return ST_TS_FULL
-                ts_sample(now, clk, cfg, g, ctr, nst, smt, ts)
+                ts_sample(now, clk, cfg, g, ctr, nst, smt, ts, chs)
                 g[G_TS_NEXT] += tsi
         # DRAM domain
         kk = cyc_at(clk, D_DRAM, now)
@@ -2505,7 +2574,11 @@ def run_loop(cfg, clk, g, wake, seg, wseg, rec, wrec, txl, txs, pct, cta_order, 
                 if wake[wk_net + net] <= now:
                     wake[wk_net + net] = INF
                     g[G_IT_NET] += 1
-                    icnt_tick(net, now, kk, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
+                    if mcfg[MC_ON] != 0:
+                        mesh_tick(net, now, kk, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, mvc, mvq,
+                                  mport, mst, mkst)
+                    else:
+                        icnt_tick(net, now, kk, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
         # core domain
         kk = cyc_at(clk, D_CORE, now)
         if m_core <= now and edge(clk, D_CORE, kk) == now and kk >= clk[D_CORE, K_NEXT]:
@@ -2557,3 +2630,260 @@ def l2_install_range(lo, hi, cfg, l2t, mapd, mrange, g):
         a += lb
         n += 1
     return n
+
+
+# ======================================================================================================
+# interconnect: 2D mesh (``icnt.impl: mesh``), the same two networks (requests, replies) as two subnets
+#
+# Every node of the W x H grid has a router with five input and five output ports (N, E, S, W, local) and
+# ``vcs`` virtual channels per input port, each a FIFO of ``vc_buffers`` flits. A packet advances a hop
+# only when a VC of the next router's input port has room for all its flits (credit-based, packet-level
+# virtual cut-through; a packet larger than a buffer needs an empty VC), so nothing is dropped and a full
+# router back-pressures its upstream routers and, at the end, the injection queue. Per cycle and router,
+# the head packets of the input VCs are scanned round-robin; one is granted when its input port and its
+# output port (dimension-order route, XY or YX) are free; both stay busy for its flit count (one flit per
+# link per cycle). A hop costs ``link_latency`` + ``router_latency`` cycles for the head flit.
+
+# mesh configuration vector (followed by the node of each SM, then the node of each L2 slice)
+MC_ON, MC_W, MC_H, MC_NNODE, MC_NVC, MC_VCBUF, MC_RLAT, MC_LLAT, MC_YX = range(9)
+MC_HDR = 16
+# per-packet slot columns (slot = VC * vc_buffers + FIFO position): packet, ready time (ps), output port,
+# flits, hops so far, destination node, destination id
+MV_PKT, MV_READY, MV_OUT, MV_FLITS, MV_HOPS, MV_DNODE, MV_DID = range(7)
+NMV = 7
+# per-VC FIFO columns (VC = (node * 5 + input port) * vcs + v): head slot, packets, flits held
+VQ_HEAD, VQ_COUNT, VQ_USED = range(3)
+NVQ = 3
+# per-port columns (port = node * 5 + direction): input busy, output busy, injection busy (ps), link flits
+# and packets of the output, credit waits of the output, packets held by the router (port 0), router RR
+MP_IN_BUSY, MP_OUT_BUSY, MP_INJ_BUSY, MP_FLITS, MP_PKTS, MP_WAIT, MP_OCC, MP_RR = range(8)
+NMP = 8
+MESH_DIRS = ("north", "east", "south", "west", "local")
+# per-network counters
+MS_INJ, MS_EJ, MS_CREDIT_WAIT, MS_INJ_WAIT, MS_EJ_WAIT, MS_MAX_OCC = range(6)
+NMS = 6
+MS_NAMES = ("injected", "ejected", "credit_waits", "injection_waits", "ejection_waits", "max_router_packets")
+
+
+@njit
+def mesh_route(node, dnode, w, yx):
+    """Output port of dimension-order routing: 0 N (y-1), 1 E (x+1), 2 S (y+1), 3 W (x-1), 4 eject."""
+    x = node % w
+    y = node // w
+    dx = dnode % w
+    dy = dnode // w
+    if yx != 0:
+        if dy < y:
+            return 0
+        if dy > y:
+            return 2
+    if dx > x:
+        return 1
+    if dx < x:
+        return 3
+    if dy < y:
+        return 0
+    if dy > y:
+        return 2
+    return 4
+
+
+@njit
+def mesh_next(node, o, w):
+    if o == 0:
+        return node - w
+    if o == 1:
+        return node + 1
+    if o == 2:
+        return node + w
+    return node - 1
+
+
+@njit
+def mesh_pick_vc(mvq, net, node, port, nvc, fl, vcbuf):
+    """The VC of input ``port`` of ``node`` with room for ``fl`` flits (the emptiest), or -1 (no credit)."""
+    base = (node * 5 + port) * nvc
+    best = -1
+    for v in range(nvc):
+        used = mvq[net, base + v, VQ_USED]
+        if used + fl <= vcbuf or used == 0:
+            if best < 0 or used < mvq[net, best, VQ_USED]:
+                best = base + v
+    return best
+
+
+@njit
+def mesh_push(mvc, mvq, net, vi, vcbuf, fl):
+    """Append a packet to VC ``vi``; returns its slot (the caller fills the slot's columns)."""
+    slot = vi * vcbuf + (mvq[net, vi, VQ_HEAD] + mvq[net, vi, VQ_COUNT]) % vcbuf
+    mvq[net, vi, VQ_COUNT] += 1
+    mvq[net, vi, VQ_USED] += fl
+    return slot
+
+
+@njit
+def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, mvc, mvq, mport, mst, mkst):
+    """One interconnect cycle of subnet ``net`` of the mesh: router hops and ejections, then injections."""
+    nsrc = netd[net, N_NSRC]
+    sq = netd[net, N_SRCQ]
+    dqb = netd[net, N_DSTQ]
+    delay = netd[net, N_DST_DELAY]
+    flit = cfg[C_IC_FLIT]
+    hdr = cfg[C_IC_HDR]
+    w = mcfg[MC_W]
+    nnode = mcfg[MC_NNODE]
+    nvc = mcfg[MC_NVC]
+    vcbuf = mcfg[MC_VCBUF]
+    rlat = mcfg[MC_RLAT]
+    llat = mcfg[MC_LLAT]
+    yx = mcfg[MC_YX]
+    src_base = MC_HDR if net == NET_REQ else MC_HDR + cfg[C_NSM]
+    dst_base = MC_HDR + cfg[C_NSM] if net == NET_REQ else MC_HDR
+    nxt = edge(clk, D_ICNT, k + 1)
+    nin = 5 * nvc
+    wk = INF
+    progress = False
+    for node in range(nnode):
+        p0 = node * 5
+        if mport[net, p0, MP_OCC] == 0:
+            continue
+        rr = mport[net, p0, MP_RR]
+        for i in range(nin):
+            iv = (rr + i) % nin
+            vi = node * nin + iv
+            if mvq[net, vi, VQ_COUNT] == 0:
+                continue
+            v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
+            r = mvc[net, v, MV_PKT]
+            t = mvc[net, v, MV_READY]
+            if t > now:
+                if t < wk:
+                    wk = t
+                continue
+            ip = iv // nvc
+            o = mvc[net, v, MV_OUT]
+            b = max(mport[net, p0 + ip, MP_IN_BUSY], mport[net, p0 + o, MP_OUT_BUSY])
+            if b > now:
+                if b < wk:
+                    wk = b
+                continue
+            fl = mvc[net, v, MV_FLITS]
+            done = edge(clk, D_ICNT, k + fl)
+            if o == 4:
+                d = mvc[net, v, MV_DID]
+                dqid = dqb + d
+                if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP]:
+                    mst[net, MS_EJ_WAIT] += 1
+                    wk = min(wk, nxt)
+                    continue
+                rq[r, R_READY] = done if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, done) + delay)
+                if net == NET_REQ:
+                    rq[r, R_T2] = done
+                    wcomp = cfg[C_WK_SL] + d
+                else:
+                    rq[r, R_T6] = done
+                    wcomp = d
+                q_push(qb, qm, dqid, r)
+                if rq[r, R_READY] < wake[wcomp]:
+                    wake[wcomp] = rq[r, R_READY]
+                nst[net, 1, d] += fl
+                h = mvc[net, v, MV_HOPS]
+                kd = rq[r, R_KIND]
+                mkst[net, kd, 0] += 1
+                mkst[net, kd, 1] += h
+                mkst[net, kd, 2] += h * fl
+                mst[net, MS_EJ] += 1
+                mport[net, p0, MP_OCC] -= 1
+            else:
+                nb = mesh_next(node, o, w)
+                nvi = mesh_pick_vc(mvq, net, nb, (o + 2) % 4, nvc, fl, vcbuf)
+                if nvi < 0:
+                    mst[net, MS_CREDIT_WAIT] += 1
+                    mport[net, p0 + o, MP_WAIT] += 1
+                    wk = min(wk, nxt)
+                    continue
+                nv = mesh_push(mvc, mvq, net, nvi, vcbuf, fl)
+                for col in range(NMV):
+                    mvc[net, nv, col] = mvc[net, v, col]
+                mvc[net, nv, MV_READY] = edge(clk, D_ICNT, k + llat + rlat)
+                mvc[net, nv, MV_HOPS] += 1
+                mvc[net, nv, MV_OUT] = mesh_route(nb, mvc[net, v, MV_DNODE], w, yx)
+                mport[net, p0, MP_OCC] -= 1
+                mport[net, nb * 5, MP_OCC] += 1
+                if mport[net, nb * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
+                    mst[net, MS_MAX_OCC] = mport[net, nb * 5, MP_OCC]
+                wk = min(wk, mvc[net, nv, MV_READY])
+            # the packet leaves its VC; the space is credited back at once
+            mvc[net, v, MV_PKT] = -1
+            mvq[net, vi, VQ_HEAD] = (mvq[net, vi, VQ_HEAD] + 1) % vcbuf
+            mvq[net, vi, VQ_COUNT] -= 1
+            mvq[net, vi, VQ_USED] -= fl
+            if mvq[net, vi, VQ_COUNT] > 0:  # the next packet of this VC
+                t2 = max(mvc[net, vi * vcbuf + mvq[net, vi, VQ_HEAD], MV_READY], done)
+                if t2 < wk:
+                    wk = t2
+            mport[net, p0 + ip, MP_IN_BUSY] = done
+            mport[net, p0 + o, MP_OUT_BUSY] = done
+            mport[net, p0 + o, MP_FLITS] += fl
+            mport[net, p0 + o, MP_PKTS] += 1
+            progress = True
+        mport[net, p0, MP_RR] = (rr + 1) % nin
+    # injection: the head of each source's queue enters a VC of its router's local input port
+    rr = netd[net, N_RR]
+    for i in range(nsrc):
+        s = (rr + i) % nsrc
+        q = sq + s
+        if qm[q, Q_COUNT] == 0:
+            continue
+        r = q_head(qb, qm, q)
+        node = mcfg[src_base + s]
+        t = max(rq[r, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY])
+        if t > now:
+            if t < wk:
+                wk = t
+            continue
+        fl = (hdr + rq[r, R_BYTES] + flit - 1) // flit
+        if fl < 1:
+            fl = 1
+        vi = mesh_pick_vc(mvq, net, node, 4, nvc, fl, vcbuf)
+        if vi < 0:
+            mst[net, MS_INJ_WAIT] += 1
+            wk = min(wk, nxt)
+            continue
+        if net == NET_REQ and qm[q, Q_COUNT] >= qm[q, Q_CAP] and now < wake[s]:
+            wake[s] = now  # the SM may be blocked on this full queue
+        q_pop(qb, qm, q)
+        d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
+        dnode = mcfg[dst_base + d]
+        v = mesh_push(mvc, mvq, net, vi, vcbuf, fl)
+        mvc[net, v, MV_PKT] = r
+        mvc[net, v, MV_READY] = edge(clk, D_ICNT, k + rlat)
+        mvc[net, v, MV_OUT] = mesh_route(node, dnode, w, yx)
+        mvc[net, v, MV_FLITS] = fl
+        mvc[net, v, MV_HOPS] = 0
+        mvc[net, v, MV_DNODE] = dnode
+        mvc[net, v, MV_DID] = d
+        mport[net, node * 5 + 4, MP_INJ_BUSY] = edge(clk, D_ICNT, k + fl)
+        mport[net, node * 5, MP_OCC] += 1
+        if mport[net, node * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
+            mst[net, MS_MAX_OCC] = mport[net, node * 5, MP_OCC]
+        if net == NET_REQ:
+            rq[r, R_T1] = now
+        else:
+            rq[r, R_T5] = now
+        nst[net, 0, s] += fl
+        kd = rq[r, R_KIND]
+        kst[kd, 2 * net] += 1
+        kst[kd, 2 * net + 1] += fl
+        mst[net, MS_INJ] += 1
+        wk = min(wk, mvc[net, v, MV_READY])
+        progress = True
+        if qm[q, Q_COUNT] > 0:
+            r2 = q_head(qb, qm, q)
+            t2 = max(rq[r2, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY], nxt)
+            if t2 < wk:
+                wk = t2
+    netd[net, N_RR] = (rr + 1) % nsrc
+    if progress:
+        g[G_LAST_PROGRESS] = now
+    wake[cfg[C_WK_NET] + net] = max(wk, nxt) if wk < INF else INF

@@ -107,3 +107,50 @@ def stream_bounds(m: Machine, request_bytes: int = 128) -> dict[str, float]:
     b = {"dram": dram_bound_gbs(m), "icnt": icnt_bound_gbs(m, request_bytes), "mshr": mshr_bound_gbs(m, request_bytes)}
     b["lowest"] = min(b.values())
     return b
+
+
+# ------------------------------------------------------------------------------------------------------
+# memory stacks and serial links (docs/timing.md, "Memory stacks and serial links")
+
+
+def link_packet_bytes(m: Machine, nbytes: int = 128) -> dict[str, int]:
+    """Bytes on the link of each packet kind moving ``nbytes`` of data: flits x flit_bytes."""
+    lk = m.links
+    if lk is None:
+        raise ValueError(f"{m.name} has no serial links")
+    f = lk.flit_bytes
+    data = math.ceil(nbytes / f)
+    return {"read_request": lk.request_flits * f, "read_response": (lk.response_header_flits + data) * f,
+            "write": (lk.write_header_flits + data) * f, "write_ack": lk.ack_flits * f}
+
+
+def link_bounds(m: Machine, reads: float = 1.0, writes: float = 0.0, nbytes: int = 128) -> dict[str, float]:
+    """Data bandwidth (GB/s, reads + writes) the links allow for a stream spread evenly over the stacks.
+
+    A stream of ``reads`` reads and ``writes`` writes of ``nbytes`` each (per unit of work) puts
+    ``TX = reads x read_request + writes x write`` bytes on each stack's TX channel and
+    ``RX = reads x read_response + writes x write_ack`` on its RX channel while moving
+    ``D = (reads + writes) x nbytes`` bytes of data. Each channel bounds the data rate at
+    ``stacks x D x bandwidth / bytes``; the lower of TX and RX binds."""
+    p = link_packet_bytes(m, nbytes)
+    n = m.stacks.count
+    data = (reads + writes) * nbytes
+    tx = reads * p["read_request"] + writes * p["write"]
+    rx = reads * p["read_response"] + writes * p["write_ack"]
+    b = {"tx": n * data * m.links.tx_gbs / tx if tx else math.inf,
+         "rx": n * data * m.links.rx_gbs / rx if rx else math.inf}
+    b["lowest"] = min(b.values())
+    b["binding"] = 0.0 if b["tx"] <= b["rx"] else 1.0  # 0: TX binds, 1: RX binds
+    return b
+
+
+def vault_bound_gbs(m: Machine, stacks: int = 1) -> float:
+    """Aggregate vault bandwidth of ``stacks`` stacks: vaults x TSVs x rate / 8 x (1 - tRFC / tREFI)."""
+    st = m.stacks
+    if st is None:
+        raise ValueError(f"{m.name} has no memory stacks")
+    peak = stacks * st.vaults_per_stack * st.vault_gbs()
+    t = m.dram.timing
+    if m.dram.refresh and t.tREFI > 0:
+        peak *= 1 - t.tRFC / t.tREFI
+    return peak

@@ -228,12 +228,14 @@ class EngineState:
         self.chs[:, E.H_NEXT_REF] = t.tREFI
         self.faw = np.full((nch, 4), E.NEG, I64)
         self.hitpend = np.zeros(3 * dr.banks, I64)
+        self._init_links()
         # networks
         self.netd = np.zeros((2, E.NNETT), I64)
         self.netd[E.NET_REQ, [E.N_NSRC, E.N_NDST, E.N_SRCQ, E.N_DSTQ]] = [nsm, nsl, self.q_smout, self.q_l2in]
         self.netd[E.NET_REQ, E.N_DST_DELAY] = rop  # L2 cycles
         self.netd[E.NET_REP, [E.N_NSRC, E.N_NDST, E.N_SRCQ, E.N_DSTQ]] = [nsl, nsm, self.q_l2out, self.q_smin]
         self.pbusy = np.zeros((2, 2, max(nsm, nsl)), I64)
+        self._init_mesh()
         # address mapping: descriptor 0 is the machine's; ranges may select others
         self.mappings: list[np.ndarray] = [registry.lookup("address_mapping", dr.mapping.impl)().descriptor(m)]
         self.ranges: list[tuple[int, int, int]] = []
@@ -253,6 +255,81 @@ class EngineState:
         self.ts = np.zeros((0, E.NTS), I64)
         self.dlog = np.zeros((1 << 16 if m.sim.record_dram_commands else 1, 5), I64)
         self.pcst = np.zeros((1, E.NPCS), I64)
+
+    # ------------------------------------------------------------------ 2D mesh (icnt.impl: mesh)
+    def _init_mesh(self) -> None:
+        """Mesh tables (``_engine.mesh_tick``); one-row placeholders when the machine uses the crossbar."""
+        ms = self.m.icnt.mesh
+        on = self.m.icnt.impl == "mesh" and ms is not None
+        nnode = ms.width * ms.height if on else 1
+        nvc = ms.vcs if on else 1
+        self.mcfg = np.zeros(E.MC_HDR + self.nsm + self.nsl, I64)
+        if on:
+            c = self.mcfg
+            c[E.MC_ON], c[E.MC_W], c[E.MC_H], c[E.MC_NNODE] = 1, ms.width, ms.height, nnode
+            c[E.MC_NVC], c[E.MC_VCBUF], c[E.MC_RLAT], c[E.MC_LLAT] = nvc, ms.vc_buffers, ms.router_latency, \
+                ms.link_latency
+            c[E.MC_YX] = int(ms.routing == "yx")
+            c[E.MC_HDR:E.MC_HDR + self.nsm] = ms.sm_nodes
+            c[E.MC_HDR + self.nsm:] = ms.llc_nodes
+        vcbuf = ms.vc_buffers if on else 1
+        self.mvc = np.zeros((2, nnode * 5 * nvc * vcbuf, E.NMV), I64)
+        self.mvc[:, :, E.MV_PKT] = -1
+        self.mvq = np.zeros((2, nnode * 5 * nvc, E.NVQ), I64)
+        self.mport = np.zeros((2, nnode * 5, E.NMP), I64)
+        self.mst = np.zeros((2, E.NMS), I64)
+        self.mkst = np.zeros((2, E.NPK, 3), I64)
+
+    def mesh_reset_counters(self) -> None:
+        """Zero the mesh's per-launch counters (router contents and busy times persist)."""
+        for col in (E.MP_FLITS, E.MP_PKTS, E.MP_WAIT):
+            self.mport[:, :, col] = 0
+        self.mst[...] = 0
+        self.mkst[...] = 0
+
+    def mesh_snapshot(self) -> dict | None:
+        """The mesh's counters of the launch: per-link flits/packets/credit waits, per-kind hops, totals."""
+        if not self.mcfg[E.MC_ON]:
+            return None
+        return {"width": int(self.mcfg[E.MC_W]), "ports": self.mport[:, :, [E.MP_FLITS, E.MP_PKTS, E.MP_WAIT]].copy(),
+                "totals": self.mst.copy(), "kinds": self.mkst.copy()}
+
+    # ------------------------------------------------------------------ serial links (memory stacks)
+    def _init_links(self) -> None:
+        """Link parameters into ``chs`` (see ``_engine.link_send``): stack s's links live in row s."""
+        m = self.m
+        self.nstacks_linked = 0
+        if m.links is None or m.stacks is None:
+            return
+        lk, stk = m.links, m.stacks
+        self.nstacks_linked = stk.count
+        vps = self.nch // stk.count
+        for c in range(self.nch):
+            self.chs[c, E.H_LK_STACK] = c // vps + 1
+        for s in range(stk.count):
+            row = self.chs[s]
+            row[E.H_LK_TX_MBPS] = int(round(lk.tx_gbs * 1000))
+            row[E.H_LK_RX_MBPS] = int(round(lk.rx_gbs * 1000))
+            row[E.H_LK_TX_LAT] = int(round(lk.tx_latency_ns * 1000))
+            row[E.H_LK_RX_LAT] = int(round(lk.rx_latency_ns * 1000))
+            row[E.H_LK_FLIT] = lk.flit_bytes
+            row[E.H_LK_REQ_FL] = lk.request_flits
+            row[E.H_LK_RESP_HDR] = lk.response_header_flits
+            row[E.H_LK_WR_HDR] = lk.write_header_flits
+            row[E.H_LK_ACK_FL] = lk.ack_flits
+
+    def link_counters(self, t: int) -> np.ndarray:
+        """Cumulative (busy ps up to time ``t``, bytes, packets) per stack and direction: shape (stacks, 2, 3).
+
+        Packets are counted when sent; a channel's FIFO reservations past ``t`` are not busy time yet."""
+        n = self.nstacks_linked
+        out = np.zeros((n, 2, 3), I64)
+        for d in range(2):
+            ahead = np.maximum(0, self.chs[:n, E.H_LK_TX_FREE + d] - t)
+            out[:, d, 0] = self.chs[:n, E.H_LK_TX_BUSY + d] - ahead
+            out[:, d, 1] = self.chs[:n, E.H_LK_TX_BYTES + d]
+            out[:, d, 2] = self.chs[:n, E.H_LK_TX_PKTS + d]
+        return out
 
     # ------------------------------------------------------------------ mapping
     def _sync_mapping(self) -> None:

@@ -63,6 +63,15 @@ class Crossbar(CompiledVariant):
         return "crossbar: one flit per port per cycle, round-robin within priority classes"
 
 
+@register("interconnect", "mesh")
+class Mesh(CompiledVariant):
+    code = 1
+
+    def describe(self) -> str:
+        return ("2D mesh (icnt.mesh): XY/YX dimension-order routing, credit-based VCs holding one packet each, "
+                "one flit per link per cycle, router pipeline latency per hop")
+
+
 class DramStandard(CompiledVariant):
     """A DRAM standard: checks that a DRAM spec is consistent with it."""
 
@@ -239,3 +248,43 @@ for _name, (_path, _metric) in ENERGY_EVENTS.items():
         return float(stats.get(_p, _m, 0.0))
 
     register("energy_event", _name)(_counter)
+
+
+# near-data events (issue 4): reported only on machines with memory stacks, or when the preset prices them,
+# so that other machines' rows do not change. Counts are in bits, events or bit-slots, ready to re-price.
+def _near_data(stats, name: str) -> bool:
+    return bool(stats.consts.get("stacks")) or name in stats.consts.get("energy", {})
+
+
+def _link_bits(stats, name: str, direction: str) -> float | None:
+    if not stats.consts.get("links"):
+        return None
+    n = stats.consts["stacks"]["count"]
+    return float(8 * sum(stats.extra.get(f"link{s}.{direction}.bytes", 0) for s in range(n)))
+
+
+def _link_idle_bits(stats) -> float | None:
+    """Idle bit-slots: per channel, (time - busy time) x bandwidth (TOM: 1.5 pJ/bit/cycle when idle)."""
+    lk = stats.consts.get("links")
+    if not lk:
+        return None
+    total = 0.0
+    for s in range(stats.consts["stacks"]["count"]):
+        for d in ("tx", "rx"):
+            idle_ps = max(0, stats.time_ps - stats.extra.get(f"link{s}.{d}.busy_ps", 0))
+            total += idle_ps * 1e-12 * lk[f"{d}_gbs"] * 8e9
+    return float(round(total))
+
+
+NEAR_DATA_EVENTS = {
+    "link_tx_bit": lambda st: _link_bits(st, "link_tx_bit", "tx"),
+    "link_rx_bit": lambda st: _link_bits(st, "link_rx_bit", "rx"),
+    "link_idle_bit": _link_idle_bits,
+    "dram_read_bit": lambda st: 8.0 * st.get("dram", "read_bytes", 0) if _near_data(st, "dram_read_bit") else None,
+    "dram_write_bit": lambda st: 8.0 * st.get("dram", "write_bytes", 0) if _near_data(st, "dram_write_bit") else None,
+    "tsv_bit": lambda st: float(st.get("stacks", "tsv_bits", 0)) if st.consts.get("stacks") else None,
+    "regfile_access": lambda st: float(st.extra.get("rf_accesses", 0)) if _near_data(st, "regfile_access") else None,
+}
+
+for _name, _fn in NEAR_DATA_EVENTS.items():
+    register("energy_event", _name)(_fn)

@@ -136,6 +136,8 @@ class TimingSession:
             raise ValueError(
                 f"trace has {trace.num_warps} warps, launch implies {launch.num_ctas * launch.warps_per_cta}")
         self._reset_for_launch(la)
+        st.mesh_reset_counters()
+        links0 = self._links0 = st.link_counters(self.now_ps)
         g, clk = st.g, st.clk
         k0 = int(E.cyc_at(clk, E.D_CORE, self.now_ps))
         start = int(E.edge(clk, E.D_CORE, k0))
@@ -154,7 +156,7 @@ class TimingSession:
         if tsi:
             g[E.G_TS_NEXT] = start + tsi
             g[E.G_TS_N] = 0
-            st.ts = np.zeros((256, E.NTS), np.int64)
+            st.ts = np.zeros((256, E.NTS + 2 * st.nstacks_linked), np.int64)
         capped = False
         if launch.num_ctas and not self.capped:
             while True:
@@ -194,7 +196,8 @@ class TimingSession:
             time_series=self._time_series() if tsi else None, consts=self._consts(),
             occupancy={"occupancy_theoretical": occ.theoretical, "ctas_per_sm": occ.ctas_per_sm,
                        "occupancy_limit": occ.limit},
-            capped=capped, extra={"pf_drop": int(g[E.G_PF_DROP])}, packet_names=self.packet_names,
+            capped=capped, extra={"pf_drop": int(g[E.G_PF_DROP]), **self._near_data_extra(la, links0, end)},
+            packet_names=self.packet_names, mesh=st.mesh_snapshot(),
         )
         g[E.G_PF_DROP] = 0
         self.launches.append(stats)
@@ -208,7 +211,8 @@ class TimingSession:
             la.cta_sm, la.pre_start, la.pre_lines, st.wt, la.regrdy, st.ufree, st.smt, st.subt, st.ctat, st.ldo,
             st.ld_free, st.rq, st.rq_free, st.qb, st.qm, st.l1t, st.l1m, st.l1w, st.l2t, st.l2m, st.dq, st.bank,
             st.bgt, st.chs, st.faw, st.netd, st.pbusy, st.mapd, st.mrange, st.ptype, st.ctr, st.smst, st.slst,
-            st.chst, st.pcst, st.clst, st.prst, st.nst, st.kst, st.ts, st.dlog, st.hitpend))
+            st.chst, st.pcst, st.clst, st.prst, st.nst, st.kst, st.ts, st.dlog, st.hitpend, st.mcfg, st.mvc,
+            st.mvq, st.mport, st.mst, st.mkst))
 
     def _reset_for_launch(self, la: LaunchArrays) -> None:
         st = self.state
@@ -236,7 +240,43 @@ class TimingSession:
     def _time_series(self) -> dict[str, np.ndarray]:
         st = self.state
         n = int(st.g[E.G_TS_N])
-        return {name: st.ts[:n, i].copy() for i, name in enumerate(E.TS_NAMES)}
+        out = {name: st.ts[:n, i].copy() for i, name in enumerate(E.TS_NAMES)}
+        for i in range(2 * st.nstacks_linked):  # busy time (ps) of each link channel since the launch began
+            out[f"link{i // 2}_{('tx', 'rx')[i % 2]}_busy_ps"] = st.ts[:n, E.NTS + i] - self._links0[i // 2, i % 2, 0]
+        return out
+
+    def _near_data_extra(self, la: LaunchArrays, links0: np.ndarray, end: int) -> dict[str, int]:
+        """Per-launch link counters (differences of the cumulative ones) and register-file accesses."""
+        st = self.state
+        out: dict[str, int] = {}
+        d = st.link_counters(end) - links0
+        for s in range(d.shape[0]):
+            for k, name in enumerate(("tx", "rx")):
+                out[f"link{s}.{name}.busy_ps"] = int(d[s, k, 0])
+                out[f"link{s}.{name}.bytes"] = int(d[s, k, 1])
+                out[f"link{s}.{name}.packets"] = int(d[s, k, 2])
+        # warp-wide register operands (destinations and sources) of every issued instruction
+        nops = (la.pct[:, E.P_D0:E.P_S3 + 1] >= 0).sum(axis=1)
+        out["rf_accesses"] = int((st.pcst[: len(nops), E.PCS_ISSUED] * nops[: len(st.pcst)]).sum())
+        return out
+
+    def link_utilisation(self, launch: int = -1) -> dict[str, np.ndarray]:
+        """Per link channel, its utilisation in each ``sim.time_series_interval`` of a launch.
+
+        Keys ``cycle`` (core cycle at each sample's end) and ``stack{s}.tx`` / ``stack{s}.rx`` (busy fraction
+        of the interval ending there). Needs a machine with links and a time-series interval."""
+        if not self.launches:
+            raise ValueError("no launch timed yet")
+        ts = self.launches[launch].time_series
+        if ts is None:
+            raise ValueError("set sim.time_series_interval to record link utilisation over time")
+        interval_ps = int(self.state.cfg[E.C_TS_INTERVAL_PS])
+        out = {"cycle": ts["cycle"].copy()}
+        for s in range(self.state.nstacks_linked):
+            for name in ("tx", "rx"):
+                busy = ts[f"link{s}_{name}_busy_ps"]
+                out[f"stack{s}.{name}"] = np.diff(busy, prepend=0) / interval_ps
+        return out
 
     def _consts(self) -> dict[str, Any]:
         m = self.machine
@@ -247,7 +287,20 @@ class TimingSession:
             "flit_bytes": m.icnt.flit_bytes, "channels": dr.scheduling_channels,
             "dram_peak_gbs": dram_peak_gbs(m), "dram_atom_bytes": dr.atom_bytes,
             "energy": dict(m.energy.events), "static_power_w": m.energy.static_power_w,
+            **self._near_data_consts(),
         }
+
+    def _near_data_consts(self) -> dict[str, Any]:
+        m = self.machine
+        out: dict[str, Any] = {}
+        if m.stacks is not None:
+            out["stacks"] = {**m.stacks.model_dump(), "vault_gbs": m.stacks.vault_gbs()}
+        if m.links is not None:
+            out["links"] = m.links.model_dump()
+        if m.logic_die is not None:
+            has_l2 = m.l2 is not None and m.l2.enabled
+            out["logic_die"] = {**m.logic_die.model_dump(), "area_mm2": m.logic_die.area_mm2(m.num_sms, has_l2)}
+        return out
 
     # ------------------------------------------------------------------ results
     def totals(self) -> LaunchStats:

@@ -280,6 +280,34 @@ class L2Spec(CacheSpec):
 # interconnect
 
 
+class MeshSpec(Spec):
+    """A W x H 2D mesh (``icnt.impl: mesh``): placement, dimension-order routing, routers with VCs.
+
+    Simplified model (docs/timing.md, "Mesh"): packet-level virtual cut-through. A packet advances a hop
+    only when a VC of the next router's input port has room for all its flits (credit-based, nothing
+    dropped); credits return in the cycle the packet leaves. Per router and cycle, the head packets of the
+    input VCs are scanned round-robin and one is granted when its input port and its output port are both
+    free; both then stay busy for its flit count (one flit per link per cycle). Not iSLIP: no separate VC
+    and switch allocation iterations. Requests and replies travel on two identical subnets (GPGPU-Sim's
+    two networks).
+    """
+
+    width: int = F(8, "nodes", "columns of the grid (x)", ge=1, le=64)
+    height: int = F(8, "nodes", "rows of the grid (y); node id = y * width + x, row 0 at the top", ge=1, le=64)
+    sm_nodes: list[int] = Field(default_factory=list,
+                                description="node of each SM, in SM order (length core.num_sms) [node ids]")
+    llc_nodes: list[int] = Field(default_factory=list,
+                                 description="node of each L2 slice / memory controller, in slice order [node ids]")
+    routing: Literal["xy", "yx"] = F("yx", "name", "dimension-order routing: xy (X first) or yx (Y first)")
+    vcs: int = F(8, "VCs", "virtual channels per router input port", ge=1, le=64)
+    vc_buffers: int = F(8, "flits", "buffer per VC (a FIFO of packets); a packet enters a VC only when all its "
+                        "flits fit (virtual cut-through); a larger packet needs an empty VC (not split over "
+                        "routers as wormhole would)", ge=1, le=256)
+    router_latency: int = F(3, "cycles", "router pipeline: from a head flit's arrival to its switch traversal",
+                            ge=1, le=1000)
+    link_latency: int = F(1, "cycles", "link traversal of a flit between neighbouring routers", ge=1, le=1000)
+
+
 class IcntSpec(Spec):
     """On-chip network between SMs and L2 slices (two networks: requests and replies)."""
 
@@ -290,6 +318,7 @@ class IcntSpec(Spec):
     input_buffer: int = F(8, "packets", "per-source injection queue", ge=1, le=4096)
     eject_buffer: int = F(16, "packets", "per-destination ejection queue", ge=1, le=4096)
     priority_arbitration: bool = F(True, "flag", "higher priority classes win arbitration first")
+    mesh: MeshSpec | None = Field(None, description="2D mesh geometry and routers (impl: mesh only)")
 
     check_impl = _impl_validator("interconnect")
 
@@ -424,6 +453,67 @@ class EnergySpec(Spec):
 
 
 # ------------------------------------------------------------------------------------------------------
+# memory stacks, serial links, logic die (near-data machines)
+
+
+class StacksSpec(Spec):
+    """3D memory stacks: each stack is ``vaults_per_stack`` consecutive DRAM channels (vaults) behind TSVs.
+
+    A vault is scheduled as a DRAM channel whose data bus is the vault's TSVs: ``dram.bus_bits x
+    dram.data_rate x dram_mhz`` must equal ``tsvs_per_vault x tsv_gbps`` (checked)."""
+
+    count: int = F(4, "stacks", "memory stacks", ge=1, le=64)
+    vaults_per_stack: int = F(16, "vaults", "vaults (channels) per stack; channel c is in stack c // this",
+                              ge=1, le=256)
+    tsvs_per_vault: int = F(64, "TSVs", "data TSVs per vault", ge=1, le=4096)
+    tsv_gbps: float = F(1.25, "Gb/s", "signalling rate per TSV", ge=0.001, le=100)
+
+    def vault_gbs(self) -> float:
+        return self.tsvs_per_vault * self.tsv_gbps / 8
+
+
+class CrossLinksSpec(Spec):
+    """Links between stacks (metadata: recorded and documented, not yet timed by the engine)."""
+
+    topology: Literal["fully_connected"] = F("fully_connected", "name", "which stacks are linked")
+    gbs: float = F(20.0, "GB/s", "bandwidth per direction of one stack-to-stack link", ge=0.001, le=10000)
+    latency_ns: float = F(8.0, "ns", "latency of one stack-to-stack link", ge=0, le=1e6)
+
+
+class LinksSpec(Spec):
+    """HMC-style serial links: per stack a TX (GPU -> stack) and an RX (stack -> GPU) channel.
+
+    Requests pay TX serialisation and latency before they enter a vault queue; read data and write
+    acknowledgements pay RX before they reach the L2. Packet sizes are in flits."""
+
+    tx_gbs: float = F(40.0, "GB/s", "TX (GPU -> stack) bandwidth per stack", ge=0.001, le=10000)
+    rx_gbs: float = F(40.0, "GB/s", "RX (stack -> GPU) bandwidth per stack", ge=0.001, le=10000)
+    tx_latency_ns: float = F(8.0, "ns", "TX latency after the last bit is serialised", ge=0, le=1e6)
+    rx_latency_ns: float = F(8.0, "ns", "RX latency after the last bit is serialised", ge=0, le=1e6)
+    flit_bytes: int = F(16, "bytes", "flit size", ge=1, le=1024)
+    request_flits: int = F(1, "flits", "read request (header and tail, no data)", ge=1, le=64)
+    response_header_flits: int = F(1, "flits", "read response: flits besides its data flits", ge=0, le=64)
+    write_header_flits: int = F(1, "flits", "write request: flits besides its data flits", ge=0, le=64)
+    ack_flits: int = F(1, "flits", "write acknowledgement", ge=1, le=64)
+    cross_stack: CrossLinksSpec | None = None
+
+
+class LogicDieSpec(Spec):
+    """SMs on a stack's logic die (direct vault access, no links): budgets recorded as metadata."""
+
+    stack: int = F(0, "index", "the stack whose logic die holds the SMs", ge=0, le=63)
+    area_budget_mm2_min: float = F(50.0, "mm^2", "logic-die area available, low end", ge=0, le=10000)
+    area_budget_mm2_max: float = F(60.0, "mm^2", "logic-die area available, high end", ge=0, le=10000)
+    power_budget_w: float = F(55.0, "W", "logic-die power limit", ge=0, le=10000)
+    sm_area_mm2: float = F(0.0, "mm^2", "area of one SM (0: not stated)", ge=0, le=10000)
+    l2_area_mm2: float = F(0.0, "mm^2", "area of the L2 and its logic (0: not stated)", ge=0, le=10000)
+
+    def area_mm2(self, num_sms: int, has_l2: bool) -> float:
+        """Estimated area of the SMs (and L2) on the die."""
+        return num_sms * self.sm_area_mm2 + (self.l2_area_mm2 if has_l2 else 0.0)
+
+
+# ------------------------------------------------------------------------------------------------------
 # machine
 
 
@@ -442,6 +532,52 @@ class Machine(Spec):
     pcie: PcieSpec = PcieSpec()
     sim: SimSpec = SimSpec()
     energy: EnergySpec = EnergySpec()
+    stacks: StacksSpec | None = None
+    links: LinksSpec | None = None
+    logic_die: LogicDieSpec | None = None
+
+    @model_validator(mode="after")
+    def _stacks_links(self) -> Machine:
+        st, d = self.stacks, self.dram
+        if st is not None:
+            if d.scheduling_channels != st.count * st.vaults_per_stack:
+                raise ValueError(f"stacks: {st.count} x {st.vaults_per_stack} vaults must equal the DRAM's "
+                                 f"{d.scheduling_channels} (pseudo) channels")
+            bus = d.bus_bits * d.data_rate * self.clocks.dram_mhz / 1000  # Gb/s per vault
+            tsv = st.tsvs_per_vault * st.tsv_gbps
+            if abs(bus - tsv) > 1e-6 * tsv:
+                raise ValueError(f"stacks: a vault's bus (dram.bus_bits x data_rate x dram_mhz = {bus:g} Gb/s) must "
+                                 f"equal its TSVs (tsvs_per_vault x tsv_gbps = {tsv:g} Gb/s)")
+        if self.links is not None and st is None:
+            raise ValueError("links: serial links need 'stacks' (which vaults sit behind each link)")
+        if self.logic_die is not None:
+            if self.links is not None:
+                raise ValueError("logic_die: SMs on a logic die reach the vaults directly; set links to null")
+            if st is not None and self.logic_die.stack >= st.count:
+                raise ValueError(f"logic_die.stack={self.logic_die.stack} outside the {st.count} stacks")
+        return self
+
+    @model_validator(mode="after")
+    def _mesh_nodes(self) -> Machine:
+        ic = self.icnt
+        if ic.impl != "mesh":
+            if ic.mesh is not None:
+                raise ValueError("icnt.mesh is set but icnt.impl is not 'mesh'")
+            return self
+        ms = ic.mesh
+        if ms is None:
+            raise ValueError("icnt.impl: mesh needs an icnt.mesh section (width, height, sm_nodes, llc_nodes)")
+        if len(ms.sm_nodes) != self.num_sms:
+            raise ValueError(f"icnt.mesh.sm_nodes has {len(ms.sm_nodes)} nodes for {self.num_sms} SMs")
+        if len(ms.llc_nodes) != self.num_slices:
+            raise ValueError(f"icnt.mesh.llc_nodes has {len(ms.llc_nodes)} nodes for {self.num_slices} L2 slices")
+        nodes = list(ms.sm_nodes) + list(ms.llc_nodes)
+        bad = [n for n in nodes if not 0 <= n < ms.width * ms.height]
+        if bad:
+            raise ValueError(f"icnt.mesh: nodes {bad} outside the {ms.width}x{ms.height} grid")
+        if len(set(nodes)) != len(nodes):
+            raise ValueError("icnt.mesh: a node holds at most one SM or one L2 slice (placement repeats a node)")
+        return self
 
     @model_validator(mode="after")
     def _cross(self) -> Machine:

@@ -51,6 +51,7 @@ class LaunchStats:
     launches: int = 1
     extra: dict[str, int] = dataclasses.field(default_factory=dict)
     packet_names: dict[int, str] = dataclasses.field(default_factory=dict)
+    mesh: dict[str, Any] | None = None  # 2D mesh counters (build.EngineState.mesh_snapshot)
 
     # -------------------------------------------------------------- raw access
     def c(self, name: str) -> int:
@@ -222,12 +223,16 @@ class LaunchStats:
                 put(p, "stall_cycles", int(row[E.PCS_STALL]), "cycles")
                 put(p, "l1_misses", int(row[E.PCS_L1_MISS]), "transactions")
                 put(p, "l2_misses", int(row[E.PCS_L2_MISS]), "requests")
+        self._near_data_metrics(put, ratio, secs)
+        self._mesh_metrics(put, ratio)
         # energy events last: they read the metrics above
         self._metrics_cache = out
         prices = K.get("energy", {})
         total = 0.0
         for name in registry.names("energy_event"):
             cnt = registry.lookup("energy_event", name)(self)
+            if cnt is None:  # an event the machine does not have (links on a machine without them)
+                continue
             put(f"energy.{name}", "count", cnt, "events")
             if name in prices:
                 pj = cnt * prices[name]
@@ -237,6 +242,88 @@ class LaunchStats:
         put("energy", "static", static_w * secs * 1e12, "pJ")
         put("energy", "total", total + static_w * secs * 1e12, "pJ")
         return out
+
+    def _near_data_metrics(self, put, ratio, secs: float) -> None:
+        """Memory stacks (per-stack vault bandwidth), serial links (per channel) and logic-die metadata."""
+        K = self.consts
+        st = K.get("stacks")
+        if st:
+            vps = st["vaults_per_stack"]
+            put("stacks", "count", st["count"], "stacks")
+            put("stacks", "vaults_per_stack", vps, "vaults")
+            put("stacks", "tsvs_per_vault", st["tsvs_per_vault"], "TSVs")
+            put("stacks", "tsv_rate", st["tsv_gbps"], "Gb/s")
+            put("stacks", "vault_peak_bandwidth", st["vault_gbs"], "GB/s")
+            put("stacks", "internal_peak_bandwidth", st["vault_gbs"] * vps, "GB/s")
+            put("stacks", "tsv_bits", 8 * int(self.per_channel[:, E.CHS_BYTES].sum()), "bits")
+            for s in range(st["count"]):
+                b = int(self.per_channel[s * vps:(s + 1) * vps, E.CHS_BYTES].sum())
+                put(f"stacks.stack{s}", "bytes", b, "bytes")
+                put(f"stacks.stack{s}", "bandwidth", ratio(b, secs) / 1e9, "GB/s")
+        lk = K.get("links")
+        if lk:
+            x = self.extra
+            for name in ("tx", "rx"):
+                tb = tbusy = 0
+                for s in range(st["count"]):
+                    p = f"link.stack{s}.{name}"
+                    busy = x.get(f"link{s}.{name}.busy_ps", 0)
+                    nb = x.get(f"link{s}.{name}.bytes", 0)
+                    put(p, "packets", x.get(f"link{s}.{name}.packets", 0), "packets")
+                    put(p, "flits", nb // lk["flit_bytes"], "flits")
+                    put(p, "bytes", nb, "bytes")
+                    put(p, "busy_time", busy / 1000.0, "ns")
+                    put(p, "utilisation", ratio(busy, self.time_ps), "fraction")
+                    tb += nb
+                    tbusy += busy
+                put("link", f"{name}_bytes", tb, "bytes")
+                put("link", f"{name}_bandwidth", ratio(tb, secs) / 1e9, "GB/s")
+                put("link", f"{name}_utilisation", ratio(tbusy, self.time_ps * st["count"]), "fraction")
+                put("link", f"{name}_peak_bandwidth", lk[f"{name}_gbs"] * st["count"], "GB/s")
+        ld = K.get("logic_die")
+        if ld:
+            put("logic_die", "stack", ld["stack"], "index")
+            put("logic_die", "area_budget_min", ld["area_budget_mm2_min"], "mm^2")
+            put("logic_die", "area_budget_max", ld["area_budget_mm2_max"], "mm^2")
+            put("logic_die", "power_budget", ld["power_budget_w"], "W")
+            put("logic_die", "area_estimate", ld["area_mm2"], "mm^2")
+
+    def _mesh_metrics(self, put, ratio) -> None:
+        """2D mesh: per subnet totals, hops and weighted hops (flits x hops) per packet kind, per-link flits."""
+        ms = self.mesh
+        if not ms:
+            return
+        K = self.consts
+        icyc = self.time_ps / (1e6 / K["icnt_mhz"])
+        w = ms["width"]
+        hops = whops = 0
+        for net, nname in ((0, "mesh.request"), (1, "mesh.reply")):
+            for i, name in enumerate(E.MS_NAMES):
+                put(nname, name, int(ms["totals"][net, i]), "packets" if i < 2 or i == 5 else "events")
+            kinds = ms["kinds"][net]
+            put(nname, "hops", int(kinds[:, 1].sum()), "hops")
+            put(nname, "weighted_hops", int(kinds[:, 2].sum()), "flit-hops")
+            hops += int(kinds[:, 1].sum())
+            whops += int(kinds[:, 2].sum())
+            for kd in range(E.NPK):
+                if kinds[kd, 0]:
+                    p = nname + ".kind." + self.packet_names.get(kd, f"type{kd}")
+                    put(p, "packets", int(kinds[kd, 0]), "packets")
+                    put(p, "hops", int(kinds[kd, 1]), "hops")
+                    put(p, "weighted_hops", int(kinds[kd, 2]), "flit-hops")
+                    put(p, "average_hops", ratio(kinds[kd, 1], kinds[kd, 0]), "hops/packet")
+            ports = ms["ports"][net]
+            busiest = int(np.argmax(ports[:, 0])) if ports.size else 0
+            put(nname, "max_link_utilisation", ratio(float(ports[busiest, 0]), icyc), "fraction")
+            for pi in np.nonzero(ports[:, 0])[0]:
+                node, d = divmod(int(pi), 5)
+                p = f"{nname}.link.x{node % w}y{node // w}.{E.MESH_DIRS[d] if d < 4 else 'eject'}"
+                put(p, "flits", int(ports[pi, 0]), "flits")
+                put(p, "packets", int(ports[pi, 1]), "packets")
+                put(p, "credit_waits", int(ports[pi, 2]), "events")
+                put(p, "utilisation", ratio(float(ports[pi, 0]), icyc), "fraction")
+        put("mesh", "hops", hops, "hops")
+        put("mesh", "weighted_hops", whops, "flit-hops")
 
     # -------------------------------------------------------------- access and export
     def get(self, path: str, metric: str, default: Any = None) -> Any:
@@ -337,5 +424,16 @@ def combine(stats: list[LaunchStats], *, copies: dict[str, float] | None = None,
         per_prio=sum(s.per_prio for s in stats), net_ports=sum(s.net_ports for s in stats),
         packet_kinds=sum(s.packet_kinds for s in stats), consts=first.consts, copies=dict(copies or {}),
         capped=any(s.capped for s in stats), launches=sum(s.launches for s in stats), extra=extra,
-        packet_names=first.packet_names,
+        packet_names=first.packet_names, mesh=_combine_mesh(stats),
     )
+
+
+def _combine_mesh(stats: list[LaunchStats]) -> dict[str, Any] | None:
+    """Mesh counters summed over launches (the maximum router occupancy is the maximum)."""
+    ms = [s.mesh for s in stats if s.mesh]
+    if not ms:
+        return None
+    totals = sum(m["totals"] for m in ms)
+    totals[:, E.MS_MAX_OCC] = np.max([m["totals"][:, E.MS_MAX_OCC] for m in ms], axis=0)
+    return {"width": ms[0]["width"], "ports": sum(m["ports"] for m in ms), "totals": totals,
+            "kinds": sum(m["kinds"] for m in ms)}

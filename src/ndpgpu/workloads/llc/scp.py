@@ -8,22 +8,7 @@ from typing import Any
 import numpy as np
 
 from ndpgpu.workloads.base import Tolerance, register
-from ndpgpu.workloads.tom.scalarprod import ACCUM_N, ScalarProd
-
-
-def scalar_products_split(a: np.ndarray, b: np.ndarray, vector_n: int, element_n: int) -> np.ndarray:
-    """The kernel's order with the product rounded before the add (mul.rn then add.rn, all float32)."""
-    av = a.reshape(vector_n, element_n)
-    bv = b.reshape(vector_n, element_n)
-    accum = np.zeros((vector_n, ACCUM_N), dtype=np.float32)
-    for start in range(0, element_n, ACCUM_N):
-        width = min(ACCUM_N, element_n - start)
-        accum[:, :width] = accum[:, :width] + av[:, start : start + width] * bv[:, start : start + width]
-    stride = ACCUM_N // 2
-    while stride > 0:
-        accum[:, :stride] = accum[:, :stride] + accum[:, stride : 2 * stride]
-        stride //= 2
-    return accum[:, 0].copy()
+from ndpgpu.workloads.tom.scalarprod import ScalarProd, scalar_products
 
 
 @register
@@ -45,4 +30,4 @@ class ScalarProdSplitFma(ScalarProd):
         return ScalarProd.directory()
 
     def reference(self, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        return {"c": scalar_products_split(inp["a"], inp["b"], p["vector_n"], p["element_n"])}
+        return {"c": scalar_products(inp["a"], inp["b"], p["vector_n"], p["element_n"], fused=False)}

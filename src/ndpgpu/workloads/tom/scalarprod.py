@@ -19,14 +19,20 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
 
 
-def scalar_products(a: np.ndarray, b: np.ndarray, vector_n: int, element_n: int) -> np.ndarray:
-    """Every vector's dot product in the kernel's order: interleaved fma accumulators, then the tree."""
+def scalar_products(a: np.ndarray, b: np.ndarray, vector_n: int, element_n: int, fused: bool = True) -> np.ndarray:
+    """Every vector's dot product in the kernel's order: interleaved accumulators, then the tree.
+
+    ``fused``: the accumulate is an fma (one rounding); otherwise the product is rounded before the add
+    (the kernel compiled with ``-fmad=false``).
+    """
     av = a.reshape(vector_n, element_n)
     bv = b.reshape(vector_n, element_n)
     accum = np.zeros((vector_n, ACCUM_N), dtype=np.float32)
     for start in range(0, element_n, ACCUM_N):
         width = min(ACCUM_N, element_n - start)
-        accum[:, :width] = fma32(av[:, start : start + width], bv[:, start : start + width], accum[:, :width])
+        x, y = av[:, start : start + width], bv[:, start : start + width]
+        acc = accum[:, :width]
+        accum[:, :width] = fma32(x, y, acc) if fused else acc + x * y
     stride = ACCUM_N // 2
     while stride > 0:
         accum[:, :stride] = accum[:, :stride] + accum[:, stride : 2 * stride]

@@ -12,10 +12,9 @@ from typing import Any
 
 import numpy as np
 
-import ndpgpu
 from ndpgpu.workloads.base import RunContext, register
-from ndpgpu.workloads.teleport._common import OutputSpecs, TeleportWorkload, ceil_div, spec
-from ndpgpu.workloads.tom.bfs_rodinia import MAX_THREADS_PER_BLOCK, bfs_cost, rodinia_graph
+from ndpgpu.workloads.teleport._common import OutputSpecs, TeleportWorkload, spec
+from ndpgpu.workloads.tom.bfs_rodinia import bfs_cost, rodinia_graph, run_rodinia_bfs
 
 
 @register
@@ -45,31 +44,7 @@ class Bfs(TeleportWorkload):
         return {"nodes": nodes, "edges": edges, "source": np.int32(0)}
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        n = p["nodes"]
-        src = int(inp["source"])
-        threads = min(n, MAX_THREADS_PER_BLOCK)
-        blocks = ceil_div(n, MAX_THREADS_PER_BLOCK)
-        start = np.zeros(n, dtype=np.bool_)
-        start[src] = True
-        cost_host = np.full(n, -1, dtype=np.int32)
-        cost_host[src] = 0
-        nodes, edges = ndpgpu.asarray(inp["nodes"]), ndpgpu.asarray(inp["edges"])
-        mask, visited = ndpgpu.asarray(start), ndpgpu.asarray(start)
-        updating = ndpgpu.zeros(n, np.bool_)
-        cost = ndpgpu.asarray(cost_host)
-        over = ndpgpu.zeros(1, np.bool_)
-        expand = ctx.module.get_function("bfs_expand")
-        update = ctx.module.get_function("bfs_update")
-        n32 = np.int32(n)
-        launches = 0
-        while True:  # Rodinia's host loop: Kernel, Kernel2, read back the stop flag
-            launches += 1
-            over.set(np.zeros(1, dtype=np.bool_))
-            expand(blocks, threads, (nodes, edges, mask, updating, visited, cost, n32))
-            update(blocks, threads, (mask, updating, visited, over, n32))
-            if not bool(over.get()[0]):
-                break
-        return {"cost": cost.get(), "iterations": np.array([launches], dtype=np.int32)}
+        return run_rodinia_bfs(ctx, inp, p["nodes"], "bfs_expand", "bfs_update")
 
     def reference(self, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
         cost = bfs_cost(inp["nodes"], inp["edges"], int(inp["source"]))

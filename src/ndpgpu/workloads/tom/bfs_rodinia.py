@@ -57,6 +57,38 @@ def bfs_cost(nodes: np.ndarray, edges: np.ndarray, source: int) -> np.ndarray:
     return cost
 
 
+def run_rodinia_bfs(ctx: RunContext, inp: dict[str, Any], n: int, expand_name: str,
+                    update_name: str) -> dict[str, np.ndarray]:
+    """Rodinia's host loop: upload, then Kernel, Kernel2 and a read-back of the stop flag until no node is
+    reached. Returns the costs and the number of iterations (shared by TOM's and TELEPORT's BFS)."""
+    src = int(inp["source"])
+    threads = min(n, MAX_THREADS_PER_BLOCK)
+    blocks = ceil_div(n, MAX_THREADS_PER_BLOCK)
+    start = np.zeros(n, dtype=np.bool_)
+    start[src] = True
+    cost_host = np.full(n, -1, dtype=np.int32)
+    cost_host[src] = 0
+    nodes = ndpgpu.asarray(inp["nodes"])
+    edges = ndpgpu.asarray(inp["edges"])
+    mask = ndpgpu.asarray(start)
+    updating = ndpgpu.zeros(n, np.bool_)
+    visited = ndpgpu.asarray(start)
+    cost = ndpgpu.asarray(cost_host)
+    over = ndpgpu.zeros(1, np.bool_)
+    expand = ctx.module.get_function(expand_name)
+    update = ctx.module.get_function(update_name)
+    n32 = np.int32(n)
+    launches = 0
+    while True:
+        launches += 1
+        over.set(np.zeros(1, dtype=np.bool_))
+        expand(blocks, threads, (nodes, edges, mask, updating, visited, cost, n32))
+        update(blocks, threads, (mask, updating, visited, over, n32))
+        if not bool(over.get()[0]):
+            break
+    return {"cost": cost.get(), "iterations": np.array([launches], dtype=np.int32)}
+
+
 @register
 class BfsRodinia(Workload):
     name = "bfs_rodinia"
@@ -83,33 +115,7 @@ class BfsRodinia(Workload):
         return {"nodes": nodes, "edges": edges, "source": np.int32(0)}
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        n = p["nodes"]
-        src = int(inp["source"])
-        threads = min(n, MAX_THREADS_PER_BLOCK)
-        blocks = ceil_div(n, MAX_THREADS_PER_BLOCK)
-        start = np.zeros(n, dtype=np.bool_)
-        start[src] = True
-        cost_host = np.full(n, -1, dtype=np.int32)
-        cost_host[src] = 0
-        nodes = ndpgpu.asarray(inp["nodes"])
-        edges = ndpgpu.asarray(inp["edges"])
-        mask = ndpgpu.asarray(start)
-        updating = ndpgpu.zeros(n, np.bool_)
-        visited = ndpgpu.asarray(start)
-        cost = ndpgpu.asarray(cost_host)
-        over = ndpgpu.zeros(1, np.bool_)
-        expand = ctx.module.get_function("bfs_kernel")
-        update = ctx.module.get_function("bfs_kernel2")
-        n32 = np.int32(n)
-        launches = 0
-        while True:
-            launches += 1
-            over.set(np.zeros(1, dtype=np.bool_))
-            expand(blocks, threads, (nodes, edges, mask, updating, visited, cost, n32))
-            update(blocks, threads, (mask, updating, visited, over, n32))
-            if not bool(over.get()[0]):
-                break
-        return {"cost": cost.get(), "iterations": np.array([launches], dtype=np.int32)}
+        return run_rodinia_bfs(ctx, inp, p["nodes"], "bfs_kernel", "bfs_kernel2")
 
     def reference(self, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
         cost = bfs_cost(inp["nodes"], inp["edges"], int(inp["source"]))

@@ -154,3 +154,29 @@ def vault_bound_gbs(m: Machine, stacks: int = 1) -> float:
     if m.dram.refresh and t.tREFI > 0:
         peak *= 1 - t.tRFC / t.tREFI
     return peak
+
+
+def cross_link_packet_bytes(m: Machine, nbytes: int = 128) -> dict[str, int]:
+    """Bytes on a logic die's cross-stack link of each packet kind moving ``nbytes``: flits x flit_bytes."""
+    xl = m.logic_die.cross_stack if m.logic_die is not None else None
+    if xl is None:
+        raise ValueError(f"{m.name} has no timed cross-stack links (logic_die.cross_stack)")
+    f = xl.flit_bytes
+    data = math.ceil(nbytes / f)
+    return {"read_request": xl.request_flits * f, "read_response": (xl.response_header_flits + data) * f,
+            "write": (xl.write_header_flits + data) * f, "write_ack": xl.ack_flits * f}
+
+
+def cross_link_bound(m: Machine, reads: float = 1.0, writes: float = 0.0, nbytes: int = 128) -> dict[str, float]:
+    """Data bandwidth (GB/s) one cross-stack link pair allows a logic die's SMs for a stream confined to one
+    other stack: ``D x gbs / bytes`` on the outbound link (requests, writes) and the return link (read
+    responses, acknowledgements), with ``D = (reads + writes) x nbytes``; the lower binds (0: out, 1: back)."""
+    p = cross_link_packet_bytes(m, nbytes)
+    gbs = m.logic_die.cross_stack.gbs
+    data = (reads + writes) * nbytes
+    out = reads * p["read_request"] + writes * p["write"]
+    back = reads * p["read_response"] + writes * p["write_ack"]
+    b = {"out": data * gbs / out if out else math.inf, "back": data * gbs / back if back else math.inf}
+    b["lowest"] = min(b.values())
+    b["binding"] = 0.0 if b["out"] <= b["back"] else 1.0
+    return b

@@ -299,6 +299,11 @@ class EngineState:
         """Link parameters into ``chs`` (see ``_engine.link_send``): stack s's links live in row s."""
         m = self.m
         self.nstacks_linked = 0
+        self.cross_home = -1  # a logic die's stack when its cross-stack links are timed (below), else -1
+        ld = m.logic_die
+        if ld is not None and ld.cross_stack is not None and m.stacks is not None:
+            self._init_cross_links(ld.stack, ld.cross_stack, m.stacks)
+            return
         if m.links is None or m.stacks is None:
             return
         lk, stk = m.links, m.stacks
@@ -317,6 +322,28 @@ class EngineState:
             row[E.H_LK_RESP_HDR] = lk.response_header_flits
             row[E.H_LK_WR_HDR] = lk.write_header_flits
             row[E.H_LK_ACK_FL] = lk.ack_flits
+
+    def _init_cross_links(self, home: int, xl, stk) -> None:
+        """A logic die's cross-stack links on the same ``chs`` rows: the SMs sit on stack ``home``; channels of
+        stack t != home are behind row t, whose TX is the link home -> t and RX the link t -> home (fully
+        connected: one hop each way). The home stack's vaults use no link (H_LK_STACK stays 0)."""
+        self.nstacks_linked = stk.count
+        self.cross_home = home
+        vps = self.nch // stk.count
+        for c in range(self.nch):
+            if c // vps != home:
+                self.chs[c, E.H_LK_STACK] = c // vps + 1
+        for s in range(stk.count):
+            if s == home:
+                continue
+            row = self.chs[s]
+            row[E.H_LK_TX_MBPS] = row[E.H_LK_RX_MBPS] = int(round(xl.gbs * 1000))
+            row[E.H_LK_TX_LAT] = row[E.H_LK_RX_LAT] = int(round(xl.latency_ns * 1000))
+            row[E.H_LK_FLIT] = xl.flit_bytes
+            row[E.H_LK_REQ_FL] = xl.request_flits
+            row[E.H_LK_RESP_HDR] = xl.response_header_flits
+            row[E.H_LK_WR_HDR] = xl.write_header_flits
+            row[E.H_LK_ACK_FL] = xl.ack_flits
 
     def link_counters(self, t: int) -> np.ndarray:
         """Cumulative (busy ps up to time ``t``, bytes, packets) per stack and direction: shape (stacks, 2, 3).

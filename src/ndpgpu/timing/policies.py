@@ -276,7 +276,27 @@ def _link_idle_bits(stats) -> float | None:
     return float(round(total))
 
 
+def _cross_link_bits(stats, idle: bool) -> float | None:
+    """A logic die's cross-stack links (both directions of each): bits sent, or idle bit-slots as above."""
+    xl = stats.consts.get("cross_links")
+    if not xl:
+        return None
+    total = 0.0
+    for s in range(stats.consts["stacks"]["count"]):
+        if s == xl["home"]:
+            continue
+        for d in ("tx", "rx"):
+            if idle:
+                idle_ps = max(0, stats.time_ps - stats.extra.get(f"link{s}.{d}.busy_ps", 0))
+                total += idle_ps * 1e-12 * xl["gbs"] * 8e9
+            else:
+                total += 8 * stats.extra.get(f"link{s}.{d}.bytes", 0)
+    return float(round(total))
+
+
 NEAR_DATA_EVENTS = {
+    "cross_link_bit": lambda st: _cross_link_bits(st, False),
+    "cross_link_idle_bit": lambda st: _cross_link_bits(st, True),
     "link_tx_bit": lambda st: _link_bits(st, "link_tx_bit", "tx"),
     "link_rx_bit": lambda st: _link_bits(st, "link_rx_bit", "rx"),
     "link_idle_bit": _link_idle_bits,

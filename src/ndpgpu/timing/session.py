@@ -264,7 +264,8 @@ class TimingSession:
         """Per link channel, its utilisation in each ``sim.time_series_interval`` of a launch.
 
         Keys ``cycle`` (core cycle at each sample's end) and ``stack{s}.tx`` / ``stack{s}.rx`` (busy fraction
-        of the interval ending there). Needs a machine with links and a time-series interval."""
+        of the interval ending there); on a logic die with cross-stack links (on stack h) ``stack{h}to{t}`` and
+        ``stack{t}to{h}``. Needs a machine with links and a time-series interval."""
         if not self.launches:
             raise ValueError("no launch timed yet")
         ts = self.launches[launch].time_series
@@ -272,10 +273,14 @@ class TimingSession:
             raise ValueError("set sim.time_series_interval to record link utilisation over time")
         interval_ps = int(self.state.cfg[E.C_TS_INTERVAL_PS])
         out = {"cycle": ts["cycle"].copy()}
+        home = self.state.cross_home
         for s in range(self.state.nstacks_linked):
+            if s == home:  # a logic die's own stack: no link
+                continue
             for name in ("tx", "rx"):
                 busy = ts[f"link{s}_{name}_busy_ps"]
-                out[f"stack{s}.{name}"] = np.diff(busy, prepend=0) / interval_ps
+                key = f"stack{s}.{name}" if home < 0 else (f"stack{home}to{s}" if name == "tx" else f"stack{s}to{home}")
+                out[key] = np.diff(busy, prepend=0) / interval_ps
         return out
 
     def _consts(self) -> dict[str, Any]:
@@ -300,6 +305,8 @@ class TimingSession:
         if m.logic_die is not None:
             has_l2 = m.l2 is not None and m.l2.enabled
             out["logic_die"] = {**m.logic_die.model_dump(), "area_mm2": m.logic_die.area_mm2(m.num_sms, has_l2)}
+            if m.logic_die.cross_stack is not None and m.stacks is not None:
+                out["cross_links"] = {**m.logic_die.cross_stack.model_dump(), "home": m.logic_die.stack}
         return out
 
     # ------------------------------------------------------------------ results

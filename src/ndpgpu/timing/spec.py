@@ -473,11 +473,20 @@ class StacksSpec(Spec):
 
 
 class CrossLinksSpec(Spec):
-    """Links between stacks (metadata: recorded and documented, not yet timed by the engine)."""
+    """Point-to-point links between stacks (TOM: fully connected, each pair linked both ways).
+
+    Timed for the SMs of a logic die (``logic_die.cross_stack``): a request to another stack's vault
+    crosses the link home -> t, read data and write acknowledgements come back over t -> home, packets in
+    flits as on the GPU links. Under ``links`` (GPU-side machines such as tom-baseline) they are recorded only."""
 
     topology: Literal["fully_connected"] = F("fully_connected", "name", "which stacks are linked")
     gbs: float = F(20.0, "GB/s", "bandwidth per direction of one stack-to-stack link", ge=0.001, le=10000)
     latency_ns: float = F(8.0, "ns", "latency of one stack-to-stack link", ge=0, le=1e6)
+    flit_bytes: int = F(16, "bytes", "flit size", ge=1, le=1024)
+    request_flits: int = F(1, "flits", "read request (header and tail, no data)", ge=1, le=64)
+    response_header_flits: int = F(1, "flits", "read response: flits besides its data flits", ge=0, le=64)
+    write_header_flits: int = F(1, "flits", "write request: flits besides its data flits", ge=0, le=64)
+    ack_flits: int = F(1, "flits", "write acknowledgement", ge=1, le=64)
 
 
 class LinksSpec(Spec):
@@ -507,6 +516,9 @@ class LogicDieSpec(Spec):
     power_budget_w: float = F(55.0, "W", "logic-die power limit", ge=0, le=10000)
     sm_area_mm2: float = F(0.0, "mm^2", "area of one SM (0: not stated)", ge=0, le=10000)
     l2_area_mm2: float = F(0.0, "mm^2", "area of the L2 and its logic (0: not stated)", ge=0, le=10000)
+    cross_stack: CrossLinksSpec | None = Field(
+        None, description="links from this stack to the others (timed): other stacks' vaults are reached over "
+                          "them; null: the SMs reach only their own stack's vaults as if all were local")
 
     def area_mm2(self, num_sms: int, has_l2: bool) -> float:
         """Estimated area of the SMs (and L2) on the die."""
@@ -555,6 +567,8 @@ class Machine(Spec):
                 raise ValueError("logic_die: SMs on a logic die reach the vaults directly; set links to null")
             if st is not None and self.logic_die.stack >= st.count:
                 raise ValueError(f"logic_die.stack={self.logic_die.stack} outside the {st.count} stacks")
+            if self.logic_die.cross_stack is not None and st is None:
+                raise ValueError("logic_die.cross_stack: cross-stack links need 'stacks' (which vaults are remote)")
         return self
 
     @model_validator(mode="after")

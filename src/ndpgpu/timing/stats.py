@@ -280,6 +280,29 @@ class LaunchStats:
                 put("link", f"{name}_bandwidth", ratio(tb, secs) / 1e9, "GB/s")
                 put("link", f"{name}_utilisation", ratio(tbusy, self.time_ps * st["count"]), "fraction")
                 put("link", f"{name}_peak_bandwidth", lk[f"{name}_gbs"] * st["count"], "GB/s")
+        xl = K.get("cross_links")
+        if xl:  # a logic die's links to the other stacks: row t holds home -> t (tx) and t -> home (rx)
+            x, h = self.extra, xl["home"]
+            tb = tbusy = 0
+            for s in range(st["count"]):
+                if s == h:
+                    continue
+                for name, p in (("tx", f"cross_link.stack{h}to{s}"), ("rx", f"cross_link.stack{s}to{h}")):
+                    busy = x.get(f"link{s}.{name}.busy_ps", 0)
+                    nb = x.get(f"link{s}.{name}.bytes", 0)
+                    put(p, "packets", x.get(f"link{s}.{name}.packets", 0), "packets")
+                    put(p, "flits", nb // xl["flit_bytes"], "flits")
+                    put(p, "bytes", nb, "bytes")
+                    put(p, "busy_time", busy / 1000.0, "ns")
+                    put(p, "utilisation", ratio(busy, self.time_ps), "fraction")
+                    tb += nb
+                    tbusy += busy
+            nlinks = 2 * (st["count"] - 1)
+            put("cross_link", "links", nlinks, "links")
+            put("cross_link", "bytes", tb, "bytes")
+            put("cross_link", "bandwidth", ratio(tb, secs) / 1e9, "GB/s")
+            put("cross_link", "utilisation", ratio(tbusy, self.time_ps * nlinks), "fraction")
+            put("cross_link", "peak_bandwidth", xl["gbs"] * nlinks, "GB/s")
         ld = K.get("logic_die")
         if ld:
             put("logic_die", "stack", ld["stack"], "index")

@@ -109,14 +109,17 @@ def strided_degree(stride_words: int, banks: int = 32) -> int:
 # DRAM
 
 
-def open_page(seq: list[tuple[int, int, int]]) -> dict[str, int]:
-    """Row hits / misses (closed bank) / conflicts (other row open) of (channel, bank, row) in order."""
-    open_row: dict[tuple[int, int], int] = {}
+def open_page(seq: list[tuple[int, int, int]], subarrays: int = 1) -> dict[str, int]:
+    """Row hits / misses (closed bank) / conflicts (other row open) of (channel, bank, row) in order.
+
+    ``subarrays`` > 1: a row buffer per subarray (row mod subarrays) of each bank."""
+    open_row: dict[tuple[int, int, int], int] = {}
     out = {"hits": 0, "misses": 0, "conflicts": 0}
     for ch, bank, row in seq:
-        cur = open_row.get((ch, bank))
+        key = (ch, bank, row % subarrays)
+        cur = open_row.get(key)
         out["hits" if cur == row else ("misses" if cur is None else "conflicts")] += 1
-        open_row[(ch, bank)] = row
+        open_row[key] = row
     return out
 
 
@@ -126,6 +129,10 @@ CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF = 1, 2, 3, 4, 5
 def check_dram_log(m: Machine, log) -> list[str]:
     """Timing violations in a DRAM command log (rows: cycle, channel, cmd, bank, row); [] when legal.
 
+    With ``dram.subarrays_per_bank`` S > 1 each subarray of a bank has its own row buffer: the row of an
+    ACT/RD/WR lies in subarray row mod S, a PRE logs -1 - subarray as its row, and the per-bank rules below
+    apply per (bank, subarray) (tRRD, tFAW and the column rules stay per channel / bank group).
+
     The JEDEC-style constraints of ``dram.timing``: tRCD (ACT->column), tRP (PRE->ACT), tRAS (ACT->PRE),
     tRC (ACT->ACT same bank), tRRD_S/L, tFAW, tCCD_S/L, tRTW (RD->WR), tCWL+burst+tWTR (WR->RD),
     tRTP (RD->PRE), tCWL+burst+tWR (WR->PRE), tRFC (REF->ACT), and columns only to the open row.
@@ -134,6 +141,7 @@ def check_dram_log(m: Machine, log) -> list[str]:
     t = d.timing
     bl = d.burst_cycles
     bpg = d.banks_per_group
+    nsa = d.subarrays_per_bank
     errs: list[str] = []
     chans: dict[int, dict] = {}
     for k, ch, cmd, bank, row in (tuple(int(v) for v in r) for r in log):
@@ -145,13 +153,15 @@ def check_dram_log(m: Machine, log) -> list[str]:
             if not cond:
                 errs.append(f"{where}: {what}")
 
+        u = (bank, (-1 - row) if cmd == CMD_PRE else row % nsa)  # the row-buffer unit (bank, subarray)
+
         if cmd == CMD_ACT:
             bg = bank // bpg
-            need(bank not in s["open"], "ACT to an open bank")
-            if bank in s["pre"]:
-                need(k - s["pre"][bank] >= t.tRP, "tRP")
-            if bank in s["act"]:
-                need(k - s["act"][bank] >= t.tRC, "tRC")
+            need(u not in s["open"], "ACT to an open bank")
+            if u in s["pre"]:
+                need(k - s["pre"][u] >= t.tRP, "tRP")
+            if u in s["act"]:
+                need(k - s["act"][u] >= t.tRC, "tRC")
             if s["acts"]:
                 need(k - s["acts"][-1] >= t.tRRD_S, "tRRD_S")
             if bg in s["bg_act"]:
@@ -160,23 +170,23 @@ def check_dram_log(m: Machine, log) -> list[str]:
                 need(k - s["acts"][-4] >= t.tFAW, "tFAW")
             if s["ref"] is not None:
                 need(k - s["ref"] >= t.tRFC, "tRFC")
-            s["act"][bank] = k
+            s["act"][u] = k
             s["acts"].append(k)
             s["bg_act"][bg] = k
-            s["open"][bank] = row
+            s["open"][u] = row
         elif cmd == CMD_PRE:
-            need(bank in s["open"], "PRE of a closed bank")
-            need(k - s["act"].get(bank, -10**9) >= t.tRAS, "tRAS")
-            if bank in s["rd"]:
-                need(k - s["rd"][bank] >= t.tRTP, "tRTP")
-            if bank in s["wrend"]:
-                need(k - s["wrend"][bank] >= t.tWR, "tWR")
-            s["open"].pop(bank, None)
-            s["pre"][bank] = k
+            need(u in s["open"], "PRE of a closed bank")
+            need(k - s["act"].get(u, -10**9) >= t.tRAS, "tRAS")
+            if u in s["rd"]:
+                need(k - s["rd"][u] >= t.tRTP, "tRTP")
+            if u in s["wrend"]:
+                need(k - s["wrend"][u] >= t.tWR, "tWR")
+            s["open"].pop(u, None)
+            s["pre"][u] = k
         elif cmd in (CMD_RD, CMD_WR):
             bg = bank // bpg
-            need(s["open"].get(bank) == row, "column command to a row that is not open")
-            need(k - s["act"].get(bank, -10**9) >= t.tRCD, "tRCD")
+            need(s["open"].get(u) == row, "column command to a row that is not open")
+            need(k - s["act"].get(u, -10**9) >= t.tRCD, "tRCD")
             if s["last_col"] is not None:
                 need(k - s["last_col"] >= t.tCCD_S, "tCCD_S")
             if bg in s["bg_col"]:
@@ -185,12 +195,12 @@ def check_dram_log(m: Machine, log) -> list[str]:
                 if s["last_rd"] is not None:
                     need(k - s["last_rd"] >= t.tRTW, "tRTW")
                 end = k + t.tCWL + bl
-                s["wrend"][bank] = end
+                s["wrend"][u] = end
                 s["last_wr_end"] = end
             else:
                 if s["last_wr_end"] is not None:
                     need(k - s["last_wr_end"] >= t.tWTR, "tWTR")
-                s["rd"][bank] = k
+                s["rd"][u] = k
                 s["last_rd"] = k
             s["last_col"] = k
             s["bg_col"][bg] = k

@@ -116,9 +116,10 @@ NTS = len(TS_NAMES)
     C_NCTAS, C_WARPS_PER_CTA, C_NMAP, C_NRANGE, C_Q_SMOUT, C_Q_SMIN, C_Q_L2IN, C_Q_L2OUT, C_Q_L2RET,
     C_WK_SL, C_WK_CH, C_WK_NET, C_WK_DISP, C_NCOMP, C_NLDO, C_NRQP, C_DLOG_CAP, C_TS_CAP, C_L1_XOR_BITS,
     C_L2_XOR_BITS, C_CTA_THREADS, C_CTA_WARPS, C_CTA_REGS, C_CTA_SMEM, C_NCLASS, C_UCNT_SP, C_UCNT_INT,
-    C_UCNT_DP, C_UCNT_SFU, C_UCNT_LDST, C_UCNT_BRANCH, C_L2_PORTS, C_MAX_THREADS, C_REGFILE, C_SMEM_SIZE
-) = range(132)
-NCFG = 132
+    C_UCNT_DP, C_UCNT_SFU, C_UCNT_LDST, C_UCNT_BRANCH, C_L2_PORTS, C_MAX_THREADS, C_REGFILE, C_SMEM_SIZE,
+    C_NSA
+) = range(133)
+NCFG = 133
 CFG_NAMES = (
     'NSM', 'NSUB', 'NSLOT', 'NCTA_SLOTS', 'MAXW_SUB', 'ISSUE_W', 'SCHED', 'ACTIVE_POOL', 'NREG',
     'DISPATCH_MODE', 'DISPATCH_PER_CYCLE', 'CTA_LAUNCH_LAT', 'KERNEL_LAUNCH_LAT', 'SUB_UNITS',
@@ -136,7 +137,7 @@ CFG_NAMES = (
     'WK_SL', 'WK_CH', 'WK_NET', 'WK_DISP', 'NCOMP', 'NLDO', 'NRQP', 'DLOG_CAP', 'TS_CAP', 'L1_XOR_BITS',
     'L2_XOR_BITS', 'CTA_THREADS', 'CTA_WARPS', 'CTA_REGS', 'CTA_SMEM', 'NCLASS', 'UCNT_SP', 'UCNT_INT',
     'UCNT_DP', 'UCNT_SFU', 'UCNT_LDST', 'UCNT_BRANCH', 'L2_PORTS', 'MAX_THREADS', 'REGFILE',
-    'SMEM_SIZE',
+    'SMEM_SIZE', 'NSA',
 )
 
 (
@@ -536,7 +537,7 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
     A lower bound from the channel's own timing state alone (it ignores the scheduling order, the
     L2 return queue's space and which bank a PRE may close), so a tick then may still issue nothing.
     Valid only while the channel's state is unchanged: arrivals lower the wake in ``dram_enqueue``."""
-    nb_ = cfg[C_NBANK]
+    nb_ = cfg[C_NBANK] * cfg[C_NSA]  # row-buffer units (bank x subarray); DQ_BANK holds the unit
     base = c * nb_
     gbase = c * cfg[C_NBG]
     kb = INF
@@ -581,7 +582,9 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
 
 @njit
 def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, dlog, hitpend):
-    nb_ = cfg[C_NBANK]
+    # the bank table and DQ_BANK index row-buffer units: unit = bank x subarrays_per_bank + subarray
+    nsa = cfg[C_NSA]
+    nb_ = cfg[C_NBANK] * nsa
     base = c * nb_
     gbase = c * cfg[C_NBG]
     dqs = cfg[C_DQ_SIZE]
@@ -627,7 +630,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                     bank[bi, B_ROW] = -1
                     bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
                     ctr[T_DR_PRE] += 1
-                    dram_log(dlog, g, cfg, k, c, CMD_PRE, b, -1)
+                    dram_log(dlog, g, cfg, k, c, CMD_PRE, b // nsa, -1 - b % nsa)
                     progress = True
                     break
         if all_closed:
@@ -741,7 +744,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     if col >= 0:
         r = dq[c, col, DQ_RID]
         b = rq[r, R_BANK]
-        bi = base + b
+        u = dq[c, col, DQ_BANK]
+        bi = base + u
         grp = gbase + rq[r, R_BG]
         is_wr = rq[r, R_KIND] == PK_DWRITE
         bc = cfg[C_BURST_CYC]
@@ -793,7 +797,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             if cfg[C_PAGE_POLICY] == PAGE_CLOSED:
                 other = False
                 for i in range(dqs):
-                    if dq[c, i, DQ_RID] >= 0 and dq[c, i, DQ_BANK] == b and dq[c, i, DQ_ROW] == rq[r, R_ROW]:
+                    if dq[c, i, DQ_RID] >= 0 and dq[c, i, DQ_BANK] == u and dq[c, i, DQ_ROW] == rq[r, R_ROW]:
                         other = True
                         break
                 if not other:
@@ -828,7 +832,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     if row_i >= 0 and (not issued_col or cfg[C_DUAL_CMD] != 0):
         r = dq[c, row_i, DQ_RID]
         b = rq[r, R_BANK]
-        bi = base + b
+        u = dq[c, row_i, DQ_BANK]
+        bi = base + u
         grp = gbase + rq[r, R_BG]
         if row_cmd == CMD_ACT:
             bank[bi, B_ROW] = rq[r, R_ROW]
@@ -850,7 +855,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
             rq[r, R_HIT] = 2
             ctr[T_DR_PRE] += 1
-            dram_log(dlog, g, cfg, k, c, CMD_PRE, b, -1)
+            dram_log(dlog, g, cfg, k, c, CMD_PRE, b, -1 - u % nsa)
         if rq[r, R_TDS] < 0:
             rq[r, R_TDS] = -2  # marks "row command issued" without counting it as the data start
         progress = True
@@ -913,7 +918,7 @@ def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
     rq[d, R_READY] = edge(clk, D_DRAM, cyc_at(clk, D_DRAM, t_in) + cfg[C_CTRL_LAT])
     dq[c, slot, DQ_RID] = d
     dq[c, slot, DQ_READY] = rq[d, R_READY]
-    dq[c, slot, DQ_BANK] = rq[d, R_BANK]
+    dq[c, slot, DQ_BANK] = rq[d, R_BANK] * cfg[C_NSA] + rq[d, R_ROW] % cfg[C_NSA]  # row-buffer unit
     dq[c, slot, DQ_ROW] = rq[d, R_ROW]
     dq[c, slot, DQ_KEY] = (NPRIO - 1 - rq[d, R_PRIO]) * (1 << 48) + rq[d, R_SEQ]
     dq[c, slot, DQ_WR] = 1 if rq[d, R_KIND] == PK_DWRITE else 0

@@ -143,6 +143,7 @@ class EngineState:
         t = dr.timing
         cfg[E.C_NCH] = nch
         cfg[E.C_NBANK] = dr.banks
+        cfg[E.C_NSA] = dr.subarrays_per_bank
         cfg[E.C_NBG] = dr.bank_groups
         cfg[E.C_BANKS_PER_BG] = dr.banks_per_group
         cfg[E.C_ATOM_BYTES] = dr.atom_bytes
@@ -219,7 +220,7 @@ class EngineState:
         # DRAM state
         self.dq = np.zeros((nch, dr.scheduler.queue_size, E.NDQF), I64)
         self.dq[:, :, E.DQ_RID] = -1
-        self.bank = np.zeros((nch * dr.banks, E.NBANKT), I64)
+        self.bank = np.zeros((nch * dr.banks * dr.subarrays_per_bank, E.NBANKT), I64)  # a row per subarray
         self.bank[:, E.B_ROW] = -1
         self.bgt = np.full((nch * dr.bank_groups, 2), E.NEG, I64)
         self.chs = np.zeros((nch, E.NCHT), I64)
@@ -227,7 +228,7 @@ class EngineState:
             self.chs[:, col] = E.NEG
         self.chs[:, E.H_NEXT_REF] = t.tREFI
         self.faw = np.full((nch, 4), E.NEG, I64)
-        self.hitpend = np.zeros(3 * dr.banks, I64)
+        self.hitpend = np.zeros(3 * dr.banks * dr.subarrays_per_bank, I64)
         self._init_links()
         # networks
         self.netd = np.zeros((2, E.NNETT), I64)

@@ -317,7 +317,8 @@ class TimingSession:
                        config_hash=self.config_hash, consts=self._consts())
 
     def dram_commands(self) -> np.ndarray:
-        """The DRAM command log (``sim.record_dram_commands``): rows (cycle, channel, cmd, bank, row)."""
+        """The DRAM command log (``sim.record_dram_commands``): rows (cycle, channel, cmd, bank, row);
+        a PRE logs -1 - subarray as its row (docs/timing.md "Subarrays")."""
         n = int(self.state.g[E.G_DLOG_N])
         return self.state.dlog[:n].copy()
 

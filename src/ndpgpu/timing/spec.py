@@ -394,6 +394,9 @@ class DramSpec(Spec):
     bank_groups: int = F(4, "groups", "bank groups per channel", ge=1, le=16)
     banks_per_group: int = F(4, "banks", "banks per bank group", ge=1, le=64)
     row_bytes: int = F(4096, "bytes", "row (page) size per bank of a (pseudo) channel", ge=256, le=1 << 16)
+    subarrays_per_bank: int = F(1, "subarrays", "subarrays per bank, each with its own row buffer (MASA-style "
+                                "subarray-level parallelism); row r lies in subarray r mod this (1: one row "
+                                "buffer per bank)", ge=1, le=64)
     bus_bits: int = F(64, "bits", "data bus width per (pseudo) channel", ge=8, le=1024)
     burst_length: int = F(8, "transfers", "burst length", ge=1, le=64)
     data_rate: int = F(4, "transfers/tCK", "data transfers per command clock (DDR 2, GDDR5 4)", ge=1, le=16)

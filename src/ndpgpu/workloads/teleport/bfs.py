@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 
 from ndpgpu.workloads.base import RunContext, register
-from ndpgpu.workloads.teleport._common import OutputSpecs, TeleportWorkload, spec
-from ndpgpu.workloads.tom.bfs_rodinia import bfs_cost, rodinia_graph, run_rodinia_bfs
+from ndpgpu.workloads.teleport._common import TeleportWorkload
+from ndpgpu.workloads.tom.bfs_rodinia import BfsRodinia, run_rodinia_bfs
 
 
 @register
-class Bfs(TeleportWorkload):
+class Bfs(TeleportWorkload, BfsRodinia):
     name = "tp_bfs"
     kernel = "bfs_expand"
     description = (
@@ -33,22 +33,7 @@ class Bfs(TeleportWorkload):
         "reading graph1MW_6.txt; edge weights, unused by BFS, are omitted. Paper scale: 1M nodes."
     )
     sources = ("bfs.cu",)
-    scales = {
-        "tiny": {"nodes": 8192, "min_edges": 2, "max_edges": 4},
-        "small": {"nodes": 1 << 16, "min_edges": 2, "max_edges": 4},
-        "paper": {"nodes": 1_000_000, "min_edges": 2, "max_edges": 4},  # graph1MW_6
-    }
-
-    def inputs(self, p: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        nodes, edges = rodinia_graph(p["nodes"], p["min_edges"], p["max_edges"], rng)
-        return {"nodes": nodes, "edges": edges, "source": np.int32(0)}
+    # scales, inputs, reference and outputs are bfs_rodinia's: the same graphs and answers
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
         return run_rodinia_bfs(ctx, inp, p["nodes"], "bfs_expand", "bfs_update")
-
-    def reference(self, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        cost = bfs_cost(inp["nodes"], inp["edges"], int(inp["source"]))
-        return {"cost": cost, "iterations": np.array([int(cost.max()) + 1], dtype=np.int32)}
-
-    def output_specs(self, p: dict[str, Any]) -> OutputSpecs:
-        return {"cost": spec(p["nodes"], np.int32), "iterations": spec(1, np.int32)}

@@ -1112,6 +1112,20 @@ def l2_touch(l2t, idx, cfg, g):
         l2t[idx, LN_STAMP] = g[G_STAMP]
 
 
+@njit
+def l2_count_miss(j, r, kd, rq, ctr, slst, pcst):
+    """Count an L2 miss of request ``r`` (kind ``kd``) at slice ``j``: totals, the slice, its PC, atomics."""
+    ctr[T_L2_ACC] += 1
+    ctr[T_L2_MISS] += 1
+    slst[j, SLS_ACC] += 1
+    slst[j, SLS_MISS] += 1
+    pc = rq[r, R_PC]
+    if pc >= 0 and kd == PK_READ:
+        pcst[pc, PCS_L2_MISS] += 1
+    if kd == PK_ATOMIC:
+        ctr[T_L2_ATOM] += 1
+
+
 @njit_inline
 def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd,
               mrange, ptype):
@@ -1256,16 +1270,8 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         rq[l2m[ent, M_TAIL], R_NEXT] = r
         l2m[ent, M_TAIL] = r
         l2m[ent, M_NWAIT] += 1
-        ctr[T_L2_ACC] += 1
         ctr[T_L2_MERGE] += 1
-        ctr[T_L2_MISS] += 1
-        slst[j, SLS_ACC] += 1
-        slst[j, SLS_MISS] += 1
-        pc = rq[r, R_PC]
-        if pc >= 0 and kd == PK_READ:
-            pcst[pc, PCS_L2_MISS] += 1
-        if kd == PK_ATOMIC:
-            ctr[T_L2_ATOM] += 1
+        l2_count_miss(j, r, kd, rq, ctr, slst, pcst)
         rq[r, R_TDQ] = now
         return True
     if free_e < 0 or g[G_RQ_TOP] < 1:
@@ -1291,15 +1297,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     l2m[free_e, M_DREQ] = d
     rq[r, R_NEXT] = -1
     rq[r, R_TDQ] = now
-    ctr[T_L2_ACC] += 1
-    ctr[T_L2_MISS] += 1
-    slst[j, SLS_ACC] += 1
-    slst[j, SLS_MISS] += 1
-    pc = rq[r, R_PC]
-    if pc >= 0 and kd == PK_READ:
-        pcst[pc, PCS_L2_MISS] += 1
-    if kd == PK_ATOMIC:
-        ctr[T_L2_ATOM] += 1
+    l2_count_miss(j, r, kd, rq, ctr, slst, pcst)
     return True
 
 

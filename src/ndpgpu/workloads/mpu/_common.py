@@ -19,6 +19,12 @@ TILE = 32  # tile edge (pixels)
 SLICE_ROWS = 4  # rows of a tile per slice (blockDim.y)
 THREADS = 128  # threads per block of the one-dimensional kernels (MPU-Sim's default)
 BLOCKS = 512  # blocks of the grid-stride kernels at the paper scale (MPU-Sim's default)
+# the tiled-image workloads (blur, conv, ttrans): MPU-Sim's 4096 x 4096 image at the paper scale
+TILED_IMAGE_SCALES = {
+    "tiny": {"rows": 128, "cols": 256, "grid": 32},
+    "small": {"rows": 1024, "cols": 1024, "grid": BLOCKS},
+    "paper": {"rows": 4096, "cols": 4096, "grid": BLOCKS},
+}
 U32 = float(np.finfo(np.float32).eps) / 2  # unit roundoff of float32 (2^-24)
 
 

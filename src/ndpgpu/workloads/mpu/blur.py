@@ -10,9 +10,9 @@ import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
 from ndpgpu.workloads.mpu._common import (
-    BLOCKS,
     SLICE_ROWS,
     TILE,
+    TILED_IMAGE_SCALES,
     U32,
     clamped_window,
     from_sliced,
@@ -42,11 +42,7 @@ class MpuBlur(Workload):
         "tile's edge repeat the edge instead of reading the neighbouring tile."
     )
     sources = ("blur.cu",)
-    scales = {
-        "tiny": {"rows": 128, "cols": 256, "grid": 32},
-        "small": {"rows": 1024, "cols": 1024, "grid": BLOCKS},
-        "paper": {"rows": 4096, "cols": 4096, "grid": BLOCKS},
-    }
+    scales = TILED_IMAGE_SCALES
     # 8 adds of non-negative values and one product: within 10 unit roundoffs of the float64 value
     tolerance = {"out": Tolerance(rtol=10 * U32, atol=0.0)}
 

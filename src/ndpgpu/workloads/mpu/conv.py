@@ -10,9 +10,9 @@ import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
 from ndpgpu.workloads.mpu._common import (
-    BLOCKS,
     SLICE_ROWS,
     TILE,
+    TILED_IMAGE_SCALES,
     U32,
     clamped_window,
     from_sliced,
@@ -40,11 +40,7 @@ class MpuConv(Workload):
         "zero ('SAME') padding; this is one channel, each tile on its own, edges repeated."
     )
     sources = ("conv.cu",)
-    scales = {
-        "tiny": {"rows": 128, "cols": 256, "grid": 32},
-        "small": {"rows": 1024, "cols": 1024, "grid": BLOCKS},
-        "paper": {"rows": 4096, "cols": 4096, "grid": BLOCKS},
-    }
+    scales = TILED_IMAGE_SCALES
     # 9 products accumulated by fma, all terms non-negative: within 10 unit roundoffs of the float64 value
     tolerance = {"out": Tolerance(rtol=10 * U32, atol=0.0)}
 

@@ -10,9 +10,9 @@ import ndpgpu
 from ndpgpu.workloads.base import RunContext, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
 from ndpgpu.workloads.mpu._common import (
-    BLOCKS,
     SLICE_ROWS,
     TILE,
+    TILED_IMAGE_SCALES,
     from_sliced,
     image_to_tiles,
     tiles_to_image,
@@ -37,11 +37,7 @@ class MpuTtrans(Workload):
         "also move tiles across the matrix; this one transposes the two inner axes only."
     )
     sources = ("ttrans.cu",)
-    scales = {
-        "tiny": {"rows": 128, "cols": 256, "grid": 32},
-        "small": {"rows": 1024, "cols": 1024, "grid": BLOCKS},
-        "paper": {"rows": 4096, "cols": 4096, "grid": BLOCKS},
-    }
+    scales = TILED_IMAGE_SCALES
 
     def inputs(self, p: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         return {"tensor": rng.random((p["rows"], p["cols"]), dtype=np.float32)}

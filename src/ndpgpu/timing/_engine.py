@@ -68,7 +68,7 @@ CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF = 1, 2, 3, 4, 5
 DS_FRFCFS, DS_FCFS = 0, 1
 PAGE_OPEN, PAGE_CLOSED = 0, 1
 # mapping kinds
-MAPK_BITFIELDS, MAPK_PINNED = 0, 1
+MAPK_BITFIELDS, MAPK_PINNED, MAPK_PARITY = 0, 1, 2
 # networks
 NET_REQ, NET_REP = 0, 1
 # queue columns
@@ -117,9 +117,9 @@ NTS = len(TS_NAMES)
     C_WK_SL, C_WK_CH, C_WK_NET, C_WK_DISP, C_NCOMP, C_NLDO, C_NRQP, C_DLOG_CAP, C_TS_CAP, C_L1_XOR_BITS,
     C_L2_XOR_BITS, C_CTA_THREADS, C_CTA_WARPS, C_CTA_REGS, C_CTA_SMEM, C_NCLASS, C_UCNT_SP, C_UCNT_INT,
     C_UCNT_DP, C_UCNT_SFU, C_UCNT_LDST, C_UCNT_BRANCH, C_L2_PORTS, C_MAX_THREADS, C_REGFILE, C_SMEM_SIZE,
-    C_NSA
-) = range(133)
-NCFG = 133
+    C_NSA, C_NGPU, C_NSTK, C_VPS, C_SPS, C_XL0, C_SWARPS
+) = range(139)
+NCFG = 139
 CFG_NAMES = (
     'NSM', 'NSUB', 'NSLOT', 'NCTA_SLOTS', 'MAXW_SUB', 'ISSUE_W', 'SCHED', 'ACTIVE_POOL', 'NREG',
     'DISPATCH_MODE', 'DISPATCH_PER_CYCLE', 'CTA_LAUNCH_LAT', 'KERNEL_LAUNCH_LAT', 'SUB_UNITS',
@@ -137,7 +137,7 @@ CFG_NAMES = (
     'WK_SL', 'WK_CH', 'WK_NET', 'WK_DISP', 'NCOMP', 'NLDO', 'NRQP', 'DLOG_CAP', 'TS_CAP', 'L1_XOR_BITS',
     'L2_XOR_BITS', 'CTA_THREADS', 'CTA_WARPS', 'CTA_REGS', 'CTA_SMEM', 'NCLASS', 'UCNT_SP', 'UCNT_INT',
     'UCNT_DP', 'UCNT_SFU', 'UCNT_LDST', 'UCNT_BRANCH', 'L2_PORTS', 'MAX_THREADS', 'REGFILE',
-    'SMEM_SIZE', 'NSA',
+    'SMEM_SIZE', 'NSA', 'NGPU', 'NSTK', 'VPS', 'SPS', 'XL0', 'SWARPS',
 )
 
 (
@@ -172,12 +172,12 @@ REC_NAMES = (
 
 (
     W_STATE, W_READY, W_AGE, W_SEG, W_SEG_OFF, W_SEG_END, W_REC, W_REC_END, W_GWARP, W_CTA_SLOT, W_SUB,
-    W_PEND_LD, W_PEND_ST, W_ISSUED, W_ACTIVE_POOL, W_LAST_ISSUE
-) = range(16)
-NWT = 16
+    W_PEND_LD, W_PEND_ST, W_ISSUED, W_ACTIVE_POOL, W_LAST_ISSUE, W_END_OFF, W_OINST, W_HOST, W_OFL_GO
+) = range(20)
+NWT = 20
 WT_NAMES = (
     'STATE', 'READY', 'AGE', 'SEG', 'SEG_OFF', 'SEG_END', 'REC', 'REC_END', 'GWARP', 'CTA_SLOT', 'SUB',
-    'PEND_LD', 'PEND_ST', 'ISSUED', 'ACTIVE_POOL', 'LAST_ISSUE',
+    'PEND_LD', 'PEND_ST', 'ISSUED', 'ACTIVE_POOL', 'LAST_ISSUE', 'END_OFF', 'OINST', 'HOST', 'OFL_GO',
 )
 
 (
@@ -227,13 +227,13 @@ LD_NAMES = (
 (
     R_KIND, R_READY, R_BANK, R_ROW, R_PRIO, R_SEQ, R_BURSTS, R_SLICE, R_LINE, R_SECT, R_BYTES, R_RBYTES,
     R_SRC, R_CHAN, R_MSHR, R_LDOP, R_SLOT, R_PC, R_T0, R_T1, R_T2, R_T3, R_T4, R_T5, R_T6, R_TDQ, R_TDS,
-    R_NEXT, R_LEVEL, R_BG, R_HIT, R_ORIG, R_KEY
-) = range(33)
-NRQ = 33
+    R_NEXT, R_LEVEL, R_BG, R_HIT, R_ORIG, R_KEY, R_XSTK, R_LROW, R_LDIR
+) = range(36)
+NRQ = 36
 RQ_NAMES = (
     'KIND', 'READY', 'BANK', 'ROW', 'PRIO', 'SEQ', 'BURSTS', 'SLICE', 'LINE', 'SECT', 'BYTES', 'RBYTES',
     'SRC', 'CHAN', 'MSHR', 'LDOP', 'SLOT', 'PC', 'T0', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'TDQ', 'TDS',
-    'NEXT', 'LEVEL', 'BG', 'HIT', 'ORIG', 'KEY',
+    'NEXT', 'LEVEL', 'BG', 'HIT', 'ORIG', 'KEY', 'XSTK', 'LROW', 'LDIR',
 )
 
 (
@@ -260,12 +260,15 @@ CH_NAMES = (
 
 (
     MD_KIND, MD_CHAN_SHIFT, MD_NCHAN, MD_CHAN_XOR, MD_BANK_XOR, MD_FIXED_CHAN, MD_MROW, MD_MBANK,
-    MD_MBG, MD_MSLICE, MD_TOP, MD_NROWL, MD_LOGBPG, MD_LOGNBG, MD_KEEP, MD_NKEEP, MD_SPC
-) = range(17)
-NMAPD = 17
+    MD_MBG, MD_MSLICE, MD_TOP, MD_NROWL, MD_LOGBPG, MD_LOGNBG, MD_KEEP, MD_NKEEP, MD_SPC, MD_PCH0, MD_PCH1,
+    MD_PCH2, MD_PCH3, MD_PCH4, MD_PCH5, MD_PCH6, MD_PCH7, MD_PBK0, MD_PBK1, MD_PBK2, MD_PBK3, MD_PBK4, MD_NPCH,
+    MD_NPBK
+) = range(32)
+NMAPD = 32
 MAP_NAMES = (
     'KIND', 'CHAN_SHIFT', 'NCHAN', 'CHAN_XOR', 'BANK_XOR', 'FIXED_CHAN', 'MROW', 'MBANK', 'MBG',
-    'MSLICE', 'TOP', 'NROWL', 'LOGBPG', 'LOGNBG', 'KEEP', 'NKEEP', 'SPC',
+    'MSLICE', 'TOP', 'NROWL', 'LOGBPG', 'LOGNBG', 'KEEP', 'NKEEP', 'SPC', 'PCH0', 'PCH1', 'PCH2', 'PCH3', 'PCH4',
+    'PCH5', 'PCH6', 'PCH7', 'PBK0', 'PBK1', 'PBK2', 'PBK3', 'PBK4', 'NPCH', 'NPBK',
 )
 
 (
@@ -285,9 +288,11 @@ NET_NAMES = (
     T_DR_ROWMISS, T_DR_ROWCONF, T_DR_BURST, T_DR_WBURST, T_DR_WTR, T_DR_RTW, T_LAT_N, T_LAT_SUM,
     T_LAT_Q, T_LAT_NET, T_LAT_SVC, T_LAT_DQ, T_LU_N1, T_LU_S1, T_LU_N2, T_LU_S2, T_LU_N3, T_LU_S3,
     T_LU_N0, T_LU_S0, T_LOADS, T_STORES, T_ATOMICS, T_BARRIERS, T_CTAS_LAUNCHED, T_WARPS_LAUNCHED,
-    T_PF_ISSUED, T_PF_USEFUL, T_PRELOADS, T_OFFLOADS, T_END_PS, T_BEGIN_PS
-) = range(73)
-NCTR = 73
+    T_PF_ISSUED, T_PF_USEFUL, T_PRELOADS, T_OFFLOADS, T_END_PS, T_BEGIN_PS, T_BO_SEEN, T_BO_SENT, T_BO_NO_MEM,
+    T_BO_NO_COND, T_BO_NO_BUSY, T_BO_NO_PEND, T_BO_WINSTS, T_BO_TINSTS, T_BO_INVAL_L1, T_BO_INVAL_L2, T_BO_RTT_PS,
+    T_BO_REQ_FLITS, T_BO_ACK_FLITS, T_BO_DONE, T_BO_WAIT_PS
+) = range(88)
+NCTR = 88
 CTR_NAMES = (
     'WARP_INSTS', 'THREAD_INSTS', 'SCHED_CYCLES', 'ISSUE_SLOTS', 'ST_IDLE', 'ST_MEM', 'ST_SB', 'ST_BAR',
     'ST_UNIT', 'ST_LDST', 'ST_MEMSTRUCT', 'ST_DRAIN', 'L1_ACC', 'L1_HIT', 'L1_MISS', 'L1_SECT_MISS',
@@ -297,9 +302,30 @@ CTR_NAMES = (
     'DR_ROWMISS', 'DR_ROWCONF', 'DR_BURST', 'DR_WBURST', 'DR_WTR', 'DR_RTW', 'LAT_N', 'LAT_SUM',
     'LAT_Q', 'LAT_NET', 'LAT_SVC', 'LAT_DQ', 'LU_N1', 'LU_S1', 'LU_N2', 'LU_S2', 'LU_N3', 'LU_S3',
     'LU_N0', 'LU_S0', 'LOADS', 'STORES', 'ATOMICS', 'BARRIERS', 'CTAS_LAUNCHED', 'WARPS_LAUNCHED',
-    'PF_ISSUED', 'PF_USEFUL', 'PRELOADS', 'OFFLOADS', 'END_PS', 'BEGIN_PS',
+    'PF_ISSUED', 'PF_USEFUL', 'PRELOADS', 'OFFLOADS', 'END_PS', 'BEGIN_PS', 'BO_SEEN', 'BO_SENT', 'BO_NO_MEM',
+    'BO_NO_COND', 'BO_NO_BUSY', 'BO_NO_PEND', 'BO_WINSTS', 'BO_TINSTS', 'BO_INVAL_L1', 'BO_INVAL_L2', 'BO_RTT_PS',
+    'BO_REQ_FLITS', 'BO_ACK_FLITS', 'BO_DONE', 'BO_WAIT_PS',
 )
 # --- layout end
+
+# Block offload (TOM-style, ``interfaces.BlockOffload``): one row per candidate-block instance of a warp.
+# Positions are (segment, offset) pairs in the warp's trace stream: the instance starts at (SEG0, OFF0), the
+# controller decides at (DSEG, DOFF) (its first memory instruction), and the warp continues at (SEG1, OFF1).
+(
+    OI_WARP, OI_SEG0, OI_OFF0, OI_DSEG, OI_DOFF, OI_SEG1, OI_OFF1, OI_REC0, OI_REC1, OI_LINE, OI_ALLOWED,
+    OI_ADDS_TX, OI_ADDS_RX, OI_REQ_FL, OI_ACK_FL, OI_WL0, OI_WL1, OI_ARRIVE, OI_STACK, OI_T0, OI_HOST
+) = range(21)
+NOI = 21
+# ``ofl``: the controller's parameters, then per-stack state, the per-stack arrival FIFOs, per-warp
+# first-instance indices, the written lines and the instance rows (offsets into the same int64 vector: the
+# compiled functions that inline one another take at most 31 arguments).
+(
+    OF_MODE, OF_THR, OF_WINDOW_PS, OF_PEND_LIMIT, OF_PIPE, OF_INVAL_L1, OF_NINST, OF_STK0, OF_Q0, OF_WF0, OF_WL0,
+    OF_OI0, OF_HDR
+) = range(13)
+OFS_PEND, OFS_QHEAD, OFS_QTAIL, OFS_MARK_T, OFS_MARK_TX, OFS_MARK_RX, OFS_UTIL_TX, OFS_UTIL_RX, OFS_RR = range(9)
+NOFS = 9
+BO_OFF, BO_ALWAYS, BO_CTRL, BO_IDEAL = 0, 1, 2, 3
 
 
 # ======================================================================================================
@@ -361,6 +387,8 @@ def rq_alloc(rq, rq_free, g):
     rq[r, R_ORIG] = -1
     rq[r, R_T1] = -1
     rq[r, R_TDS] = -1
+    rq[r, R_XSTK] = -1
+    rq[r, R_LROW] = -1
     return r
 
 
@@ -423,6 +451,17 @@ def map_addr(mapd, mrange, nrange, addr):
             mid = mrange[i, 2]
             break
     sh = mapd[mid, MD_CHAN_SHIFT]
+    if mapd[mid, MD_KIND] == MAPK_PARITY:
+        # each channel and bank bit is the parity of the address bits under its mask (XOR mappings)
+        chan = 0
+        for i in range(mapd[mid, MD_NPCH]):
+            chan |= (popcount(addr & mapd[mid, MD_PCH0 + i]) & 1) << i
+        bank = 0
+        for i in range(mapd[mid, MD_NPBK]):
+            bank |= (popcount(addr & mapd[mid, MD_PBK0 + i]) & 1) << i
+        row = gather_bits(addr, mapd[mid, MD_MROW]) | ((addr >> mapd[mid, MD_TOP]) << mapd[mid, MD_NROWL])
+        sl = gather_bits(addr, mapd[mid, MD_MSLICE])
+        return chan, chan * mapd[mid, MD_SPC] + sl, 0, bank, row, addr >> sh
     if mapd[mid, MD_KIND] == MAPK_PINNED:
         chan = mapd[mid, MD_FIXED_CHAN]
         compact = addr
@@ -808,18 +847,19 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 ctr[T_DR_WR] += 1
                 ctr[T_DR_WR_BYTES] += nbytes
                 chst[c, CHS_WR] += 1
-                ls = chs[c, H_LK_STACK] - 1
+                ls = rq[r, R_LROW]
                 if ls >= 0:  # the write acknowledgement returns over RX
-                    link_send(ls, 1, chs[ls, H_LK_ACK_FL], edge(clk, D_DRAM, dend), chs)
+                    link_send(ls, 1 - rq[r, R_LDIR], chs[ls, H_LK_ACK_FL], edge(clk, D_DRAM, dend), chs)
                 rq_release(rq_free, g, r)
             else:
                 ctr[T_DR_RD] += 1
                 ctr[T_DR_RD_BYTES] += nbytes
                 chst[c, CHS_RD] += 1
                 t = edge(clk, D_DRAM, dend)
-                ls = chs[c, H_LK_STACK] - 1
+                ls = rq[r, R_LROW]
                 if ls >= 0:  # read data returns over RX before the L2 fill
-                    t = link_send(ls, 1, chs[ls, H_LK_RESP_HDR] + link_data_flits(ls, nbytes, chs), t, chs)
+                    t = link_send(ls, 1 - rq[r, R_LDIR], chs[ls, H_LK_RESP_HDR] + link_data_flits(ls, nbytes, chs), t,
+                                  chs)
                 rq[r, R_READY] = t
                 rq[r, R_T4] = t
                 q = cfg[C_Q_L2RET] + rq[r, R_SLICE]
@@ -889,6 +929,20 @@ def link_send(s, rx, flits, t, chs):
 
 
 @njit
+def pair_index(a, b, n):
+    """Index of the stack pair a < b among the n * (n - 1) / 2 pairs (cross-stack link rows)."""
+    return a * n - a * (a + 1) // 2 + (b - a - 1)
+
+
+@njit
+def src_stack(sm, cfg):
+    """The stack whose logic layer holds SM ``sm``, or -1 for an SM of the GPU."""
+    if sm < cfg[C_NGPU]:
+        return -1
+    return (sm - cfg[C_NGPU]) // cfg[C_SPS]
+
+
+@njit
 def link_data_flits(s, nbytes, chs):
     f = chs[s, H_LK_FLIT]
     return (nbytes + f - 1) // f
@@ -908,12 +962,22 @@ def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
     g[G_DQ_SEQ] += 1
     t_in = now
     ls = chs[c, H_LK_STACK] - 1
+    ldir = 0
+    xs = rq[d, R_XSTK]
+    if xs >= 0:  # from an SM inside stack xs: its own vaults directly, another stack's over a cross link
+        ls = -1
+        ts_ = c // cfg[C_VPS]
+        if ts_ != xs and cfg[C_XL0] >= 0:
+            ls = cfg[C_XL0] + pair_index(min(xs, ts_), max(xs, ts_), cfg[C_NSTK])
+            ldir = 0 if xs < ts_ else 1
+    rq[d, R_LROW] = ls
+    rq[d, R_LDIR] = ldir
     if ls >= 0:  # behind a serial link: the request (a write with its data) crosses TX first
         if rq[d, R_KIND] == PK_DWRITE:
-            t_in = link_send(ls, 0, chs[ls, H_LK_WR_HDR] + link_data_flits(ls, popcount(rq[d, R_SECT]) * 32, chs),
+            t_in = link_send(ls, ldir, chs[ls, H_LK_WR_HDR] + link_data_flits(ls, popcount(rq[d, R_SECT]) * 32, chs),
                              now, chs)
         else:
-            t_in = link_send(ls, 0, chs[ls, H_LK_REQ_FL], now, chs)
+            t_in = link_send(ls, ldir, chs[ls, H_LK_REQ_FL], now, chs)
     # whole DRAM cycles from the first DRAM edge at or after ``now`` (a rounded period would drift)
     rq[d, R_READY] = edge(clk, D_DRAM, cyc_at(clk, D_DRAM, t_in) + cfg[C_CTRL_LAT])
     dq[c, slot, DQ_RID] = d
@@ -1000,7 +1064,11 @@ def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
             pbusy[net, 1, d] = done
             arrive = edge(clk, D_ICNT, k + lat + flits - 1)
             # the destination's fixed delay (L2 ROP queue) counts whole L2 cycles after arrival
-            rq[r, R_READY] = arrive if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, arrive) + delay)
+            # (an SM inside a stack bypasses the L2, and its ROP queue, on its way to a vault)
+            if delay == 0 or (net == NET_REQ and rq[r, R_SRC] >= cfg[C_NGPU]):
+                rq[r, R_READY] = arrive
+            else:
+                rq[r, R_READY] = edge(clk, D_L2, cyc_at(clk, D_L2, arrive) + delay)
             if net == NET_REQ:
                 rq[r, R_T1] = now
                 rq[r, R_T2] = arrive
@@ -1134,7 +1202,8 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     line = rq[r, R_LINE]
     c = rq[r, R_CHAN]
     qout = cfg[C_Q_L2OUT] + j
-    en = cfg[C_L2_EN] != 0
+    xs = src_stack(rq[r, R_SRC], cfg)
+    en = cfg[C_L2_EN] != 0 and xs < 0  # SMs in the stacks bypass the GPU's L2
     line_atoms = 1 << (cfg[C_L1_LINE_SHIFT] - 5)
     rq[r, R_T3] = now
     if kd >= PK_OFFLOAD:
@@ -1171,9 +1240,10 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             if dram_space(cfg, chs, vch) < 1 + (1 if (through and vch == c) else 0):
                 return False
             l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j)
-        ctr[T_L2_ST] += 1
-        ctr[T_L2_ACC] += 1
-        slst[j, SLS_ACC] += 1
+        if xs < 0:
+            ctr[T_L2_ST] += 1
+            ctr[T_L2_ACC] += 1
+            slst[j, SLS_ACC] += 1
         if en:
             if idx >= 0:
                 ctr[T_L2_HIT] += 1
@@ -1195,6 +1265,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             rq[d, R_LINE] = line
             rq[d, R_SECT] = sect
             rq[d, R_PRIO] = rq[r, R_PRIO]
+            rq[d, R_XSTK] = xs
             rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
             dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
         if need_ack:
@@ -1215,16 +1286,18 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         rq[d, R_PRIO] = rq[r, R_PRIO]
         rq[d, R_ORIG] = r
         rq[d, R_SLICE] = j
+        rq[d, R_XSTK] = xs
         rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
         rq[d, R_SLICE] = j
         dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
         rq[r, R_TDQ] = now
-        ctr[T_L2_ACC] += 1
-        ctr[T_L2_MISS] += 1
-        slst[j, SLS_ACC] += 1
-        slst[j, SLS_MISS] += 1
-        if kd == PK_ATOMIC:
-            ctr[T_L2_ATOM] += 1
+        if xs < 0:  # (a stack SM's request passes the L2 by)
+            ctr[T_L2_ACC] += 1
+            ctr[T_L2_MISS] += 1
+            slst[j, SLS_ACC] += 1
+            slst[j, SLS_MISS] += 1
+            if kd == PK_ATOMIC:
+                ctr[T_L2_ATOM] += 1
         return True
     base, idx = l2_lookup(j, line, rq[r, R_KEY], cfg, l2t)
     present = l2t[idx, LN_VALID] if idx >= 0 else 0
@@ -1795,6 +1868,8 @@ def warp_exit(sm, slot, now, k, cfg, wt, ctat, smt, wake, g, ctr, smst):
     wt[slot, W_READY] = INF
     occ_update(sm, k, smt)
     smt[sm, S_WARPS] -= 1
+    if cs < 0:  # a warp running an offloaded block (bo_finish acknowledges it)
+        return
     ctat[cs, CT_WARPS] -= 1
     if ctat[cs, CT_WARPS] == 0:
         occ_update(sm, k, smt)
@@ -1810,6 +1885,194 @@ def warp_exit(sm, slot, now, k, cfg, wt, ctat, smt, wake, g, ctr, smst):
         wd = cfg[C_WK_DISP]
         if now < wake[wd]:
             wake[wd] = now
+
+
+# ------------------------------------------------------------------------------------------------------
+# block offload (interfaces.BlockOffload): a GPU warp at a candidate block's decision point may send the
+# block to an SM inside the memory stack of its first access; that SM runs the block's stretch of the
+# warp's stream against its own vaults (and other stacks' over cross-stack links) and acknowledges it.
+
+
+@njit
+def bo_row(i, ofl):
+    """Offset of instance ``i``'s row (``OI_*`` columns) in ``ofl``."""
+    return ofl[OF_OI0] + i * NOI
+
+
+@njit
+def bo_next(i, ofl):
+    """The instance after ``i`` of the same warp, or -1."""
+    o = bo_row(i, ofl)
+    if i + 1 < ofl[OF_NINST] and ofl[o + NOI + OI_WARP] == ofl[o + OI_WARP]:
+        return i + 1
+    return -1
+
+
+@njit
+def bo_at_decision(slot, i, wt, ofl):
+    """Is warp ``slot`` at instance ``i``'s decision point?"""
+    o = bo_row(i, ofl)
+    return wt[slot, W_SEG] == ofl[o + OI_DSEG] and wt[slot, W_SEG_OFF] == ofl[o + OI_DOFF]
+
+
+@njit
+def bo_util(s, rx, now, chs, ofl):
+    """Channel busy monitor: stack ``s``'s TX (rx=0) or RX utilisation, per mille, over the last window.
+
+    A window closes at the first look after it has lasted ``OF_WINDOW_PS``; busy time includes packets
+    already queued for later serialisation, so a backlogged channel reads above 1000."""
+    b = ofl[OF_STK0] + s * NOFS
+    dt = now - ofl[b + OFS_MARK_T]
+    if dt >= ofl[OF_WINDOW_PS]:
+        ofl[b + OFS_UTIL_TX] = (chs[s, H_LK_TX_BUSY] - ofl[b + OFS_MARK_TX]) * 1000 // dt
+        ofl[b + OFS_UTIL_RX] = (chs[s, H_LK_RX_BUSY] - ofl[b + OFS_MARK_RX]) * 1000 // dt
+        ofl[b + OFS_MARK_T] = now
+        ofl[b + OFS_MARK_TX] = chs[s, H_LK_TX_BUSY]
+        ofl[b + OFS_MARK_RX] = chs[s, H_LK_RX_BUSY]
+    return ofl[b + OFS_UTIL_TX + rx]
+
+
+@njit
+def bo_decide(i, now, ofl, chs):
+    """0: offload instance ``i``; else the reason not to (1 no memory access, 2 condition, 3 busy, 4 pending).
+
+    The destination (``OI_STACK``, the stack of the first access) is mapped when the launch starts."""
+    o = bo_row(i, ofl)
+    if ofl[o + OI_LINE] < 0:
+        return 1
+    if ofl[o + OI_ALLOWED] == 0:
+        return 2
+    s = ofl[o + OI_STACK]
+    if ofl[OF_MODE] == BO_CTRL:
+        thr = ofl[OF_THR]
+        if ofl[o + OI_ADDS_TX] != 0 and bo_util(s, 0, now, chs, ofl) >= thr:
+            return 3
+        if ofl[o + OI_ADDS_RX] != 0 and bo_util(s, 1, now, chs, ofl) >= thr:
+            return 3
+        lim = ofl[OF_PEND_LIMIT]
+        if lim > 0 and ofl[ofl[OF_STK0] + s * NOFS + OFS_PEND] >= lim:
+            return 4
+    return 0
+
+
+@njit
+def bo_send(sm, slot, now, k, cfg, clk, wt, ofl, chs, wake, ctr):
+    """Send warp ``slot``'s block to its stack: live-ins out on TX; the warp skips the block and waits."""
+    i = wt[slot, W_OINST]
+    o = bo_row(i, ofl)
+    s = ofl[o + OI_STACK]
+    t = edge(clk, D_CORE, k + ofl[OF_PIPE])
+    if ofl[OF_MODE] != BO_IDEAL:
+        t = link_send(s, 0, ofl[o + OI_REQ_FL], t, chs)
+        ctr[T_BO_REQ_FLITS] += ofl[o + OI_REQ_FL]
+    ofl[o + OI_ARRIVE] = t
+    ofl[o + OI_T0] = now
+    ofl[o + OI_HOST] = slot
+    b = ofl[OF_STK0] + s * NOFS
+    ofl[ofl[OF_Q0] + s * ofl[OF_NINST] + ofl[b + OFS_QTAIL]] = i
+    ofl[b + OFS_QTAIL] += 1
+    ofl[b + OFS_PEND] += 1
+    for j in range(cfg[C_SPS]):
+        w = cfg[C_NGPU] + s * cfg[C_SPS] + j
+        if t < wake[w]:
+            wake[w] = t
+    wt[slot, W_SEG] = ofl[o + OI_SEG1]
+    wt[slot, W_SEG_OFF] = ofl[o + OI_OFF1]
+    wt[slot, W_REC] = ofl[o + OI_REC1]
+    wt[slot, W_READY] = INF
+    wt[slot, W_OFL_GO] = 0
+    wt[slot, W_OINST] = bo_next(i, ofl)
+    ctr[T_BO_SEEN] += 1
+    ctr[T_BO_SENT] += 1
+
+
+@njit
+def bo_spawn(sm, now, k, cfg, clk, wt, regrdy, smt, subt, ofl, l1t, g):
+    """Start arrived blocks on stack SM ``sm`` while it has warp room; returns the next arrival time."""
+    s = (sm - cfg[C_NGPU]) // cfg[C_SPS]
+    b = ofl[OF_STK0] + s * NOFS
+    q = ofl[OF_Q0] + s * ofl[OF_NINST]
+    nsl = cfg[C_NSLOT]
+    nsub = cfg[C_NSUB]
+    while ofl[b + OFS_QHEAD] < ofl[b + OFS_QTAIL]:
+        i = ofl[q + ofl[b + OFS_QHEAD]]
+        o = bo_row(i, ofl)
+        if ofl[o + OI_ARRIVE] > now:
+            return ofl[o + OI_ARRIVE]
+        if smt[sm, S_WARPS] >= cfg[C_SWARPS]:
+            return INF  # a finishing warp makes progress, and the SM looks again the next cycle
+        j = 0
+        while wt[sm * nsl + j, W_STATE] != WS_FREE:
+            j += 1
+        slot = sm * nsl + j
+        ofl[b + OFS_QHEAD] += 1
+        for f in range(NWT):
+            wt[slot, f] = 0
+        wt[slot, W_STATE] = WS_ACTIVE
+        wt[slot, W_GWARP] = ofl[o + OI_WARP]
+        wt[slot, W_CTA_SLOT] = -1
+        wt[slot, W_SEG] = ofl[o + OI_SEG0]
+        wt[slot, W_SEG_OFF] = ofl[o + OI_OFF0]
+        wt[slot, W_SEG_END] = ofl[o + OI_SEG1]
+        wt[slot, W_END_OFF] = ofl[o + OI_OFF1]
+        wt[slot, W_REC] = ofl[o + OI_REC0]
+        wt[slot, W_REC_END] = ofl[o + OI_REC1]
+        wt[slot, W_OINST] = i
+        wt[slot, W_HOST] = ofl[o + OI_HOST]
+        t0 = edge(clk, D_CORE, k + 1)
+        wt[slot, W_READY] = t0
+        wt[slot, W_AGE] = g[G_AGE]
+        g[G_AGE] += 1
+        wt[slot, W_SUB] = j % nsub
+        sb = sm * nsub + j % nsub
+        if t0 < subt[sb, SB_MINREADY]:
+            subt[sb, SB_MINREADY] = t0
+        for r in range(regrdy.shape[1]):
+            regrdy[slot, r] = 0
+        occ_update(sm, k, smt)
+        smt[sm, S_WARPS] += 1
+        if ofl[OF_INVAL_L1] != 0:  # the stack SM invalidates its private cache before it runs a block
+            n = cfg[C_L1_SETS] * cfg[C_L1_ASSOC]
+            for x in range(sm * n, sm * n + n):
+                l1t[x, LN_VALID] = 0
+                l1t[x, LN_DIRTY] = 0
+        g[G_LAST_PROGRESS] = now
+    return INF
+
+
+@njit
+def bo_finish(sm, slot, now, k, cfg, clk, wt, subt, ofl, chs, l1t, l2t, mapd, mrange, wake, ctr):
+    """A block finished on its stack SM: live-outs and written lines back on RX; the GPU drops its stale
+    copies of those lines (L1 of the requester and L2) and resumes the warp when the acknowledgement lands."""
+    i = wt[slot, W_OINST]
+    o = bo_row(i, ofl)
+    gs = wt[slot, W_HOST]
+    s = ofl[o + OI_STACK]
+    t = now
+    if ofl[OF_MODE] != BO_IDEAL:
+        t = link_send(s, 1, ofl[o + OI_ACK_FL], now, chs)
+        ctr[T_BO_ACK_FLITS] += ofl[o + OI_ACK_FL]
+    gsm = gs // cfg[C_NSLOT]
+    owl = ofl[OF_WL0]
+    for x in range(ofl[o + OI_WL0], ofl[o + OI_WL1]):
+        line = ofl[owl + x]
+        idx = c_find(l1t, l1_base(gsm, line, cfg), cfg[C_L1_ASSOC], line)
+        if idx >= 0 and l1t[idx, LN_VALID] != 0:
+            l1t[idx, LN_VALID] = 0
+            ctr[T_BO_INVAL_L1] += 1
+        if cfg[C_L2_EN] != 0:
+            mp = map_addr(mapd, mrange, cfg[C_NRANGE], line)
+            idx = l2_lookup(mp[1], line, mp[5], cfg, l2t)[1]
+            if idx >= 0 and l2t[idx, LN_VALID] != 0:
+                l2t[idx, LN_VALID] = 0
+                ctr[T_BO_INVAL_L2] += 1
+    ofl[ofl[OF_STK0] + s * NOFS + OFS_PEND] -= 1
+    ctr[T_BO_DONE] += 1
+    ctr[T_BO_RTT_PS] += t - ofl[o + OI_T0]
+    ctr[T_BO_WAIT_PS] += now - ofl[o + OI_ARRIVE]
+    wake_warp(gs, t, cfg, wt, subt)
+    if t < wake[gsm]:
+        wake[gsm] = t
 
 
 @njit
@@ -1829,6 +2092,9 @@ def warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt):
     cs = wt[slot, W_CTA_SLOT]
     wt[slot, W_STATE] = WS_DRAIN
     wt[slot, W_READY] = INF
+    if cs < 0:  # an offloaded block's warp belongs to no CTA
+        warp_maybe_exit_flag(slot, wt, smt, cfg)
+        return
     ctat[cs, CT_LIVE] -= 1
     if ctat[cs, CT_LIVE] > 0 and ctat[cs, CT_BAR_COUNT] >= ctat[cs, CT_LIVE]:
         ctat[cs, CT_BAR_COUNT] = 0
@@ -1837,9 +2103,24 @@ def warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt):
 
 
 @njit_inline
-def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g):
+def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, ofl, chs, ctr):
     """Could warp ``slot`` issue its next instruction now? 0 yes, else 1 + stall reason (READY updated)."""
     g[G_IT_TRY] += 1
+    i = wt[slot, W_OINST]
+    if i >= 0 and wt[slot, W_HOST] < 0 and bo_at_decision(slot, i, wt, ofl):
+        # a candidate block's decision point: the offload controller decides
+        why = bo_decide(i, now, ofl, chs)
+        if why == 0:
+            if wt[slot, W_PEND_LD] > 0 or wt[slot, W_PEND_ST] > 0:
+                # live-ins must be ready and earlier writes flushed (write-through) before the block leaves
+                wt[slot, W_READY] = edge(clk, D_CORE, k + 4)
+                return 1 + R_MEM
+            wt[slot, W_OFL_GO] = 1
+            return 0
+        ctr[T_BO_SEEN] += 1
+        ctr[T_BO_NO_MEM + why - 1] += 1
+        wt[slot, W_OINST] = bo_next(i, ofl)
+    wt[slot, W_OFL_GO] = 0
     pc = seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
     dep = 0
     for j in range(4):
@@ -1905,7 +2186,7 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
         ctr[T_BARRIERS] += 1
         advance(slot, seg, wt)
         issued_stats(sm, slot, pc, mask, k, wt, ctr, smst, pcst, clst, pct)
-        if wt[slot, W_SEG] >= wt[slot, W_SEG_END]:
+        if stream_done(slot, wt):
             ctat[cs, CT_BAR_COUNT] -= 1
             warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
             return
@@ -2031,8 +2312,15 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
     advance(slot, seg, wt)
     issued_stats(sm, slot, pc, mask, k, wt, ctr, smst, pcst, clst, pct)
     wt[slot, W_READY] = edge(clk, D_CORE, k + 1)
-    if wt[slot, W_SEG] >= wt[slot, W_SEG_END]:
+    if stream_done(slot, wt):
         warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
+
+
+@njit
+def stream_done(slot, wt):
+    """Has the warp issued its whole stream (up to (SEG_END, END_OFF); END_OFF is 0 except for a block)?"""
+    si = wt[slot, W_SEG]
+    return si > wt[slot, W_SEG_END] or (si == wt[slot, W_SEG_END] and wt[slot, W_SEG_OFF] >= wt[slot, W_END_OFF])
 
 
 @njit
@@ -2055,6 +2343,9 @@ def issued_stats(sm, slot, pc, mask, k, wt, ctr, smst, pcst, clst, pct):
     clst[pct[pc, P_CLASS]] += 1
     wt[slot, W_ISSUED] += 1
     wt[slot, W_LAST_ISSUE] = k
+    if wt[slot, W_HOST] >= 0:
+        ctr[T_BO_WINSTS] += 1
+        ctr[T_BO_TINSTS] += popcount(mask)
 
 
 @njit
@@ -2064,7 +2355,7 @@ def warp_pc(slot, seg, wt):
 
 @njit_inline
 def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
-              rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst):
+              rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, ofl, chs):
     """One cycle of sub-core ``s``'s warp scheduler; returns instructions issued."""
     nsub = cfg[C_NSUB]
     nsl = cfg[C_NSLOT]
@@ -2080,7 +2371,8 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
     if sched == SCHED_GTO:
         cand = subt[sb, SB_LAST]
         if cand >= 0 and wt[cand, W_STATE] == WS_ACTIVE and wt[cand, W_READY] <= now:
-            res = check_issue(sm, s, cand, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g)
+            res = check_issue(sm, s, cand, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, ofl, chs,
+                              ctr)
             if res == 0:
                 chosen = cand
                 minr = now  # the other warps were not scanned: look again next cycle
@@ -2103,7 +2395,8 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 if age >= best_age:
                     minr = now
                     continue
-                res = check_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g)
+                res = check_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, ofl, chs,
+                              ctr)
                 if res == 0:
                     if chosen >= 0:
                         minr = now
@@ -2152,7 +2445,8 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 if rd < minr:
                     minr = rd
                 continue
-            res = check_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g)
+            res = check_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, ofl, chs,
+                              ctr)
             if res == 0:
                 chosen = slot
                 continue
@@ -2163,15 +2457,22 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 first_pc = warp_pc(slot, seg, wt)
     ctr[T_SCHED_CYCLES] += 1
     if chosen >= 0:
-        do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free, rq,
-                 rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt)
+        if wt[chosen, W_OFL_GO] != 0:  # the warp's block goes to a stack SM instead
+            bo_send(sm, chosen, now, k, cfg, clk, wt, ofl, chs, wake, ctr)
+        else:
+            do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free, rq,
+                     rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt)
         issued = 1
         subt[sb, SB_LAST] = chosen
         for _x in range(cfg[C_ISSUE_W] - 1):
-            if wt[chosen, W_STATE] != WS_ACTIVE:
+            if wt[chosen, W_STATE] != WS_ACTIVE or wt[chosen, W_READY] >= INF:  # done, at a barrier, or offloaded
                 break
-            if check_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g) != 0:
+            if check_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, ofl, chs,
+                           ctr) != 0:
                 wt[chosen, W_READY] = edge(clk, D_CORE, k + 1)
+                break
+            if wt[chosen, W_OFL_GO] != 0:
+                bo_send(sm, chosen, now, k, cfg, clk, wt, ofl, chs, wake, ctr)
                 break
             do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
                      rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt)
@@ -2235,12 +2536,16 @@ def account_skipped(sm, cycles, cfg, subt, ctr, pcst):
 
 @njit
 def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
-            rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines):
+            rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, ofl, chs,
+            l2t):
     nsub = cfg[C_NSUB]
     nsl = cfg[C_NSLOT]
     account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
     smt[sm, S_LAST_TICK] = k
     progress = False
+    arrival = INF
+    if sm >= cfg[C_NGPU] and ofl[OF_MODE] != BO_OFF:  # an SM inside a stack: start blocks that arrived
+        arrival = bo_spawn(sm, now, k, cfg, clk, wt, regrdy, smt, subt, ofl, l1t, g)
     # replies from the network
     qi = cfg[C_Q_SMIN] + sm
     for _p in range(cfg[C_L1_FILL_PORTS]):
@@ -2265,7 +2570,7 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
                 pcst[subt[sb, SB_RPC], PCS_STALL] += 1
             continue
         if sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
-                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst) > 0:
+                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, ofl, chs) > 0:
             progress = True
     # LD/ST unit: transactions of the current memory instruction against L1
     if smt[sm, S_LDST_REC] >= 0:
@@ -2323,6 +2628,8 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
             if (wt[slot, W_STATE] == WS_DRAIN and wt[slot, W_PEND_LD] == 0 and wt[slot, W_PEND_ST] == 0
                     and not (smt[sm, S_LDST_REC] >= 0 and smt[sm, S_LDST_SLOT] == slot)):
                 # (a warp whose last memory instruction is still in the LD/ST unit has not sent it yet)
+                if wt[slot, W_HOST] >= 0:
+                    bo_finish(sm, slot, now, k, cfg, clk, wt, subt, ofl, chs, l1t, l2t, mapd, mrange, wake, ctr)
                 warp_exit(sm, slot, now, k, cfg, wt, ctat, smt, wake, g, ctr, smst)
                 progress = True
     w = INF
@@ -2338,6 +2645,8 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
         w = nxt
     if smt[sm, S_LDST_FREE] > now and smt[sm, S_LDST_FREE] < w:
         w = smt[sm, S_LDST_FREE]
+    if arrival < w:
+        w = arrival
     if qm[qi, Q_COUNT] > 0:
         t = rq[q_head(qb, qm, qi), R_READY]
         if t < w:
@@ -2360,7 +2669,8 @@ def cta_fits(sm, cfg, smt):
 
 
 @njit
-def launch_cta(sm, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec, wake, g, ctr, smst, pre_start):
+def launch_cta(sm, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec, wake, g, ctr, smst, pre_start,
+               ofl):
     ncs = cfg[C_NCTA_SLOTS]
     nsl = cfg[C_NSLOT]
     nsub = cfg[C_NSUB]
@@ -2400,6 +2710,8 @@ def launch_cta(sm, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec,
         wt[slot, W_STATE] = WS_ACTIVE
         wt[slot, W_GWARP] = gw
         wt[slot, W_CTA_SLOT] = cs
+        wt[slot, W_HOST] = -1
+        wt[slot, W_OINST] = ofl[ofl[OF_WF0] + gw] if ofl[OF_MODE] != BO_OFF else -1
         wt[slot, W_SEG] = wseg[gw]
         wt[slot, W_SEG_END] = wseg[gw + 1]
         wt[slot, W_REC] = wrec[gw]
@@ -2429,7 +2741,7 @@ def launch_cta(sm, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec,
 
 @njit
 def dispatch_tick(now, k, cfg, clk, wt, regrdy, smt, subt, ctat, cta_order, cta_sm, wseg, wrec, wake, g, ctr, smst,
-                  pre_start):
+                  pre_start, ofl):
     nctas = cfg[C_NCTAS]
     wd = cfg[C_WK_DISP]
     if g[G_NEXT_CTA] >= nctas:
@@ -2438,7 +2750,7 @@ def dispatch_tick(now, k, cfg, clk, wt, regrdy, smt, subt, ctat, cta_order, cta_
     if now < g[G_DISPATCH_AT]:
         wake[wd] = g[G_DISPATCH_AT]
         return
-    nsm = cfg[C_NSM]
+    nsm = cfg[C_NGPU]  # SMs inside memory stacks take no CTAs
     mode = cfg[C_DISPATCH_MODE]
     placed = 0
     while placed < cfg[C_DISPATCH_PER_CYCLE] and g[G_NEXT_CTA] < nctas:
@@ -2461,7 +2773,8 @@ def dispatch_tick(now, k, cfg, clk, wt, regrdy, smt, subt, ctat, cta_order, cta_
                     break
         if target < 0:
             break
-        launch_cta(target, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec, wake, g, ctr, smst, pre_start)
+        launch_cta(target, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec, wake, g, ctr, smst, pre_start,
+                   ofl)
         g[G_NEXT_CTA] += 1
         placed += 1
     if placed > 0 and g[G_NEXT_CTA] < nctas:
@@ -2500,7 +2813,7 @@ def run_loop(cfg, clk, g, wake, seg, wseg, rec, wrec, txl, txs, pct, cta_order, 
              wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free, qb, qm, l1t, l1m, l1w, l2t, l2m,
              dq, bank, bgt, chs, faw, netd, pbusy, mapd, mrange, ptype,
              ctr, smst, slst, chst, pcst, clst, prst, nst, kst, ts, dlog, hitpend,
-             mcfg, mvc, mvq, mport, mst, mkst):
+             mcfg, mvc, mvq, mport, mst, mkst, ofl):
     """Advance the machine until the launch completes or a stop condition; returns a status code."""
     nsm = cfg[C_NSM]
     nsl = cfg[C_NSL]
@@ -2589,14 +2902,14 @@ def run_loop(cfg, clk, g, wake, seg, wseg, rec, wrec, txl, txs, pct, cta_order, 
             if wake[wk_disp] <= now:
                 wake[wk_disp] = INF
                 dispatch_tick(now, kk, cfg, clk, wt, regrdy, smt, subt, ctat, cta_order, cta_sm, wseg, wrec, wake, g,
-                              ctr, smst, pre_start)
+                              ctr, smst, pre_start, ofl)
             for sm in range(nsm):
                 if wake[sm] <= now:
                     wake[sm] = INF
                     g[G_IT_SM] += 1
                     sm_tick(sm, now, kk, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
                             ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd,
-                            mrange, pre_lines)
+                            mrange, pre_lines, ofl, chs, l2t)
             if g[G_CTAS_DONE] >= cfg[C_NCTAS]:
                 ctr[T_END_PS] = now
                 return ST_DONE
@@ -2614,6 +2927,13 @@ def finalize(k_end, cfg, smt, subt, ctr, pcst, smst):
         occ_update(sm, k_end + 1, smt)
         smst[sm, SMS_OCC] = smt[sm, S_OCC_ACC]
         smst[sm, SMS_BUSY] = smt[sm, S_BUSY_T]
+
+
+@njit
+def map_channels(mapd, mrange, nrange, addrs, out):
+    """``out[i]``: the channel of ``addrs[i]`` (-1 where the address is negative)."""
+    for i in range(len(addrs)):
+        out[i] = map_addr(mapd, mrange, nrange, addrs[i])[0] if addrs[i] >= 0 else -1
 
 
 @njit

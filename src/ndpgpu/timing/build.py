@@ -14,7 +14,7 @@ from ..trace.coalesce import coalesce_trace
 from ..trace.format import OP_CLASS, OP_CLASSES, SPACE, KernelTrace
 from . import _engine as E
 from . import registry
-from .interfaces import DispatchPlan
+from .interfaces import OFFLOAD_INSTANCE_FIELDS, DispatchPlan, OffloadPlan
 from .occupancy import Occupancy, occupancy
 from .spec import UNIT_NAMES, Machine
 
@@ -35,18 +35,27 @@ class EngineState:
         core, l1, l2, ic, dr = m.core, m.l1d, m.l2, m.icnt, m.dram
         for err in registry.lookup("dram", dr.impl)().check(dr):
             raise ValueError(err)
-        nsm = core.num_sms
+        ngpu = core.num_sms
+        nsm = ngpu + m.num_stack_sms  # SMs inside memory stacks follow the GPU's
         nsub = core.sub_cores
-        nslot = math.ceil(core.max_warps / nsub) * nsub
-        if nslot // nsub > 62:
-            raise ValueError(f"{nslot // nsub} warps per sub-core exceed the engine's limit of 62")
+        max_warps = max(core.max_warps, m.stacks.sm_max_warps if m.num_stack_sms else 0)
+        nslot = math.ceil(max_warps / nsub) * nsub
+        if nslot // nsub > 128:
+            raise ValueError(f"{nslot // nsub} warps per sub-core exceed the engine's limit of 128")
         nch = dr.scheduling_channels
         nsl = m.num_slices
         self.nsm, self.nsub, self.nslot, self.nch, self.nsl = nsm, nsub, nslot, nch, nsl
         cfg = np.zeros(E.NCFG, I64)
         self.cfg = cfg
         cfg[E.C_NSM] = nsm
+        cfg[E.C_NGPU] = ngpu
         cfg[E.C_NSUB] = nsub
+        cfg[E.C_XL0] = -1
+        if m.stacks is not None:
+            cfg[E.C_NSTK] = m.stacks.count
+            cfg[E.C_VPS] = m.stacks.vaults_per_stack
+            cfg[E.C_SPS] = max(m.stacks.sms_per_stack, 1)
+            cfg[E.C_SWARPS] = m.stacks.sm_max_warps
         cfg[E.C_NSLOT] = nslot
         cfg[E.C_NCTA_SLOTS] = core.max_ctas
         cfg[E.C_MAXW_SUB] = nslot // nsub
@@ -223,7 +232,8 @@ class EngineState:
         self.bank = np.zeros((nch * dr.banks * dr.subarrays_per_bank, E.NBANKT), I64)  # a row per subarray
         self.bank[:, E.B_ROW] = -1
         self.bgt = np.full((nch * dr.bank_groups, 2), E.NEG, I64)
-        self.chs = np.zeros((nch, E.NCHT), I64)
+        nstk = m.stacks.count if m.stacks is not None else 0
+        self.chs = np.zeros((max(nch, nstk + nstk * (nstk - 1) // 2), E.NCHT), I64)  # links may use extra rows
         for col in (E.H_LAST_ACT, E.H_LAST_COL, E.H_LAST_RD, E.H_LAST_WR_END):
             self.chs[:, col] = E.NEG
         self.chs[:, E.H_NEXT_REF] = t.tREFI
@@ -300,6 +310,7 @@ class EngineState:
         """Link parameters into ``chs`` (see ``_engine.link_send``): stack s's links live in row s."""
         m = self.m
         self.nstacks_linked = 0
+        self.xl_pairs: list[tuple[int, int]] = []  # stack SMs' cross-stack link pairs (a < b), see below
         self.cross_home = -1  # a logic die's stack when its cross-stack links are timed (below), else -1
         ld = m.logic_die
         if ld is not None and ld.cross_stack is not None and m.stacks is not None:
@@ -313,16 +324,30 @@ class EngineState:
         for c in range(self.nch):
             self.chs[c, E.H_LK_STACK] = c // vps + 1
         for s in range(stk.count):
-            row = self.chs[s]
-            row[E.H_LK_TX_MBPS] = int(round(lk.tx_gbs * 1000))
-            row[E.H_LK_RX_MBPS] = int(round(lk.rx_gbs * 1000))
-            row[E.H_LK_TX_LAT] = int(round(lk.tx_latency_ns * 1000))
-            row[E.H_LK_RX_LAT] = int(round(lk.rx_latency_ns * 1000))
-            row[E.H_LK_FLIT] = lk.flit_bytes
-            row[E.H_LK_REQ_FL] = lk.request_flits
-            row[E.H_LK_RESP_HDR] = lk.response_header_flits
-            row[E.H_LK_WR_HDR] = lk.write_header_flits
-            row[E.H_LK_ACK_FL] = lk.ack_flits
+            self._set_link_row(s, lk.tx_gbs, lk.rx_gbs, lk.tx_latency_ns, lk.rx_latency_ns, lk)
+        if stk.sms_per_stack > 0 and lk.cross_stack is not None:
+            # SMs inside the stacks reach each other's vaults over the cross-stack links: pair (a < b) is row
+            # count + pair_index(a, b), its TX the link a -> b and its RX b -> a
+            xl = lk.cross_stack
+            self.cfg[E.C_XL0] = stk.count
+            for a in range(stk.count):
+                for b in range(a + 1, stk.count):
+                    row = stk.count + int(E.pair_index(a, b, stk.count))
+                    self._set_link_row(row, xl.gbs, xl.gbs, xl.latency_ns, xl.latency_ns, xl)
+                    self.xl_pairs.append((a, b))
+
+    def _set_link_row(self, row: int, tx_gbs: float, rx_gbs: float, tx_ns: float, rx_ns: float, pk) -> None:
+        """Bandwidth, latency and packet sizes (flits, from ``pk``) of the link pair in ``chs`` row ``row``."""
+        r = self.chs[row]
+        r[E.H_LK_TX_MBPS] = int(round(tx_gbs * 1000))
+        r[E.H_LK_RX_MBPS] = int(round(rx_gbs * 1000))
+        r[E.H_LK_TX_LAT] = int(round(tx_ns * 1000))
+        r[E.H_LK_RX_LAT] = int(round(rx_ns * 1000))
+        r[E.H_LK_FLIT] = pk.flit_bytes
+        r[E.H_LK_REQ_FL] = pk.request_flits
+        r[E.H_LK_RESP_HDR] = pk.response_header_flits
+        r[E.H_LK_WR_HDR] = pk.write_header_flits
+        r[E.H_LK_ACK_FL] = pk.ack_flits
 
     def _init_cross_links(self, home: int, xl, stk) -> None:
         """A logic die's cross-stack links on the same ``chs`` rows: the SMs sit on stack ``home``; channels of
@@ -335,16 +360,19 @@ class EngineState:
             if c // vps != home:
                 self.chs[c, E.H_LK_STACK] = c // vps + 1
         for s in range(stk.count):
-            if s == home:
-                continue
-            row = self.chs[s]
-            row[E.H_LK_TX_MBPS] = row[E.H_LK_RX_MBPS] = int(round(xl.gbs * 1000))
-            row[E.H_LK_TX_LAT] = row[E.H_LK_RX_LAT] = int(round(xl.latency_ns * 1000))
-            row[E.H_LK_FLIT] = xl.flit_bytes
-            row[E.H_LK_REQ_FL] = xl.request_flits
-            row[E.H_LK_RESP_HDR] = xl.response_header_flits
-            row[E.H_LK_WR_HDR] = xl.write_header_flits
-            row[E.H_LK_ACK_FL] = xl.ack_flits
+            if s != home:
+                self._set_link_row(s, xl.gbs, xl.gbs, xl.latency_ns, xl.latency_ns, xl)
+
+    def xl_counters(self, t: int) -> np.ndarray:
+        """Like :meth:`link_counters` for the stack SMs' cross-stack link pairs: shape (pairs, 2, 3)."""
+        rows = [int(self.cfg[E.C_XL0]) + i for i in range(len(self.xl_pairs))]
+        out = np.zeros((len(rows), 2, 3), I64)
+        for d in range(2):
+            ahead = np.maximum(0, self.chs[rows, E.H_LK_TX_FREE + d] - t)
+            out[:, d, 0] = self.chs[rows, E.H_LK_TX_BUSY + d] - ahead
+            out[:, d, 1] = self.chs[rows, E.H_LK_TX_BYTES + d]
+            out[:, d, 2] = self.chs[rows, E.H_LK_TX_PKTS + d]
+        return out
 
     def link_counters(self, t: int) -> np.ndarray:
         """Cumulative (busy ps up to time ``t``, bytes, packets) per stack and direction: shape (stacks, 2, 3).
@@ -471,3 +499,51 @@ class LaunchArrays:
 def launch_occupancy(m: Machine, trace: KernelTrace) -> Occupancy:
     L = trace.launch
     return occupancy(m.core, L.threads_per_cta, L.regs_per_thread, L.shared_bytes, cap_registers=True)
+
+
+_BO_MODES = {"off": E.BO_OFF, "always": E.BO_ALWAYS, "ctrl": E.BO_CTRL, "ideal": E.BO_IDEAL}
+
+
+def offload_arrays(st: EngineState, nwarps: int, plan: OffloadPlan | None) -> np.ndarray:
+    """The engine's block-offload vector ``ofl`` (``_engine`` ``OF_*`` header, ``OI_*`` rows) for one launch."""
+    m = st.m
+    if plan is None or plan.mode == "off" or len(plan.instances) == 0:
+        return np.zeros(E.OF_HDR + 1, I64)
+    if plan.mode not in _BO_MODES:
+        raise ValueError(f"offload plan mode {plan.mode!r}; valid: {', '.join(_BO_MODES)}")
+    if m.num_stack_sms == 0:
+        raise ValueError(f"{m.name}: an offload plan needs SMs in the memory stacks (stacks.sms_per_stack > 0)")
+    inst = np.asarray(plan.instances, I64).reshape(-1, len(OFFLOAD_INSTANCE_FIELDS))
+    n = len(inst)
+    warps = inst[:, 0]
+    if n > 1 and np.any(np.diff(warps) < 0):
+        raise ValueError("offload plan: instances must be sorted by warp")
+    wl = np.asarray(plan.written_lines, I64)
+    nst = m.stacks.count
+    nvps = m.stacks.vaults_per_stack
+    stk0 = E.OF_HDR
+    q0 = stk0 + nst * E.NOFS
+    wf0 = q0 + nst * n
+    wl0 = wf0 + nwarps
+    oi0 = wl0 + len(wl)
+    ofl = np.zeros(oi0 + n * E.NOI, I64)
+    ofl[E.OF_MODE] = _BO_MODES[plan.mode]
+    ofl[E.OF_THR] = int(round(plan.busy_threshold * 1000))
+    ofl[E.OF_WINDOW_PS] = max(1, int(round(plan.busy_window_cycles * 1e6 / m.clocks.core_mhz)))
+    ofl[E.OF_PEND_LIMIT] = plan.pending_limit
+    ofl[E.OF_PIPE] = plan.pipeline_cycles
+    ofl[E.OF_INVAL_L1] = int(plan.invalidate_stack_l1)
+    ofl[E.OF_NINST], ofl[E.OF_STK0], ofl[E.OF_Q0] = n, stk0, q0
+    ofl[E.OF_WF0], ofl[E.OF_WL0], ofl[E.OF_OI0] = wf0, wl0, oi0
+    first = np.full(nwarps, -1, I64)
+    w_ids, w_first = np.unique(warps, return_index=True)
+    first[w_ids] = w_first
+    ofl[wf0:wf0 + nwarps] = first
+    ofl[wl0:wl0 + len(wl)] = wl
+    oi = ofl[oi0:].reshape(n, E.NOI)  # a view: the rows live in ofl
+    oi[:, :inst.shape[1]] = inst
+    chan = np.empty(n, I64)
+    E.map_channels(st.mapd, st.mrange, int(st.cfg[E.C_NRANGE]), inst[:, E.OI_LINE].copy(), chan)
+    oi[:, E.OI_STACK] = chan // nvps  # the destination: the stack of the block's first access
+    oi[:, E.OI_HOST] = -1
+    return ofl

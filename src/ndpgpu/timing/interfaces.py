@@ -82,3 +82,47 @@ class Preloader(abc.ABC):
     @abc.abstractmethod
     def lines(self, trace: KernelTrace, machine: Machine) -> tuple[np.ndarray, np.ndarray]:
         """``(start, lines)``: CTA ``c`` preloads ``lines[start[c]:start[c+1]]`` (line addresses, int64)."""
+
+
+# columns of ``OffloadPlan.instances``, in order (the engine's ``OI_*`` columns up to ``OI_WL1``)
+OFFLOAD_INSTANCE_FIELDS = (
+    "warp",       # global warp id
+    "seg0", "off0",  # where the block's stretch of the warp's stream starts: (segment index, offset in it)
+    "dseg", "doff",  # decision point: the block's first memory instruction (the GPU runs the part before it)
+    "seg1", "off1",  # where the warp continues after the block
+    "rec0", "rec1",  # the block's memory records [rec0, rec1)
+    "line",       # line address of the first memory access (its stack is the destination), -1 if none
+    "allowed",    # 1 when the block's condition holds for this instance (e.g. its trip count), else 0
+    "adds_tx", "adds_rx",  # 1 when offloading this instance adds traffic on TX / RX (the 2-bit tag, negated)
+    "req_flits", "ack_flits",  # offload request (live-ins) and acknowledgement (live-outs, written lines) sizes
+    "wl0", "wl1",  # the lines it writes: ``written_lines[wl0:wl1]`` (invalidated in the GPU at the ack)
+)
+
+
+@dataclasses.dataclass
+class OffloadPlan:
+    """Candidate-block instances of one launch, and how the offload controller treats them.
+
+    ``mode``: ``always`` (offload every allowed instance; each stack SM queues what it cannot start),
+    ``ctrl`` (dynamic control: skip when a channel the block adds traffic to is busy, or when the destination
+    stack already has ``pending_limit`` blocks in flight) or ``ideal`` (free requests and acknowledgements,
+    every stack-SM access local: an upper bound)."""
+
+    instances: np.ndarray  # int64 (n, len(OFFLOAD_INSTANCE_FIELDS)), sorted by warp then stream position
+    written_lines: np.ndarray  # int64 line addresses
+    mode: str = "ctrl"
+    busy_threshold: float = 0.8  # a channel is busy at this utilisation over the monitor's window
+    busy_window_cycles: int = 1000  # core cycles
+    pending_limit: int = 0  # blocks in flight per stack (0: unlimited)
+    pipeline_cycles: int = 10  # offload pipeline latency before the request leaves (core cycles)
+    invalidate_stack_l1: bool = True  # the stack SM invalidates its private cache before each block
+
+
+class BlockOffload(abc.ABC):
+    """Which code-block instances of a launch may run on an SM inside a memory stack (TOM).
+
+    May not mutate the trace or the machine; the machine must have stack SMs (``stacks.sms_per_stack``)."""
+
+    @abc.abstractmethod
+    def plan(self, trace: KernelTrace, machine: Machine) -> OffloadPlan | None:
+        """The launch's offload plan, or None to run it all on the GPU."""

@@ -225,6 +225,43 @@ class Pinned(BitFields):
         return super().descriptor(machine)
 
 
+@register("address_mapping", "parity")
+class ParityMapping(AddressMapping):
+    """XOR mappings: channel bit i is the parity of the address bits in ``channel_masks[i]``, bank bit j of
+    ``bank_masks[j]``; the row gathers the bits of ``row_mask``. Line-offset bits must not select a channel."""
+
+    def __init__(self, channel_masks: tuple[int, ...], bank_masks: tuple[int, ...], row_mask: int) -> None:
+        if len(channel_masks) > 8 or len(bank_masks) > 5:
+            raise ValueError(f"at most 8 channel and 5 bank bits ({len(channel_masks)}, {len(bank_masks)} given)")
+        self.channel_masks = tuple(int(x) for x in channel_masks)
+        self.bank_masks = tuple(int(x) for x in bank_masks)
+        self.row_mask = int(row_mask)
+
+    def descriptor(self, machine) -> np.ndarray:
+        line_shift = machine.l1d.line_bytes.bit_length() - 1
+        low = (1 << line_shift) - 1
+        if any(msk & low for msk in self.channel_masks):
+            raise ValueError(f"a channel mask uses address bits below {line_shift}: lines would split across channels")
+        if 1 << len(self.channel_masks) != machine.dram.scheduling_channels:
+            raise ValueError(f"{len(self.channel_masks)} channel bits for {machine.dram.scheduling_channels} channels")
+        if 1 << len(self.bank_masks) != machine.dram.banks:
+            raise ValueError(f"{len(self.bank_masks)} bank bits for {machine.dram.banks} banks per channel")
+        if machine.l2 is not None and machine.l2.slices_per_channel != 1:
+            raise ValueError("parity mappings assume one L2 slice per channel")
+        d = np.zeros(E.NMAPD, np.int64)
+        d[E.MD_KIND] = E.MAPK_PARITY
+        d[E.MD_CHAN_SHIFT] = line_shift
+        d[E.MD_NCHAN] = machine.dram.scheduling_channels
+        d[E.MD_PCH0:E.MD_PCH0 + len(self.channel_masks)] = self.channel_masks
+        d[E.MD_PBK0:E.MD_PBK0 + len(self.bank_masks)] = self.bank_masks
+        d[E.MD_NPCH] = len(self.channel_masks)
+        d[E.MD_NPBK] = len(self.bank_masks)
+        d[E.MD_MROW] = self.row_mask
+        d[E.MD_TOP] = 62
+        d[E.MD_SPC] = 1
+        return d
+
+
 # ------------------------------------------------------------------------------------------------------
 # energy events: name -> count extracted from a LaunchStats (new ones register the same way)
 
@@ -277,7 +314,19 @@ def _link_idle_bits(stats) -> float | None:
 
 
 def _cross_link_bits(stats, idle: bool) -> float | None:
-    """A logic die's cross-stack links (both directions of each): bits sent, or idle bit-slots as above."""
+    """Cross-stack links (both directions of each; a logic die's, or the stack SMs'): bits sent, or idle
+    bit-slots as above."""
+    ss = stats.consts.get("stack_sms")
+    if ss and ss["pairs"]:
+        total = 0.0
+        for a, b in ss["pairs"]:
+            for u, v in ((a, b), (b, a)):
+                if idle:
+                    idle_ps = max(0, stats.time_ps - stats.extra.get(f"xlink{u}to{v}.busy_ps", 0))
+                    total += idle_ps * 1e-12 * ss["cross_gbs"] * 8e9
+                else:
+                    total += 8 * stats.extra.get(f"xlink{u}to{v}.bytes", 0)
+        return float(round(total))
     xl = stats.consts.get("cross_links")
     if not xl:
         return None

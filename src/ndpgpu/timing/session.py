@@ -19,8 +19,8 @@ import numpy as np
 from ..trace.format import KernelTrace
 from . import _engine as E
 from . import registry
-from .build import EngineState, LaunchArrays, launch_occupancy
-from .interfaces import AddressMapping, CtaDispatch, ExecutionPlacement, Preloader
+from .build import EngineState, LaunchArrays, launch_occupancy, offload_arrays
+from .interfaces import AddressMapping, BlockOffload, CtaDispatch, ExecutionPlacement, Preloader
 from .spec import Machine, load_machine
 from .stats import LaunchStats, combine
 
@@ -47,6 +47,7 @@ class TimingSession:
         self.cta_dispatch: CtaDispatch = registry.lookup("cta_dispatch", self.machine.core.cta_dispatch.impl)()
         self.placement: ExecutionPlacement | None = None
         self.preloader: Preloader | None = None
+        self.block_offload: BlockOffload | None = None
         self.capped = False
         self.packet_names = dict(E_PACKET_NAMES)
         self.wall_seconds = 0.0
@@ -62,6 +63,10 @@ class TimingSession:
 
     def set_preloader(self, policy: Preloader | None) -> None:
         self.preloader = policy
+
+    def set_block_offload(self, policy: BlockOffload | None) -> None:
+        """Let ``policy`` offload code-block instances to the stacks' SMs in the following launches."""
+        self.block_offload = policy
 
     def map_range(self, lo: int, hi: int, mapping: AddressMapping) -> None:
         """Addresses in [lo, hi) (an allocation) use ``mapping`` instead of the machine's."""
@@ -118,6 +123,8 @@ class TimingSession:
         if self.placement is not None and self.placement.packet != "offload":
             pkind = self.register_packet_type(self.placement.packet)
         la = LaunchArrays(st, trace, plan, occ, placement, preload, pkind)
+        oplan = self.block_offload.plan(trace, m) if self.block_offload is not None else None
+        la.ofl = offload_arrays(st, trace.num_warps, oplan)
         cfg = st.cfg
         cfg[E.C_NPC] = len(la.pct)
         cfg[E.C_NWARPS] = trace.num_warps
@@ -138,6 +145,7 @@ class TimingSession:
         self._reset_for_launch(la)
         st.mesh_reset_counters()
         links0 = self._links0 = st.link_counters(self.now_ps)
+        xl0 = st.xl_counters(self.now_ps)
         g, clk = st.g, st.clk
         k0 = int(E.cyc_at(clk, E.D_CORE, self.now_ps))
         start = int(E.edge(clk, E.D_CORE, k0))
@@ -152,6 +160,16 @@ class TimingSession:
         st.wake[cfg[E.C_WK_DISP]] = g[E.G_DISPATCH_AT]
         st.smt[:, E.S_LAST_TICK] = k0 - 1
         st.smt[:, E.S_OCC_T] = k0
+        ofl = la.ofl
+        if ofl[E.OF_MODE] != E.BO_OFF:  # the channel busy monitor's first window starts with the launch
+            for s_ in range(m.stacks.count):
+                b = int(ofl[E.OF_STK0]) + s_ * E.NOFS
+                ofl[b + E.OFS_MARK_T] = start
+                ofl[b + E.OFS_MARK_TX] = st.chs[s_, E.H_LK_TX_BUSY]
+                ofl[b + E.OFS_MARK_RX] = st.chs[s_, E.H_LK_RX_BUSY]
+        xl_row0 = int(cfg[E.C_XL0])
+        if ofl[E.OF_MODE] == E.BO_IDEAL:
+            cfg[E.C_XL0] = -1  # ideal offloading: every stack-SM access is local
         tsi = int(cfg[E.C_TS_INTERVAL_PS])
         if tsi:
             g[E.G_TS_NEXT] = start + tsi
@@ -179,6 +197,7 @@ class TimingSession:
         else:
             end = start
             capped = self.capped
+        cfg[E.C_XL0] = xl_row0
         k_end = int(E.cyc_at(clk, E.D_CORE, end))
         E.finalize(k_end, cfg, st.smt, st.subt, st.ctr, st.pcst, st.smst)
         cycles = k_end - k0 + 1 if launch.num_ctas and end > start or capped else 0
@@ -196,7 +215,8 @@ class TimingSession:
             time_series=self._time_series() if tsi else None, consts=self._consts(),
             occupancy={"occupancy_theoretical": occ.theoretical, "ctas_per_sm": occ.ctas_per_sm,
                        "occupancy_limit": occ.limit},
-            capped=capped, extra={"pf_drop": int(g[E.G_PF_DROP]), **self._near_data_extra(la, links0, end)},
+            capped=capped,
+            extra={"pf_drop": int(g[E.G_PF_DROP]), **self._near_data_extra(la, links0, xl0, end)},
             packet_names=self.packet_names, mesh=st.mesh_snapshot(),
         )
         g[E.G_PF_DROP] = 0
@@ -212,7 +232,7 @@ class TimingSession:
             st.ld_free, st.rq, st.rq_free, st.qb, st.qm, st.l1t, st.l1m, st.l1w, st.l2t, st.l2m, st.dq, st.bank,
             st.bgt, st.chs, st.faw, st.netd, st.pbusy, st.mapd, st.mrange, st.ptype, st.ctr, st.smst, st.slst,
             st.chst, st.pcst, st.clst, st.prst, st.nst, st.kst, st.ts, st.dlog, st.hitpend, st.mcfg, st.mvc,
-            st.mvq, st.mport, st.mst, st.mkst))
+            st.mvq, st.mport, st.mst, st.mkst, la.ofl))
 
     def _reset_for_launch(self, la: LaunchArrays) -> None:
         st = self.state
@@ -245,7 +265,7 @@ class TimingSession:
             out[f"link{i // 2}_{('tx', 'rx')[i % 2]}_busy_ps"] = st.ts[:n, E.NTS + i] - self._links0[i // 2, i % 2, 0]
         return out
 
-    def _near_data_extra(self, la: LaunchArrays, links0: np.ndarray, end: int) -> dict[str, int]:
+    def _near_data_extra(self, la: LaunchArrays, links0: np.ndarray, xl0: np.ndarray, end: int) -> dict[str, int]:
         """Per-launch link counters (differences of the cumulative ones) and register-file accesses."""
         st = self.state
         out: dict[str, int] = {}
@@ -255,6 +275,12 @@ class TimingSession:
                 out[f"link{s}.{name}.busy_ps"] = int(d[s, k, 0])
                 out[f"link{s}.{name}.bytes"] = int(d[s, k, 1])
                 out[f"link{s}.{name}.packets"] = int(d[s, k, 2])
+        dx = st.xl_counters(end) - xl0  # the stack SMs' cross-stack links: pair (a, b), TX a -> b, RX b -> a
+        for p, (a, b) in enumerate(st.xl_pairs):
+            for k, (x, y) in enumerate(((a, b), (b, a))):
+                out[f"xlink{x}to{y}.busy_ps"] = int(dx[p, k, 0])
+                out[f"xlink{x}to{y}.bytes"] = int(dx[p, k, 1])
+                out[f"xlink{x}to{y}.packets"] = int(dx[p, k, 2])
         # warp-wide register operands (destinations and sources) of every issued instruction
         nops = (la.pct[:, E.P_D0:E.P_S3 + 1] >= 0).sum(axis=1)
         out["rf_accesses"] = int((st.pcst[: len(nops), E.PCS_ISSUED] * nops[: len(st.pcst)]).sum())
@@ -307,6 +333,12 @@ class TimingSession:
             out["logic_die"] = {**m.logic_die.model_dump(), "area_mm2": m.logic_die.area_mm2(m.num_sms, has_l2)}
             if m.logic_die.cross_stack is not None and m.stacks is not None:
                 out["cross_links"] = {**m.logic_die.cross_stack.model_dump(), "home": m.logic_die.stack}
+        if m.num_stack_sms:
+            xl = m.links.cross_stack
+            out["stack_sms"] = {"count": m.num_stack_sms, "first": m.core.num_sms, "per_stack": m.stacks.sms_per_stack,
+                                "pairs": [list(p) for p in self.state.xl_pairs],
+                                "cross_gbs": xl.gbs if xl is not None else 0.0,
+                                "cross_flit_bytes": xl.flit_bytes if xl is not None else 1}
         return out
 
     # ------------------------------------------------------------------ results

@@ -470,6 +470,9 @@ class StacksSpec(Spec):
                               ge=1, le=256)
     tsvs_per_vault: int = F(64, "TSVs", "data TSVs per vault", ge=1, le=4096)
     tsv_gbps: float = F(1.25, "Gb/s", "signalling rate per TSV", ge=0.001, le=100)
+    sms_per_stack: int = F(0, "SMs", "SMs in each stack's logic layer, running code blocks the GPU offloads "
+                           "(TOM; engine SMs core.num_sms onwards, stack s's first); 0: none", ge=0, le=16)
+    sm_max_warps: int = F(48, "warps", "warps one stack SM runs at once (its warp capacity)", ge=1, le=256)
 
     def vault_gbs(self) -> float:
         return self.tsvs_per_vault * self.tsv_gbps / 8
@@ -480,7 +483,8 @@ class CrossLinksSpec(Spec):
 
     Timed for the SMs of a logic die (``logic_die.cross_stack``): a request to another stack's vault
     crosses the link home -> t, read data and write acknowledgements come back over t -> home, packets in
-    flits as on the GPU links. Under ``links`` (GPU-side machines such as tom-baseline) they are recorded only."""
+    flits as on the GPU links. Under ``links`` they are timed when the stacks hold SMs (``stacks.sms_per_stack``):
+    a stack SM reaches another stack's vaults over them; without stack SMs nothing uses them."""
 
     topology: Literal["fully_connected"] = F("fully_connected", "name", "which stacks are linked")
     gbs: float = F(20.0, "GB/s", "bandwidth per direction of one stack-to-stack link", ge=0.001, le=10000)
@@ -565,6 +569,9 @@ class Machine(Spec):
                                  f"equal its TSVs (tsvs_per_vault x tsv_gbps = {tsv:g} Gb/s)")
         if self.links is not None and st is None:
             raise ValueError("links: serial links need 'stacks' (which vaults sit behind each link)")
+        if st is not None and st.sms_per_stack > 0 and self.links is None:
+            raise ValueError("stacks.sms_per_stack: SMs in the stacks run blocks offloaded by a GPU behind serial "
+                             "links; set 'links'")
         if self.logic_die is not None:
             if self.links is not None:
                 raise ValueError("logic_die: SMs on a logic die reach the vaults directly; set links to null")
@@ -619,6 +626,11 @@ class Machine(Spec):
     @property
     def num_sms(self) -> int:
         return self.core.num_sms
+
+    @property
+    def num_stack_sms(self) -> int:
+        """SMs inside the memory stacks (they follow the GPU's SMs in the engine's numbering)."""
+        return self.stacks.count * self.stacks.sms_per_stack if self.stacks is not None else 0
 
     @property
     def num_slices(self) -> int:
@@ -722,6 +734,30 @@ def apply_overrides(tree: dict, overrides: dict[str, Any]) -> dict:
     return out
 
 
+def _deep_merge(base: dict, top: dict) -> dict:
+    out = dict(base)
+    for k, v in top.items():
+        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _read_preset(path: Path, seen: tuple[str, ...] = ()) -> dict:
+    """A preset's raw tree; ``extends: NAME`` starts from preset NAME and merges this file's keys over it."""
+    with open(path) as f:
+        raw = yaml.safe_load(f) or {}
+    if not isinstance(raw, dict):
+        raise MachineConfigError(f"{path}: a machine YAML must be a mapping")
+    base = raw.pop("extends", None)
+    if base is None:
+        return raw
+    bpath = Path(base) if str(base).endswith((".yaml", ".yml")) else PRESET_DIR / f"{base}.yaml"
+    if not bpath.is_file():
+        raise MachineConfigError(f"{path}: extends unknown machine {base!r}; presets: {', '.join(list_machines())}")
+    if str(bpath) in seen:
+        raise MachineConfigError(f"{path}: presets extend each other in a cycle ({' -> '.join(seen)})")
+    return _deep_merge(_read_preset(bpath, (*seen, str(path))), raw)
+
+
 def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] | None = None) -> Machine:
     """A validated :class:`Machine` from a preset name, a YAML path, or a Machine, with dotted overrides."""
     if isinstance(name_or_path, Machine):
@@ -734,10 +770,7 @@ def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] |
             path = PRESET_DIR / f"{text}.yaml"
             if not path.is_file():
                 raise MachineConfigError(f"unknown machine {text!r}; presets: {', '.join(list_machines())}")
-        with open(path) as f:
-            raw = yaml.safe_load(f) or {}
-        if not isinstance(raw, dict):
-            raise MachineConfigError(f"{path}: a machine YAML must be a mapping")
+        raw = _read_preset(path)
         source = str(path)
         tree = _validate(raw, source).model_dump(mode="json")
     if overrides:

@@ -85,8 +85,8 @@ class LaunchStats:
         put("kernel", "warps", c("WARPS_LAUNCHED"), "warps")
         put("kernel", "capped", int(self.capped), "flag")
         nsm, maxw = K["num_sms"], K["max_warps"]
-        occ = float(self.per_sm[:, E.SMS_OCC].sum())
-        busy = float(self.per_sm[:, E.SMS_BUSY].sum())
+        occ = float(self.per_sm[:nsm, E.SMS_OCC].sum())  # the GPU's SMs (stack SMs run no CTAs)
+        busy = float(self.per_sm[:nsm, E.SMS_BUSY].sum())
         put("core", "occupancy", ratio(occ, nsm * maxw * cyc), "fraction")
         put("core", "occupancy_active", ratio(occ, maxw * busy), "fraction")
         for k, v in self.occupancy.items():
@@ -208,6 +208,8 @@ class LaunchStats:
         put("prefetch", "dropped", self.extra.get("pf_drop", 0), "requests")
         put("preload", "lines", c("PRELOADS"), "lines")
         put("offload", "instructions", c("OFFLOADS"), "warp-instr")
+        if K.get("stack_sms"):
+            self._block_offload_metrics(put, ratio, secs, core_ps)
         for k, v in self.copies.items():
             put("pcie", k, v, "ns" if k.endswith("time") else ("bytes" if k.endswith("bytes") else "copies"))
         if self.per_pc is not None:
@@ -310,6 +312,49 @@ class LaunchStats:
             put("logic_die", "area_budget_max", ld["area_budget_mm2_max"], "mm^2")
             put("logic_die", "power_budget", ld["power_budget_w"], "W")
             put("logic_die", "area_estimate", ld["area_mm2"], "mm^2")
+
+    def _block_offload_metrics(self, put, ratio, secs: float, core_ps: float) -> None:
+        """Code blocks run by the stacks' SMs (``interfaces.BlockOffload``) and their cross-stack links."""
+        c, K, x = self.c, self.consts, self.extra
+        p = "offload.blocks"
+        put(p, "instances", c("BO_SEEN"), "instances")
+        put(p, "offloaded", c("BO_SENT"), "instances")
+        put(p, "completed", c("BO_DONE"), "instances")
+        for why, ctr_name in (("memory", "MEM"), ("condition", "COND"), ("busy", "BUSY"), ("pending", "PEND")):
+            put(p, f"declined_{why}", c("BO_NO_" + ctr_name), "instances")
+        put(p, "offload_rate", ratio(c("BO_SENT"), c("BO_SEEN")), "fraction")
+        put(p, "warp_instructions", c("BO_WINSTS"), "warp-instr")
+        put(p, "thread_instructions", c("BO_TINSTS"), "thread-instr")
+        put(p, "instruction_share", ratio(c("BO_TINSTS"), c("THREAD_INSTS")), "fraction")
+        put(p, "request_flits", c("BO_REQ_FLITS"), "flits")
+        put(p, "ack_flits", c("BO_ACK_FLITS"), "flits")
+        put(p, "invalidated_l1_lines", c("BO_INVAL_L1"), "lines")
+        put(p, "invalidated_l2_lines", c("BO_INVAL_L2"), "lines")
+        put(p, "round_trip", ratio(c("BO_RTT_PS"), c("BO_DONE")) / core_ps, "cycles")
+        put(p, "stack_time", ratio(c("BO_WAIT_PS"), c("BO_DONE")) / core_ps, "cycles")
+        ss = K["stack_sms"]
+        first = ss["first"]
+        for i in range(ss["count"]):
+            put(f"offload.stack_sm{i}", "warp_instructions", int(self.per_sm[first + i, E.SMS_INSTS]), "warp-instr")
+        tb = tbusy = 0
+        for a, b in ss["pairs"]:
+            for u, v in ((a, b), (b, a)):
+                busy = x.get(f"xlink{u}to{v}.busy_ps", 0)
+                nb = x.get(f"xlink{u}to{v}.bytes", 0)
+                q = f"cross_link.stack{u}to{v}"
+                put(q, "packets", x.get(f"xlink{u}to{v}.packets", 0), "packets")
+                put(q, "flits", nb // ss["cross_flit_bytes"], "flits")
+                put(q, "bytes", nb, "bytes")
+                put(q, "utilisation", ratio(busy, self.time_ps), "fraction")
+                tb += nb
+                tbusy += busy
+        nlinks = 2 * len(ss["pairs"])
+        if nlinks:
+            put("cross_link", "links", nlinks, "links")
+            put("cross_link", "bytes", tb, "bytes")
+            put("cross_link", "bandwidth", ratio(tb, secs) / 1e9, "GB/s")
+            put("cross_link", "utilisation", ratio(tbusy, self.time_ps * nlinks), "fraction")
+            put("cross_link", "peak_bandwidth", ss["cross_gbs"] * nlinks, "GB/s")
 
     def _mesh_metrics(self, put, ratio) -> None:
         """2D mesh: per subnet totals, hops and weighted hops (flits x hops) per packet kind, per-link flits."""

@@ -2,7 +2,9 @@
 
 * :mod:`.cost`: the bandwidth cost model of offloading a block (Eqs. 1-4);
 * :mod:`.candidates`: the compiler pass that picks offload candidates and builds the metadata table;
-* :mod:`.cli`: ``ndpgpu analyze tom``.
+* :mod:`.cli`: ``ndpgpu analyze tom``;
+* :mod:`.mapping`: stack address mappings and the Memory Map Analyzer (``docs/tom_mapping.md``);
+* :mod:`.verify`: checks of offloaded blocks' live sets and written lines on functional runs.
 
 See ``docs/tom.md``.
 """

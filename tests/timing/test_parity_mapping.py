@@ -29,6 +29,21 @@ def test_parity_mapping_matches_hand_computation(addr):
     assert (got["channel"], got["bank"], got["row"], got["slice"]) == (ch, bank, row, ch)
 
 
+def test_parity_mapping_spreads_a_channels_lines_over_the_l2_sets():
+    """The slice-local key drops the bits the channel fixes: lines of one channel fill every set of its slice."""
+    sess = TimingSession("tom-ndp")
+    sess.map_range(0, 1 << 47, ParityMapping(CH, BK, ROW))
+    sets = sess.machine.l2.num_sets
+    keys: dict[int, list[int]] = {}
+    for line in range(1 << 14):  # 2 MB of lines
+        got = sess.state.map_address(line * 128)
+        keys.setdefault(got["channel"], []).append(got["key"])
+    assert len(keys) == 64
+    for ks in keys.values():
+        assert len(set(ks)) == len(ks)  # one-to-one within the channel
+        assert len({k % sets for k in ks}) == sets
+
+
 def test_parity_mapping_rejects_what_the_machine_cannot_hold():
     m = load_machine("tom-ndp")
     with pytest.raises(ValueError, match="below 7"):
@@ -37,6 +52,8 @@ def test_parity_mapping_rejects_what_the_machine_cannot_hold():
         ParityMapping(CH[:5], BK, ROW).descriptor(m)
     with pytest.raises(ValueError, match="bank bits"):
         ParityMapping(CH, BK[:3], ROW).descriptor(m)
+    with pytest.raises(ValueError, match="lowest bit"):
+        ParityMapping((CH[0], CH[0] | (1 << 30)) + CH[2:], BK, ROW).descriptor(m)
 
 
 def test_extends_merges_over_the_base_preset(tmp_path):

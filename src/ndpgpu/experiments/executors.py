@@ -100,16 +100,16 @@ class SimulatorExecutor(Executor):
     def _load_machine(self, point: Point) -> Any:
         from ndpgpu.timing import load_machine
 
-        kwargs: dict[str, Any] = {"overrides": dict(point.overrides)}
-        if point.policy != DEFAULT_POLICY:
-            if "policy" not in inspect.signature(load_machine).parameters:
-                raise ValueError(
-                    f"policy {point.policy!r}: this timing engine takes no policies yet (use {DEFAULT_POLICY!r})"
-                )
-            kwargs["policy"] = point.policy
-        return load_machine(point.machine, **kwargs)
+        return load_machine(point.machine, overrides=dict(point.overrides))
+
+    def _policy(self, point: Point) -> Any:
+        """The point's session policy (``experiments.policies``), or None for the baseline."""
+        from .policies import make_policy
+
+        return None if point.policy == DEFAULT_POLICY else make_policy(point.policy)
 
     def configure(self, point: Point) -> MachineConfig:
+        self._policy(point)  # an unknown policy fails here, before anything runs
         machine = self._load_machine(point)
         config = {"machine": point.machine, "policy": point.policy, "config": _machine_dict(machine)}
         return MachineConfig(
@@ -133,6 +133,7 @@ class SimulatorExecutor(Executor):
             stats={str(k): float(v) for k, v in dict(rec.stats).items() if not str(k).endswith("seconds")},
             provenance={str(k): v for k, v in dict(rec.provenance).items()},
             copies=[dict(c) for c in getattr(rec, "copies", [])],
+            allocations=[dict(a) for a in getattr(rec, "allocations", [])],
         )
 
     def time(self, point: Point, recording: RecordingManifest) -> list[MetricRow]:
@@ -140,6 +141,10 @@ class SimulatorExecutor(Executor):
         from ndpgpu.trace.format import KernelTrace
 
         session = TimingSession(self._load_machine(point))
+        policy = self._policy(point)
+        traces = [KernelTrace.load(p) for p in recording.trace_paths]
+        if policy is not None:
+            policy.prepare(session, recording, traces)
         per_launch: list[MetricRow] = []
         copies = sorted(recording.copies, key=lambda c: c["before_launch"])  # stable: program order kept
 
@@ -149,14 +154,16 @@ class SimulatorExecutor(Executor):
                 c = copies.pop(0)
                 session.copy(c["bytes"], c["direction"], addr=c["addr"])
 
-        for i, path in enumerate(recording.trace_paths):
+        for i, trace in enumerate(traces):
             replay_copies_before(i)
-            st = session.run_launch(KernelTrace.load(path))
+            st = session.run_launch(trace)
             per_launch += [MetricRow(f"launch{i}", "cycles", float(st.cycles), "cycles"),
                            MetricRow(f"launch{i}", "warp_instructions", float(st.c("WARP_INSTS")), "warp-instr")]
         replay_copies_before(len(recording.trace_paths))
         rows = session.totals().rows()
         # identity rows (kernel name, machine, hash) are strings: the point's key already records them
+        if policy is not None:
+            rows = [*rows, *policy.rows()]
         return [MetricRow(str(p), str(m), float(v), str(u)) for p, m, v, u in rows
                 if isinstance(v, numbers.Real) and not _is_wall_time(str(m))] + per_launch
 

@@ -69,6 +69,7 @@ class RecordingManifest:
     elapsed_s: float = 0.0
     reused: bool = False
     copies: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # host<->device copies, in order
+    allocations: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # device allocations: addr, bytes
 
     FILE: ClassVar[str] = "manifest.json"
 

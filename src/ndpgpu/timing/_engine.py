@@ -461,7 +461,10 @@ def map_addr(mapd, mrange, nrange, addr):
             bank |= (popcount(addr & mapd[mid, MD_PBK0 + i]) & 1) << i
         row = gather_bits(addr, mapd[mid, MD_MROW]) | ((addr >> mapd[mid, MD_TOP]) << mapd[mid, MD_NROWL])
         sl = gather_bits(addr, mapd[mid, MD_MSLICE])
-        return chan, chan * mapd[mid, MD_SPC] + sl, 0, bank, row, addr >> sh
+        # the line within its channel: the address without the line offset and without each channel mask's
+        # lowest bit (the channel determines those), so the slice's sets see the varying bits
+        key = gather_bits(addr, mapd[mid, MD_KEEP]) | ((addr >> 62) << mapd[mid, MD_NKEEP])
+        return chan, chan * mapd[mid, MD_SPC] + sl, 0, bank, row, key
     if mapd[mid, MD_KIND] == MAPK_PINNED:
         chan = mapd[mid, MD_FIXED_CHAN]
         compact = addr
@@ -1949,9 +1952,9 @@ def bo_decide(i, now, ofl, chs):
             return 3
         if ofl[o + OI_ADDS_RX] != 0 and bo_util(s, 1, now, chs, ofl) >= thr:
             return 3
-        lim = ofl[OF_PEND_LIMIT]
-        if lim > 0 and ofl[ofl[OF_STK0] + s * NOFS + OFS_PEND] >= lim:
-            return 4
+    lim = ofl[OF_PEND_LIMIT]  # (0 under "always": every stack SM queues what it cannot start)
+    if lim > 0 and ofl[ofl[OF_STK0] + s * NOFS + OFS_PEND] >= lim:
+        return 4
     return 0
 
 

@@ -259,6 +259,12 @@ class ParityMapping(AddressMapping):
         d[E.MD_MROW] = self.row_mask
         d[E.MD_TOP] = 62
         d[E.MD_SPC] = 1
+        primary = [msk & -msk for msk in self.channel_masks]
+        if len(set(primary)) != len(primary) or 0 in primary:
+            raise ValueError("each channel mask needs its own lowest bit (the mapping is not one-to-one)")
+        keep = ((1 << 62) - 1) & ~low & ~sum(primary)
+        d[E.MD_KEEP] = keep
+        d[E.MD_NKEEP] = bin(keep).count("1")
         return d
 
 

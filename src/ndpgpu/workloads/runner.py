@@ -57,6 +57,7 @@ class Recording:
     stats: dict[str, float]
     provenance: dict[str, str]
     copies: list[dict] = dataclasses.field(default_factory=list)  # Device.copies of the run
+    allocations: list[dict] = dataclasses.field(default_factory=list)  # device allocations: addr, bytes, label
 
 
 def _hash_files(paths: list[Path]) -> str:
@@ -131,15 +132,16 @@ def record_workload(name: str, scale: str, trace_dir: Path | str) -> Recording:
     trace_dir = Path(trace_dir)
     trace_dir.mkdir(parents=True, exist_ok=True)
     run = run_workload(name, scale, trace=True)
+    allocs = [{"addr": a.address, "bytes": a.size, "label": a.label} for a in run.device.memory.allocations]
     paths = []
     for i, tr in enumerate(run.device.traces):
         paths.append(tr.save(trace_dir / f"launch{i:04d}.npz"))
     (trace_dir / "recording.json").write_text(json.dumps({
         "name": name, "scale": scale, "passed": run.passed, "stats": run.stats, "provenance": run.provenance,
-        "traces": [p.name for p in paths], "copies": run.device.copies,
+        "traces": [p.name for p in paths], "copies": run.device.copies, "allocations": allocs,
     }, indent=1))
     return Recording(name, scale, run.passed, run.checks, paths, run.stats, run.provenance,
-                     copies=list(run.device.copies))
+                     copies=list(run.device.copies), allocations=allocs)
 
 
 def toolchain_available() -> bool:

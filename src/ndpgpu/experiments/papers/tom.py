@@ -1,0 +1,287 @@
+"""TOM (seed 000): transparent offloading and mapping, reproduced on TOM's ten workloads.
+
+``ndpgpu reproduce tom [--scale small]``: the baseline GPU (68 SMs, ``tom-baseline``) against the NDP system
+(64 + 4 stack SMs, ``tom-ndp``) under no-ctrl / ctrl x bmap / tmap, the ctrl + oracle-mapping and ideal
+configurations, and the sensitivity studies (stack-SM warp capacity, internal bandwidth, cross-stack link
+bandwidth). Every configuration is a session policy ``tom:<control>+<mapping>`` (``mechanisms/tom/policy``);
+every machine maps addresses with the G14 baseline mapping unless the policy remaps.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ...mechanisms.tom.cost import bw_per_warp
+from ...workloads.tom import TOM_WORKLOADS
+from ..plots import BarChart
+from ..points import Point, SweepSpec
+from ..report import Check, Reproduction, register_reproduction
+from ..results import ResultSet, Table, geomean
+
+WORKLOADS = tuple(TOM_WORKLOADS.values())
+ABBREV = {v: k for k, v in TOM_WORKLOADS.items()}
+BASE = ("tom-baseline", "tom:gpu+bmap", {})
+CONFIGS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "baseline": BASE,
+    "no-ctrl+bmap": ("tom-ndp", "tom:always+bmap", {}),
+    "no-ctrl+tmap": ("tom-ndp", "tom:always+tmap", {}),
+    "ctrl+bmap": ("tom-ndp", "tom:ctrl+bmap", {}),
+    "ctrl+tmap": ("tom-ndp", "tom:ctrl+tmap", {}),
+    "ctrl+oracle": ("tom-ndp", "tom:ctrl+oracle", {}),
+    "ideal": ("tom-ndp", "tom:ideal+oracle", {}),
+    "ctrl+tmap 4x-warp": ("tom-ndp", "tom:ctrl+tmap", {"stacks.sm_max_warps": 192}),
+    "ctrl+tmap 1x-internal-BW": ("tom-ndp", "tom:ctrl+tmap", {"stacks.tsvs_per_vault": 32, "dram.bus_bits": 32}),
+    "ctrl+tmap cross 0.125": ("tom-ndp", "tom:ctrl+tmap", {"links.cross_stack.gbs": 5.0}),
+    "ctrl+tmap cross 0.25": ("tom-ndp", "tom:ctrl+tmap", {"links.cross_stack.gbs": 10.0}),
+    "ctrl+tmap cross 1": ("tom-ndp", "tom:ctrl+tmap", {"links.cross_stack.gbs": 40.0}),
+}
+MAIN = ("no-ctrl+bmap", "no-ctrl+tmap", "ctrl+bmap", "ctrl+tmap", "ideal")
+
+CYCLES = "kernel.cycles"
+TRAFFIC = {"TX": "link.tx_bytes", "RX": "link.rx_bytes", "mem-mem": "cross_link.bytes"}
+SHARE = "offload.blocks.instruction_share"
+ENERGY_PARTS = {
+    "SMs": ("inst_int", "inst_fp32", "inst_fp64", "inst_sfu", "l1d_access", "smem_access", "regfile_access"),
+    "links": ("link_tx_bit", "link_rx_bit", "link_idle_bit", "cross_link_bit", "cross_link_idle_bit"),
+    "DRAM": ("dram_activate", "dram_read_bit", "dram_write_bit", "dram_read_burst", "dram_write_burst",
+             "dram_refresh", "tsv_bit"),
+    "NoC+L2": ("icnt_flit", "l2_access"),
+}
+
+# The paper's numbers (TOM section 6; "[derived]" values are the extraction's, shown for context)
+PAPER = {
+    "speedup_ctrl_tmap_mean": 1.30, "speedup_ctrl_tmap_max": 1.76, "speedup_no_ctrl_tmap_mean": 0.97,
+    "speedup_no_ctrl_bmap_mean": 0.93, "speedup_ideal_mean": 1.58, "colocation_baseline": 0.38,
+    "colocation_learned": 0.72, "colocation_oracle": 0.75, "traffic_no_ctrl_tmap": 0.62, "traffic_ctrl_tmap": 0.87,
+    "energy_ctrl_tmap": 0.89, "share_no_ctrl": 0.464, "share_ctrl": 0.157,
+    "cross_ratio_speedups": {0.125: 1.17, 0.25: 1.29, 0.5: 1.30, 1.0: 1.31}, "internal_1x_speedup": 1.28,
+    "warp_4x_speedup": 1.29,
+}
+PAPER_PER_WORKLOAD = {  # section 6's per-workload statements (speedup over the baseline)
+    "ctrl+tmap": {"kmeans": 1.39, "reduction": 1.76, "bfs_rodinia": 1.21, "libor": 1.52},
+    "ctrl+bmap": {"kmeans": 1.03, "reduction": 1.51, "bfs_rodinia": 1.29},
+    "no-ctrl+tmap": {"libor": 0.36},
+    "ctrl+oracle": {"bfs_rodinia": 1.64},
+}
+
+
+@register_reproduction
+class TomReproduction(Reproduction):
+    name = "tom"
+    title = "TOM: transparent offloading and mapping (GPU + 4 memory stacks with logic-layer SMs)"
+    paper = ("K. Hsieh et al., Transparent Offloading and Mapping (TOM): Enabling Programmer-Transparent "
+             "Near-Data Processing in GPU Systems, ISCA 2016 (seed 000)")
+    default_scale = "small"
+    paper_numbers = {k: v for k, v in PAPER.items() if not isinstance(v, dict)}
+    key_metrics = (CYCLES, "kernel.ipc_thread", *TRAFFIC.values(), SHARE, "energy.total",
+                   "offload.blocks.offloaded", "offload.blocks.instances", "tom.colocation.baseline",
+                   "tom.colocation.learned", "tom.colocation.oracle", "tom.learning.penalty_cycles")
+    differences = (
+        "Inputs are the workloads' `small` scale (the paper runs to completion or 2 B instructions on inputs it "
+        "does not give), so most kernels fill the 68 SMs for one or two waves only: a block offloaded late holds its "
+        "CTA, and the GPU waits for the slowest stack SM at the kernel's end. The offload candidates come from "
+        "nvcc 13's PTX (docs/tom.md lists them); LIB's Fig. 4 loops have a static trip count there (40), so they are "
+        "unconditional candidates. Offloaded blocks run on one SM per stack, as in the paper; blocks with many ALU "
+        "instructions per load (HW, KM) make the 4 stack SMs the bottleneck under both controls. The learning "
+        "phase's PCIe cost is an estimate reported as `tom.learning.penalty_cycles` and kept out of the speedups "
+        "(at paper scale 0.1% of the instances is negligible; at `small` it would dominate). Energy uses the cited "
+        "link and DRAM prices and assumed SM/NoC prices (machines/tom-baseline.yaml); no parameter was fitted to a "
+        "paper number."
+    )
+
+    def spec(self, scale: str) -> SweepSpec:
+        points = [Point(workload=w, scale=scale, machine=m, policy=p, overrides=o)
+                  for w in WORKLOADS for (m, p, o) in CONFIGS.values()]
+        return SweepSpec(name=f"tom-{scale}", description="TOM (seed 000) configurations on its ten workloads",
+                         points=points)
+
+    # ---------------------------------------------------------------------------------------------- helpers
+    def _values(self, results: ResultSet, config: str, metric: str) -> dict[str, float | None]:
+        machine, policy, over = CONFIGS[config]
+        return {w: results.value(w, machine, metric, policy=policy, overrides=over) for w in results.workloads}
+
+    def _speedup(self, results: ResultSet, config: str) -> dict[str, float | None]:
+        base, ours = self._values(results, "baseline", CYCLES), self._values(results, config, CYCLES)
+        return {w: (base[w] / ours[w] if base[w] and ours[w] else None) for w in base}
+
+    def _traffic(self, results: ResultSet, config: str) -> dict[str, dict[str, float | None]]:
+        """Per channel and workload, this configuration's link bytes over the baseline's total link bytes."""
+        base = {w: sum(v or 0.0 for v in (self._values(results, "baseline", m)[w] for m in TRAFFIC.values()))
+                for w in results.workloads}
+        out: dict[str, dict[str, float | None]] = {}
+        for ch, metric in TRAFFIC.items():
+            vals = self._values(results, config, metric)
+            out[ch] = {w: ((vals[w] or 0.0) / base[w] if base[w] else None) for w in results.workloads}
+        return out
+
+    def _total_traffic(self, results: ResultSet, config: str) -> dict[str, float | None]:
+        parts = self._traffic(results, config)
+        return {w: (sum(parts[c][w] or 0.0 for c in parts) if parts["TX"][w] is not None else None)
+                for w in results.workloads}
+
+    def _energy(self, results: ResultSet, config: str) -> dict[str, float | None]:
+        base, ours = self._values(results, "baseline", "energy.total"), self._values(results, config, "energy.total")
+        return {w: (ours[w] / base[w] if base[w] and ours[w] else None) for w in base}
+
+    def _energy_parts(self, results: ResultSet, config: str, w: str) -> dict[str, float]:
+        machine, policy, over = CONFIGS[config]
+        r = results.find(w, machine, policy=policy, overrides=over)
+        parts = {k: 0.0 for k in (*ENERGY_PARTS, "static")}
+        if r is None or r.status != "ok":
+            return parts
+        for part, events in ENERGY_PARTS.items():
+            parts[part] = sum(r.metrics.get(f"energy.{e}.energy", (0.0, ""))[0] for e in events)
+        parts["static"] = r.metrics.get("energy.static", (0.0, ""))[0]
+        return parts
+
+    @staticmethod
+    def _mean(values: dict[str, float | None]) -> float | None:
+        return geomean(values.values())
+
+    @staticmethod
+    def _amean(values: dict[str, float | None]) -> float | None:
+        vals = [v for v in values.values() if v is not None and math.isfinite(v)]
+        return sum(vals) / len(vals) if vals else None
+
+    # ---------------------------------------------------------------------------------------------- report
+    def figures(self, results: ResultSet) -> list[BarChart]:
+        cats = results.workloads
+        names = [ABBREV.get(w, w) for w in cats]
+        sp = {c: self._speedup(results, c) for c in MAIN}
+        figs = [BarChart(
+            name="speedup", title="Speedup over the 68-SM baseline (cycle ratio)", ylabel="speedup (x)",
+            categories=names, series={c: [sp[c][w] for w in cats] for c in MAIN},
+            paper={c: [PAPER_PER_WORKLOAD.get(c, {}).get(w) for w in cats] for c in MAIN},
+            reference_line=1.0, caption="TOM Fig. 8: markers are the paper's per-workload values where its text "
+                                        "gives them. TOM = ctrl+tmap.")]
+        for cfg in ("no-ctrl+tmap", "ctrl+tmap"):
+            parts = self._traffic(results, cfg)
+            figs.append(BarChart(
+                name=f"traffic_{cfg.replace('+', '_')}", title=f"Off-chip traffic of {cfg} by channel",
+                ylabel="fraction of the baseline's traffic", categories=names,
+                series={ch: [parts[ch][w] for w in cats] for ch in parts}, mean=None, reference_line=None,
+                caption="TOM Fig. 9: GPU->stack (TX), stack->GPU (RX) and stack<->stack bytes over the baseline's "
+                        "total link bytes."))
+        figs.append(BarChart(
+            name="energy", title="Energy normalised to the baseline", ylabel="energy (x)", categories=names,
+            series={c: [self._energy(results, c)[w] for w in cats] for c in ("no-ctrl+bmap", "ctrl+bmap", "ctrl+tmap")},
+            reference_line=1.0, caption="TOM Fig. 10 (totals; the split by component is a table in the report)."))
+        figs.append(BarChart(
+            name="offloaded_share", title="Offloaded share of thread-instructions", ylabel="fraction",
+            categories=names, series={c: [self._values(results, c, SHARE)[w] for w in cats]
+                                      for c in ("no-ctrl+tmap", "ctrl+tmap")},
+            mean=None, caption="Paper: 46.4% (no-ctrl) and 15.7% (ctrl) on average."))
+        figs.append(BarChart(
+            name="colocation", title="Probability that a candidate instance touches one stack", ylabel="probability",
+            categories=names, series={k: [self._values(results, "ctrl+tmap", f"tom.colocation.{k}")[w] for w in cats]
+                                      for k in ("baseline", "learned", "oracle")},
+            mean=None, caption="TOM Fig. 6: 38% (baseline mapping), 72% (learned from 0.1%), 75% (best 2 bits)."))
+        return figs
+
+    def tables(self, results: ResultSet) -> list[Table]:
+        cats = results.workloads
+        sp = {c: self._speedup(results, c) for c in CONFIGS if c != "baseline"}
+        rows = [[ABBREV.get(w, w), *[sp[c][w] for c in sp]] for w in cats]
+        rows.append(["GMEAN", *[self._mean(sp[c]) for c in sp]])
+        out = [Table("speedups", "Speedup over the baseline per configuration", ["workload", *sp], rows)]
+        trows = []
+        for c in ("no-ctrl+bmap", "no-ctrl+tmap", "ctrl+bmap", "ctrl+tmap"):
+            parts = self._traffic(results, c)
+            tot = self._total_traffic(results, c)
+            trows.append([c, *[self._amean(parts[ch]) for ch in parts], self._amean(tot)])
+        out.append(Table("traffic", "Off-chip traffic by channel, normalised to the baseline's total (mean)",
+                         ["config", *TRAFFIC, "total"], trows))
+        erows = []
+        for c in ("baseline", "no-ctrl+bmap", "ctrl+bmap", "ctrl+tmap"):
+            totals = {k: 0.0 for k in (*ENERGY_PARTS, "static")}
+            base_total = 0.0
+            for w in cats:
+                p = self._energy_parts(results, c, w)
+                b = self._values(results, "baseline", "energy.total")[w] or 0.0
+                base_total += b
+                for k in totals:
+                    totals[k] += p[k]
+            erows.append([c, *[totals[k] / base_total if base_total else None for k in totals]])
+        out.append(Table("energy", "Energy by component over the baseline's total (summed over workloads)",
+                         ["config", *ENERGY_PARTS, "static"], erows,
+                         note="SMs: instructions, L1, shared memory and register file; static power apart."))
+        crow = [[ABBREV.get(w, w), *[self._values(results, "ctrl+tmap", m)[w] for m in
+                                     ("tom.candidates", "tom.instances", "tom.max_live_regs",
+                                      "offload.blocks.offloaded", "tom.mapping.learned_start_bit",
+                                      "tom.mapping.oracle_start_bit", "tom.learning.penalty_cycles")]] for w in cats]
+        out.append(Table("candidates", "Candidates, instances and mappings (ctrl+tmap)",
+                         ["workload", "candidates", "instances", "max live regs", "offloaded", "learned bit",
+                          "oracle bit", "learning penalty (cycles)"], crow))
+        return out
+
+    def checks(self, results: ResultSet) -> list[Check]:
+        P = PAPER
+        sp = {c: self._speedup(results, c) for c in CONFIGS if c != "baseline"}
+        mean = {c: self._mean(v) for c, v in sp.items()}
+        tom = [v for v in sp["ctrl+tmap"].values() if v is not None]
+        col = {k: self._amean(self._values(results, "ctrl+tmap", f"tom.colocation.{k}"))
+               for k in ("baseline", "learned", "oracle")}
+        one, four = bw_per_warp(5, 0, 1, 1), bw_per_warp(5, 0, 4, 4)
+        ran = len(results.results) - len(results.failed)
+        checks = [
+            Check("every point ran (functional outputs checked against NumPy)", "all",
+                  f"{ran} of {len(results.results)}", not results.failed, criterion="no failed point"),
+            Check.close("cost model, LIBOR portfolio_b, 1 iteration: BW_TX + BW_RX", 110.25, sum(one), 0.0),
+            Check.close("cost model, LIBOR portfolio_b, 4 iterations: BW_TX + BW_RX", -39.0, sum(four), 0.0),
+            Check.below("at most ~20 candidates per kernel",
+                        max((v or 0.0) for v in self._values(results, "ctrl+tmap", "tom.max_candidates_per_kernel")
+                            .values()) if results.workloads else None, 21, paper="<= 20"),
+            Check.below("at most ~26 live registers per candidate",
+                        max((v or 0.0) for v in self._values(results, "ctrl+tmap", "tom.max_live_regs").values())
+                        if results.workloads else None, 33, paper="26 (cap 32, G8)"),
+            Check.above("co-location: learned mapping above the baseline mapping (mean)",
+                        (col["learned"] - col["baseline"]) if None not in col.values() else None, 0.0,
+                        paper=f"{P['colocation_learned']} vs {P['colocation_baseline']}"),
+            Check("co-location: learned <= oracle (mean)", P["colocation_oracle"], col["oracle"],
+                  col["learned"] is not None and col["oracle"] is not None and col["learned"] <= col["oracle"] + 1e-12,
+                  criterion="learned <= oracle"),
+            Check.close("co-location of the baseline mapping (mean)", P["colocation_baseline"], col["baseline"], 0.5),
+            Check.close("co-location of the learned mapping (mean)", P["colocation_learned"], col["learned"], 0.3),
+            Check.close("TOM (ctrl+tmap) mean speedup", P["speedup_ctrl_tmap_mean"], mean["ctrl+tmap"], 0.15),
+            Check.close("TOM (ctrl+tmap) best speedup", P["speedup_ctrl_tmap_max"], max(tom) if tom else None, 0.3),
+            Check.above("TOM slows no workload (its smallest speedup)", min(tom) if tom else None, 0.99,
+                        paper="every workload speeds up"),
+            Check.above("ctrl+tmap above ctrl+bmap (mean speedups)",
+                        (mean["ctrl+tmap"] - mean["ctrl+bmap"]) if mean["ctrl+tmap"] and mean["ctrl+bmap"] else None,
+                        0.0, paper="+10 points"),
+            Check.below("no-ctrl (tmap) averages below the baseline", mean["no-ctrl+tmap"], 1.0,
+                        paper=P["speedup_no_ctrl_tmap_mean"]),
+            Check.below("no-ctrl (bmap) averages below the baseline", mean["no-ctrl+bmap"], 1.0,
+                        paper=P["speedup_no_ctrl_bmap_mean"]),
+            Check.above("ideal NDP above TOM (mean speedups)",
+                        (mean["ideal"] - mean["ctrl+tmap"]) if mean["ideal"] and mean["ctrl+tmap"] else None, 0.0,
+                        paper=f"{P['speedup_ideal_mean']} vs {P['speedup_ctrl_tmap_mean']}"),
+        ]
+        share_nc = self._amean(self._values(results, "no-ctrl+tmap", SHARE))
+        share_c = self._amean(self._values(results, "ctrl+tmap", SHARE))
+        checks.append(Check("control offloads less than no-ctrl (mean instruction share)",
+                            f"{P['share_ctrl']} < {P['share_no_ctrl']}",
+                            f"{share_c:.3f} < {share_nc:.3f}" if share_c is not None and share_nc is not None else None,
+                            share_c is not None and share_nc is not None and share_c < share_nc,
+                            criterion="ctrl < no-ctrl"))
+        t_nc, t_c = (self._amean(self._total_traffic(results, c)) for c in ("no-ctrl+tmap", "ctrl+tmap"))
+        checks += [
+            Check.below("no-ctrl+tmap reduces off-chip traffic (mean, fraction of baseline)", t_nc, 1.0,
+                        paper=P["traffic_no_ctrl_tmap"]),
+            Check.below("ctrl+tmap reduces off-chip traffic (mean, fraction of baseline)", t_c, 1.0,
+                        paper=P["traffic_ctrl_tmap"]),
+            Check.below("ctrl+tmap reduces energy (mean, fraction of baseline)",
+                        self._amean(self._energy(results, "ctrl+tmap")), 1.0, paper=P["energy_ctrl_tmap"]),
+        ]
+        cross = [mean.get(f"ctrl+tmap cross {r}") for r in ("0.125", "0.25")] + [mean["ctrl+tmap"],
+                                                                                 mean.get("ctrl+tmap cross 1")]
+        mono = None not in cross and all(a <= b + 1e-9 for a, b in zip(cross, cross[1:], strict=False))
+        checks.append(Check("speedup grows with cross-stack bandwidth (0.125, 0.25, 0.5, 1)",
+                            "1.17 / 1.29 / 1.30 / 1.31", " / ".join(f"{v:.3f}" for v in cross) if None not in cross
+                            else None, bool(mono), criterion="monotone"))
+        i1, i2 = mean.get("ctrl+tmap 1x-internal-BW"), mean["ctrl+tmap"]
+        checks.append(Check.close("1x internal bandwidth within a few % of 2x (ratio of mean speedups)",
+                                  P["internal_1x_speedup"] / P["speedup_ctrl_tmap_mean"],
+                                  i1 / i2 if i1 and i2 else None, 0.05))
+        return checks

@@ -1,0 +1,138 @@
+"""TOM's offload hardware as a timing-engine plan: which instances may go, with which packets (section 3.3).
+
+The engine's block offload (``ndpgpu.timing.interfaces.BlockOffload``) holds the compiled parts: the
+decision at the block's first memory instruction, the channel busy monitor, the per-stack pending counters,
+the stack SMs and the coherence actions. This module turns a launch's candidate instances into its plan:
+
+* **condition** (section 3.2, G10): a conditional candidate is allowed when the instance's trip count (its
+  loop header's executions, what the hardware reads at loop entry) reaches ``tmin``; instances of the
+  learning phase (section 4.3) are never offloaded;
+* **tag** (2 bits, G7): evaluated at the instance's own trip count: the block *adds* TX (RX) traffic when
+  its BW_TX (BW_RX) is not negative, and a busy TX (RX) channel then stops it;
+* **packets** (G3, 16-B flits): request = 1 + live-in registers x 32 lanes x 4 B; acknowledgement = 1 +
+  live-outs likewise + 4-B addresses of the written lines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ...timing.interfaces import OFFLOAD_INSTANCE_FIELDS, BlockOffload, OffloadPlan
+from ...trace.format import KernelTrace
+from .candidates import Candidate, CandidateTable
+from .cost import DEFAULT_PARAMS, CostParams
+from .instances import (
+    I_DOFF,
+    I_DSEG,
+    I_OFF0,
+    I_OFF1,
+    I_REC0,
+    I_REC1,
+    I_SEG0,
+    I_SEG1,
+    I_TRIPS,
+    I_WARP,
+    BlockInstances,
+    find_instances,
+)
+
+CONTROLS = ("always", "ctrl", "ideal")
+
+
+@dataclasses.dataclass(frozen=True)
+class TomConfig:
+    """The offload controller's parameters (defaults: the extraction's recommendations G3-G5)."""
+
+    control: str = "ctrl"  # always (no-ctrl), ctrl (dynamic control) or ideal (free and local, pending limit kept)
+    busy_threshold: float = 0.8  # G4: a channel is busy at this utilisation ...
+    busy_window_cycles: int = 1000  # ... over this window (core cycles)
+    pending_factor: float = 1.0  # G5: pending offloads per stack <= factor x the stack SMs' warp capacity
+    pipeline_cycles: int = 10  # section 5: offload pipeline latency
+    flit_bytes: int = 16  # G3
+    header_flits: int = 1
+    address_bytes: int = 4  # section 3.1: 4-B addresses and registers
+    invalidate_stack_l1: bool = True  # section 3.6, step 2
+    cost: CostParams = DEFAULT_PARAMS
+
+    def __post_init__(self) -> None:
+        if self.control not in CONTROLS:
+            raise ValueError(f"control {self.control!r}; valid: {', '.join(CONTROLS)}")
+        if not 0 <= self.busy_threshold <= 10:
+            raise ValueError(f"busy_threshold {self.busy_threshold} outside [0, 10]")
+        if self.pending_factor <= 0:
+            raise ValueError(f"pending_factor must be > 0, not {self.pending_factor}")
+
+    def register_flits(self, units: int) -> int:
+        """Flits of ``units`` 32-bit registers for a whole warp (32 lanes)."""
+        return math.ceil(units * 32 * 4 / self.flit_bytes)
+
+
+class TomOffload(BlockOffload):
+    """Plans a launch's offloads from its kernel's candidate table (``find_candidates``)."""
+
+    def __init__(self, tables: dict[str, CandidateTable], config: TomConfig = TomConfig(),
+                 learning: dict[int, np.ndarray] | None = None) -> None:
+        self.tables = tables
+        self.config = config
+        self.learning = learning or {}  # launch id -> instance indices that run on the GPU (learning phase)
+        self._instances: dict[int, tuple[list[Candidate], BlockInstances]] = {}
+
+    def instances(self, trace: KernelTrace) -> tuple[list[Candidate], BlockInstances]:
+        """The launch's candidates and instances (cached per launch id)."""
+        key = trace.launch.launch_id
+        if key not in self._instances:
+            table = self.tables.get(trace.launch.kernel)
+            cands = table.candidates if table is not None else []
+            self._instances[key] = (cands, find_instances(trace, cands))
+        return self._instances[key]
+
+    def plan(self, trace: KernelTrace, machine) -> OffloadPlan | None:
+        cands, inst = self.instances(trace)
+        if not len(inst):
+            return None
+        cfg = self.config
+        t = inst.table
+        n = len(t)
+        allowed = np.ones(n, np.int64)
+        adds_tx = np.zeros(n, np.int64)
+        adds_rx = np.zeros(n, np.int64)
+        req = np.zeros(n, np.int64)
+        ack_regs = np.zeros(n, np.int64)
+        cand_of = t[:, 1]
+        for ci, c in enumerate(cands):
+            rows = np.nonzero(cand_of == ci)[0]
+            if not len(rows):
+                continue
+            req[rows] = cfg.header_flits + cfg.register_flits(c.reg_tx)
+            ack_regs[rows] = cfg.header_flits + cfg.register_flits(c.reg_rx)
+            trips = t[rows, I_TRIPS]
+            for tv in np.unique(trips):
+                sel = rows[trips == tv]
+                at = int(tv) if c.trip == "entry" else None
+                bw_tx, bw_rx = c.bandwidth(at, cfg.cost)
+                adds_tx[sel] = int(bw_tx >= 0)
+                adds_rx[sel] = int(bw_rx >= 0)
+                if c.conditional:
+                    allowed[sel] = int(tv >= c.tmin)
+        skip = self.learning.get(trace.launch.launch_id)
+        if skip is not None and len(skip):
+            allowed[skip] = 0
+        nw = np.diff(inst.written_start)
+        ack = ack_regs + np.ceil(nw * cfg.address_bytes / cfg.flit_bytes).astype(np.int64)
+        no_mem = t[:, I_DSEG] < 0
+        cols = {
+            "warp": t[:, I_WARP], "seg0": t[:, I_SEG0], "off0": t[:, I_OFF0],
+            "dseg": np.where(no_mem, t[:, I_SEG0], t[:, I_DSEG]), "doff": np.where(no_mem, t[:, I_OFF0], t[:, I_DOFF]),
+            "seg1": t[:, I_SEG1], "off1": t[:, I_OFF1], "rec0": t[:, I_REC0], "rec1": t[:, I_REC1],
+            "line": inst.first_line, "allowed": allowed, "adds_tx": adds_tx, "adds_rx": adds_rx,
+            "req_flits": req, "ack_flits": ack, "wl0": inst.written_start[:-1], "wl1": inst.written_start[1:],
+        }
+        rows = np.stack([np.asarray(cols[f], np.int64) for f in OFFLOAD_INSTANCE_FIELDS], axis=1)
+        capacity = machine.stacks.sm_max_warps * machine.stacks.sms_per_stack
+        return OffloadPlan(rows, inst.written, mode=cfg.control, busy_threshold=cfg.busy_threshold,
+                           busy_window_cycles=cfg.busy_window_cycles,
+                           pending_limit=0 if cfg.control == "always" else max(1, round(cfg.pending_factor * capacity)),
+                           pipeline_cycles=cfg.pipeline_cycles, invalidate_stack_l1=cfg.invalidate_stack_l1)

@@ -1,0 +1,199 @@
+"""TOM as a session policy: ``tom:<control>+<mapping>[,key=value...]`` (``ndpgpu.experiments.policies``).
+
+* control: ``gpu`` (no offloading; the baseline and the mapping-only studies), ``always`` (no-ctrl),
+  ``ctrl`` (dynamic control), ``ideal`` (free offload packets, every stack-SM access local: the bound);
+* mapping: ``bmap`` (G14 baseline XOR mapping everywhere), ``tmap`` (the mapping learned from the first
+  0.1% of candidate instances, on the allocations they touched; the rest keeps ``bmap``), ``oracle`` (the
+  best of the 10 mappings with every instance seen);
+* keys: ``threshold`` (busy monitor, G4), ``window`` (cycles), ``pending`` (pending-offload limit as a
+  multiple of the stack SMs' warp capacity, G5), ``learn`` (learning fraction, G11), ``pcie_ns`` (extra
+  latency of a learning-phase access, G11: 1000), ``score`` (``one_stack`` or ``first_stack``, G12).
+
+``prepare`` finds the candidates of the recording's kernels, their instances in each launch, learns the
+mapping (instances in dispatch order: the first instance of every warp of the first launch, then the
+second, ...; the functional run knows no time, so this stands for "first in time"), maps the address space
+and attaches the offload plan. The learning phase's instances run on the GPU; their cost, each memory
+instruction of the longest learning instance paying ``pcie_ns`` in turn, is reported as
+``tom.learning.penalty_cycles`` (an estimate; see docs/tom.md) and is not part of ``kernel.cycles``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from ...experiments.policies import PolicyError, SessionPolicy, register_policy
+from ...timing.policies import ParityMapping
+from .candidates import CandidateTable
+from .cost import DEFAULT_PARAMS
+from .instances import I_ORDINAL, I_REC0, I_REC1, I_WARP, BlockInstances
+from .mapping import BASELINE, TOM_MAPPINGS, Instances, MemoryMapAnalyzer, StackMapping
+from .offload import TomConfig, TomOffload
+
+CONTROL_NAMES = ("gpu", "always", "ctrl", "ideal")
+MAPPING_NAMES = ("bmap", "tmap", "oracle")
+ADDRESS_SPACE = 1 << 48
+
+
+@dataclasses.dataclass(frozen=True)
+class TomPolicySpec:
+    control: str = "ctrl"
+    mapping: str = "tmap"
+    threshold: float = 0.8
+    window: int = 1000
+    pending: float = 1.0
+    learn: float = 0.001
+    pcie_ns: float = 1000.0
+    score: str = "one_stack"
+
+    @classmethod
+    def parse(cls, spec: str) -> TomPolicySpec:
+        head, *pairs = [p.strip() for p in spec.split(",")]
+        control, sep, mapping = head.partition("+")
+        if not sep or control not in CONTROL_NAMES or mapping not in MAPPING_NAMES:
+            raise PolicyError(f"tom:{spec}: expected tom:<control>+<mapping> with control in {CONTROL_NAMES} and "
+                              f"mapping in {MAPPING_NAMES}")
+        kw: dict[str, Any] = {"control": control, "mapping": mapping}
+        types = {f.name: f.type for f in dataclasses.fields(cls)}
+        for pair in pairs:
+            key, eq, value = pair.partition("=")
+            if not eq or key not in types or key in ("control", "mapping"):
+                raise PolicyError(f"tom:{spec}: unknown setting {pair!r}; settings: threshold, window, pending, "
+                                  "learn, pcie_ns, score")
+            try:
+                kw[key] = {"float": float, "int": int, "str": str}[str(types[key])](value)
+            except ValueError as exc:
+                raise PolicyError(f"tom:{spec}: {key}={value!r} is not a {types[key]}") from exc
+        if kw.get("score", "one_stack") not in ("one_stack", "first_stack"):
+            raise PolicyError(f"tom:{spec}: score must be one_stack or first_stack")
+        return cls(**kw)
+
+
+def parity(mapping: StackMapping) -> ParityMapping:
+    """The engine's descriptor of ``mapping``: channel = stack x vaults-per-stack + vault."""
+    return ParityMapping(tuple(mapping.vault_masks) + tuple(mapping.stack_masks), tuple(mapping.bank_masks),
+                         mapping.row_mask)
+
+
+def candidate_tables(workload: str) -> dict[str, CandidateTable]:
+    """The candidate table of every kernel of a registered workload (its module, compiled as it runs)."""
+    from ...workloads.base import get_workload
+    from ...workloads.runner import _module_for
+    from .cli import analyze_module
+
+    return {t.kernel: t for t in analyze_module(_module_for(get_workload(workload)))}
+
+
+def analyzer_instances(per_launch: list[BlockInstances]) -> tuple[Instances, list[tuple[int, np.ndarray]]]:
+    """All launches' instances in dispatch order, and for each of them its (launch, instance index)."""
+    starts, chunks, cands, owner = [0], [], [], []
+    for li, inst in enumerate(per_launch):
+        if not len(inst):
+            continue
+        order = np.lexsort((inst.table[:, I_WARP], inst.table[:, I_ORDINAL]))
+        for i in order:
+            seg = inst.lines[inst.lines_start[i]:inst.lines_start[i + 1]]
+            chunks.append(seg)
+            starts.append(starts[-1] + len(seg))
+            cands.append(inst.table[i, 1])
+        owner.append((li, order))
+    lines = np.concatenate(chunks).astype(np.uint64) if chunks else np.zeros(0, np.uint64)
+    return Instances(np.array(starts, np.int64), lines, np.array(cands, np.int64)), owner
+
+
+def allocation_table(recording: Any, traces: list[Any]) -> np.ndarray:
+    """(start, length) of every device allocation and of each launch's local-memory window."""
+    rows = [(int(a["addr"]), int(a["bytes"])) for a in getattr(recording, "allocations", []) if a["bytes"] > 0]
+    for tr in traces:
+        L = tr.launch
+        if L.local_bytes_per_thread:
+            per_warp = -(-L.local_bytes_per_thread * 32 // 128) * 128
+            rows.append((int(L.local_base), per_warp * tr.num_warps))
+    rows = sorted(set(rows))
+    merged: list[tuple[int, int]] = []
+    for s, n in rows:  # local windows of several launches coincide: keep one range per address span
+        if merged and s < merged[-1][0] + merged[-1][1]:
+            ps, pn = merged[-1]
+            merged[-1] = (ps, max(ps + pn, s + n) - ps)
+        else:
+            merged.append((s, n))
+    return np.array(merged, np.int64).reshape(-1, 2)
+
+
+class TomPolicy(SessionPolicy):
+    """One TOM configuration applied to a recording (see the module docstring)."""
+
+    def __init__(self, spec: TomPolicySpec) -> None:
+        self.spec = spec
+        self._rows: list[tuple[str, str, float, str]] = []
+
+    def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
+        sp = self.spec
+        machine = session.machine
+        tables = candidate_tables(getattr(recording, "workload", None) or recording.name)
+        config = TomConfig(control=sp.control if sp.control != "gpu" else "ctrl", busy_threshold=sp.threshold,
+                           busy_window_cycles=sp.window, pending_factor=sp.pending, cost=DEFAULT_PARAMS)
+        offload = TomOffload(tables, config)
+        per_launch = [offload.instances(tr)[1] for tr in traces]
+        inst, owner = analyzer_instances(per_launch)
+        allocs = allocation_table(recording, traces)
+        put = self._put
+        put("tom", "candidates", sum(len(t.candidates) for t in tables.values()), "blocks")
+        put("tom", "max_candidates_per_kernel", max((len(t.candidates) for t in tables.values()), default=0), "blocks")
+        put("tom", "max_live_regs", max((c.live_regs for t in tables.values() for c in t.candidates), default=0),
+            "registers")
+        put("tom", "instances", len(inst), "instances")
+        analyzer = MemoryMapAnalyzer(TOM_MAPPINGS)
+        mapping_lo: list[tuple[int, int, StackMapping]] = []
+        if len(inst):
+            learned = analyzer.learn(inst, sp.learn, which=sp.score, allocations=allocs)
+            oracle = analyzer.oracle(inst, which=sp.score, allocations=allocs)
+            put("tom.colocation", "baseline", MemoryMapAnalyzer.colocation(inst, BASELINE), "fraction")
+            put("tom.colocation", "learned", MemoryMapAnalyzer.colocation(inst, learned.mapping), "fraction")
+            put("tom.colocation", "oracle", MemoryMapAnalyzer.colocation(inst, oracle.mapping), "fraction")
+            put("tom.mapping", "learned_start_bit", float(learned.mapping.start_bit), "bit")
+            put("tom.mapping", "oracle_start_bit", float(oracle.mapping.start_bit), "bit")
+            chosen = {"tmap": learned, "oracle": oracle}.get(sp.mapping)
+            if chosen is not None:
+                for (s, n), flag in zip(allocs, chosen.offload, strict=True):
+                    if flag:
+                        mapping_lo.append((int(s), int(s + n), chosen.mapping))
+                put("tom.mapping", "remapped_bytes", float(sum(h - lo for lo, h, _ in mapping_lo)), "bytes")
+            if sp.mapping == "tmap":
+                self._learning_phase(offload, learned.n_learn, owner, per_launch, traces, machine)
+        for lo, hi, mp in mapping_lo:
+            session.map_range(lo, hi, parity(mp))
+        session.map_range(0, ADDRESS_SPACE, parity(BASELINE))
+        if sp.control != "gpu":
+            session.set_block_offload(offload)
+
+    def _learning_phase(self, offload: TomOffload, n_learn: int, owner: list[tuple[int, np.ndarray]],
+                        per_launch: list[BlockInstances], traces: list[Any], machine: Any) -> None:
+        """The first ``n_learn`` instances run on the GPU with data in host memory (section 4.3)."""
+        left = n_learn
+        longest = 0
+        for li, order in owner:
+            take = order[:left]
+            if len(take):
+                offload.learning[int(traces[li].launch.launch_id)] = take
+                t = per_launch[li].table
+                longest = max(longest, int((t[take, I_REC1] - t[take, I_REC0]).max()))
+            left -= len(take)
+            if left <= 0:
+                break
+        self._put("tom.learning", "instances", n_learn, "instances")
+        self._put("tom.learning", "penalty_cycles", longest * self.spec.pcie_ns * machine.clocks.core_mhz / 1000,
+                  "cycles")
+
+    def _put(self, path: str, metric: str, value: float, unit: str) -> None:
+        self._rows.append((path, metric, float(value), unit))
+
+    def rows(self) -> list[tuple[str, str, float, str]]:
+        return list(self._rows)
+
+
+@register_policy("tom")
+def make_tom_policy(spec: str) -> TomPolicy:
+    return TomPolicy(TomPolicySpec.parse(spec))

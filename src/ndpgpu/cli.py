@@ -79,9 +79,9 @@ def _cmd_machines(args: argparse.Namespace) -> int:
 
 
 def _cmd_main(args: argparse.Namespace) -> int:
-    """The README's main job: the built-in study if the experiment machinery is present, else a check run."""
+    """The README's main job: a reproduction (TOM's by default), or with --functional-only a check run."""
     try:
-        from .experiments.cli import main_job  # the builtin study on gtx480 and v100 (issue 5)
+        from .experiments.cli import main_job  # a reproduction with its report
         from .timing import TimingSession, load_machine  # noqa: F401  (the study needs the timing engine)
     except ImportError:
         main_job = None  # until the timing engine lands, the main job is the functional check run
@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bounds-check", action="store_true", help="report accesses outside allocations")
     p.set_defaults(func=_cmd_run)
 
-    p = sub.add_parser("main", help="the main job: the built-in study (or functional checks)")
+    p = sub.add_parser("main", help="the main job: TOM's reproduction (or another study, or functional checks)")
+    p.add_argument("--study", default="tom", help="the reproduction to run (tom; builtin: the built-in study)")
     p.add_argument("--scale", default="small")
     p.add_argument("--out", default="out/main", help="report directory")
     p.add_argument("--jobs", type=int, default=2)

@@ -104,8 +104,8 @@ def test_the_executor_base_refuses_to_instantiate() -> None:
 
 
 def test_main_job_runs_the_builtin_study(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = argparse.Namespace(scale="tiny", out=str(tmp_path / "main"), jobs=0, store=str(tmp_path / "r.duckdb"),
-                              executor="fake", no_progress=True)
+    args = argparse.Namespace(study="builtin", scale="tiny", out=str(tmp_path / "main"), jobs=0,
+                              store=str(tmp_path / "r.duckdb"), executor="fake", no_progress=True)
     assert cli.main_job(args) == 0
     assert (tmp_path / "main" / "report.md").exists() and (tmp_path / "main" / "figures" / "ipc.png").exists()
     assert "builtin: checks 2/2 pass; points 20/20 ran" in capsys.readouterr().out

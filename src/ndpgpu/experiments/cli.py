@@ -276,12 +276,13 @@ def reproduce_main(args: argparse.Namespace) -> int:
 
 
 def main_job(args: argparse.Namespace) -> int:
-    """``ndpgpu main``: the README's main job, the built-in study on gtx480 and v100 with its report.
+    """``ndpgpu main``: the README's main job, a reproduction with its report (``study``: default ``tom``,
+    TOM's reproduction; ``builtin`` is the built-in study on gtx480 and v100).
 
-    Reads ``scale``, ``out`` and ``jobs`` (and ``store`` when present) from ``args``.
+    Reads ``study``, ``scale``, ``out`` and ``jobs`` (and ``store`` when present) from ``args``.
     """
     ns = argparse.Namespace(
-        paper="builtin",
+        paper=getattr(args, "study", None) or "tom",
         list=False,
         scale=getattr(args, "scale", None),
         out=getattr(args, "out", None),

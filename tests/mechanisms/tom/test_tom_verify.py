@@ -22,6 +22,8 @@ from ndpgpu.analysis.cfg import branch_target
 from ndpgpu.frontend import nvcc
 from ndpgpu.frontend.ir import Function
 from ndpgpu.functional.launch import LaunchOptions
+from ndpgpu.mechanisms.tom.candidates import Candidate
+from ndpgpu.mechanisms.tom.instances import I_OFF0, I_SEG0, I_WARP, find_instances
 from ndpgpu.mechanisms.tom.verify import (
     LINE_BYTES,
     POISON_PATTERNS,
@@ -764,8 +766,17 @@ def test_workload_blocks_are_transparent_and_mutations_caught(name: str) -> None
         assert caught, f"{name} {kernel} [{begin}, {end}): no mutation of the live sets changed an output"
 
 
+def span_candidate(kernel: str, begin_pc: int, end_pc: int) -> Candidate:
+    """A block as the offload plan sees it (only its PC range matters to ``find_instances``)."""
+    return Candidate(index=0, kernel=kernel, begin=0, end=0, begin_pc=begin_pc, end_pc=end_pc, live_in=(),
+                     live_out=(), reg_tx=0, reg_rx=0, n_ld_fixed=0, n_st_fixed=0, n_ld_iter=0, n_st_iter=0,
+                     trip="none", trip_count=None, header_pc=None, tmin=None)
+
+
 @pytest.mark.parametrize("name", WORKLOAD_PARAMS)
 def test_workload_written_lines(name: str) -> None:
+    """The lines each instance writes, as the acknowledgement reports them (``instances.find_instances``),
+    equal those of an independently traced run of the rewritten (poisoned) kernel."""
     h = harness(name)
     orig = h.traced(h.ptx)
     for kernel, begin, end in workload_blocks(name):
@@ -781,6 +792,14 @@ def test_workload_written_lines(name: str) -> None:
             rinsts = check_instances(t_new, rbpc, repc)
             assert [(i.warp, i.mask, i.lines) for i in rinsts] == [(i.warp, i.mask, i.lines) for i in insts]
             assert all(i.exact for i in insts)
+            # the offload plan's instances (the engine's acknowledgement lists) against this reference
+            plan = find_instances(t_orig, [span_candidate(kernel, bpc, epc)])
+            assert list(plan.table[:, I_WARP]) == [i.warp for i in insts]
+            assert list(plan.table[:, I_SEG0]) == [i.segment for i in insts]
+            assert list(plan.table[:, I_OFF0]) == [i.offset for i in insts]
+            acks = [set(plan.written[plan.written_start[k]:plan.written_start[k + 1]].tolist())
+                    for k in range(len(plan))]
+            assert acks == [i.lines for i in insts]
             checked += len(insts)
         assert checked, f"{name} {kernel} [{begin}, {end}) never runs: its verification would be vacuous"
 

@@ -17,11 +17,13 @@ import argparse
 import json
 import platform
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 import ndpgpu
+from ndpgpu.experiments.policies import make_policy
 from ndpgpu.timing import TimingSession
 from ndpgpu.workloads.base import RunContext, get_workload
 from ndpgpu.workloads.runner import _module_for
@@ -38,12 +40,19 @@ CASES = [
     ("sgemm_naive", {"n": 256}, "llc-mesh", None),
     ("vecadd", {"n": 1 << 20, "block": 256}, "tom-baseline", None),
     ("vecadd", {"n": 1 << 20, "block": 256}, "ipndp-base8", None),
+    # TOM (seed 000): the workload's `small` inputs, timed with a session policy (docs/tom.md)
+    ("kmeans", "small", "tom-baseline", None, "tom:gpu+bmap"),
+    ("kmeans", "small", "tom-ndp", None, "tom:ctrl+tmap"),
+    ("reduction", "small", "tom-ndp", None, "tom:ctrl+tmap"),
 ]
 
 
-def run_case(name: str, params: dict[str, Any], machine: str) -> dict[str, Any]:
-    """One round: functional run with traces, then timing of every launch on ``machine``."""
+def run_case(name: str, params: dict[str, Any] | str, machine: str, policy: str | None = None) -> dict[str, Any]:
+    """One round: functional run with traces, then timing of every launch on ``machine`` (with ``policy``
+    prepared first: its time, candidate analysis and mapping included, counts as timing)."""
     cls = get_workload(name)
+    if isinstance(params, str):
+        params = cls.params(params)
     wl = cls()
     inputs = wl.inputs(params, np.random.default_rng(cls.seed))
     module = _module_for(cls)
@@ -53,11 +62,15 @@ def run_case(name: str, params: dict[str, Any], machine: str) -> dict[str, Any]:
     functional_s = time.perf_counter() - t0
     t1 = time.perf_counter()
     session = TimingSession(machine)
+    if policy is not None:
+        allocs = [{"addr": a.address, "bytes": a.size} for a in dev.memory.allocations]
+        make_policy(policy).prepare(session, SimpleNamespace(workload=name, allocations=allocs), dev.traces)
     for trace in dev.traces:
         session.run_launch(trace)
     timing_s = time.perf_counter() - t1
     total = session.totals()
-    return {"workload": name, "params": params, "machine": machine, "launches": len(dev.traces),
+    return {"workload": name, "params": params, "machine": machine + (f" {policy}" if policy else ""),
+            "launches": len(dev.traces),
             "functional_s": functional_s, "timing_s": timing_s, "total_s": functional_s + timing_s,
             "cycles": int(total.cycles), "warp_instructions": int(total.c("WARP_INSTS"))}
 
@@ -68,12 +81,12 @@ def main() -> None:
     ap.add_argument("--json", help="also write the rows here")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    for name, params, machine, _ in CASES:  # nvcc, numba (both engines), first-touch
-        run_case(name, {**params}, machine)
+    for name, params, machine, _, *pol in CASES:  # nvcc, numba (both engines), first-touch
+        run_case(name, params, machine, *pol)
     warm_s = time.perf_counter() - t0
     rows = []
-    for name, params, machine, target in CASES:
-        best = min((run_case(name, params, machine) for _ in range(args.repeat)), key=lambda r: r["total_s"])
+    for name, params, machine, target, *pol in CASES:
+        best = min((run_case(name, params, machine, *pol) for _ in range(args.repeat)), key=lambda r: r["total_s"])
         best["target_s"] = target
         best["cycles_per_s"] = best["cycles"] / best["timing_s"]
         best["warp_insts_per_s"] = best["warp_instructions"] / best["timing_s"]
@@ -84,7 +97,8 @@ def main() -> None:
           "warp-instr | cycles/s | warp-instr/s |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        size = ", ".join(f"{k}={v}" for k, v in r["params"].items() if k != "block" and k != "max_degree")
+        size = ", ".join(f"{k}={v}" for k, v in r["params"].items() if k != "block" and k != "max_degree"
+                         and not isinstance(v, (list, dict)))
         target = f"{r['target_s']:.2f}" if r["target_s"] else "-"
         print(f"| {r['workload']} ({size}) | {r['machine']} | {r['launches']} | {r['functional_s']:.2f} | "
               f"{r['timing_s']:.2f} | {r['total_s']:.2f} | {target} | {r['cycles']:,} | "

@@ -117,9 +117,9 @@ NTS = len(TS_NAMES)
     C_WK_SL, C_WK_CH, C_WK_NET, C_WK_DISP, C_NCOMP, C_NLDO, C_NRQP, C_DLOG_CAP, C_TS_CAP, C_L1_XOR_BITS,
     C_L2_XOR_BITS, C_CTA_THREADS, C_CTA_WARPS, C_CTA_REGS, C_CTA_SMEM, C_NCLASS, C_UCNT_SP, C_UCNT_INT,
     C_UCNT_DP, C_UCNT_SFU, C_UCNT_LDST, C_UCNT_BRANCH, C_L2_PORTS, C_MAX_THREADS, C_REGFILE, C_SMEM_SIZE,
-    C_NSA, C_NGPU, C_NSTK, C_VPS, C_SPS, C_XL0, C_SWARPS
-) = range(139)
-NCFG = 139
+    C_NSA, C_NGPU, C_NSTK, C_VPS, C_SPS, C_XL0, C_SWARPS, C_Q_L2VIN
+) = range(140)
+NCFG = 140
 CFG_NAMES = (
     'NSM', 'NSUB', 'NSLOT', 'NCTA_SLOTS', 'MAXW_SUB', 'ISSUE_W', 'SCHED', 'ACTIVE_POOL', 'NREG',
     'DISPATCH_MODE', 'DISPATCH_PER_CYCLE', 'CTA_LAUNCH_LAT', 'KERNEL_LAUNCH_LAT', 'SUB_UNITS',
@@ -137,7 +137,7 @@ CFG_NAMES = (
     'WK_SL', 'WK_CH', 'WK_NET', 'WK_DISP', 'NCOMP', 'NLDO', 'NRQP', 'DLOG_CAP', 'TS_CAP', 'L1_XOR_BITS',
     'L2_XOR_BITS', 'CTA_THREADS', 'CTA_WARPS', 'CTA_REGS', 'CTA_SMEM', 'NCLASS', 'UCNT_SP', 'UCNT_INT',
     'UCNT_DP', 'UCNT_SFU', 'UCNT_LDST', 'UCNT_BRANCH', 'L2_PORTS', 'MAX_THREADS', 'REGFILE',
-    'SMEM_SIZE', 'NSA', 'NGPU', 'NSTK', 'VPS', 'SPS', 'XL0', 'SWARPS',
+    'SMEM_SIZE', 'NSA', 'NGPU', 'NSTK', 'VPS', 'SPS', 'XL0', 'SWARPS', 'Q_L2VIN',
 )
 
 (
@@ -1053,7 +1053,9 @@ def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
             d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
             if pbusy[net, 1, d] > now:
                 continue
-            dqid = dqb + d
+            vault_side = net == NET_REQ and rq[r, R_SRC] >= cfg[C_NGPU]
+            # (an SM inside a stack reaches the vault controller beside the slice: its own queue, no ROP delay)
+            dqid = cfg[C_Q_L2VIN] + d if vault_side else dqb + d
             if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP]:
                 continue
             if net == NET_REQ and qm[q, Q_COUNT] >= qm[q, Q_CAP] and now < wake[s]:
@@ -1067,8 +1069,7 @@ def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
             pbusy[net, 1, d] = done
             arrive = edge(clk, D_ICNT, k + lat + flits - 1)
             # the destination's fixed delay (L2 ROP queue) counts whole L2 cycles after arrival
-            # (an SM inside a stack bypasses the L2, and its ROP queue, on its way to a vault)
-            if delay == 0 or (net == NET_REQ and rq[r, R_SRC] >= cfg[C_NGPU]):
+            if delay == 0 or vault_side:
                 rq[r, R_READY] = arrive
             else:
                 rq[r, R_READY] = edge(clk, D_L2, cyc_at(clk, D_L2, arrive) + delay)
@@ -1460,12 +1461,26 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
             break
         q_pop(qb, qm, qi)
         progress = True
+    # requests of SMs inside the stacks: straight to the vault (l2_access passes them by the L2), one a cycle
+    qv = cfg[C_Q_L2VIN] + j
+    vblocked = False
+    if qm[qv, Q_COUNT] > 0:
+        r = q_head(qb, qm, qv)
+        if rq[r, R_READY] <= now:
+            if l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
+                         mapd, mrange, ptype):
+                q_pop(qb, qm, qv)
+                progress = True
+            else:
+                vblocked = True
     if progress:
         g[G_LAST_PROGRESS] = now
     nxt = edge(clk, D_L2, k + 1)
     w = INF
+    if qm[qv, Q_COUNT] > 0:
+        w = nxt if vblocked else max(rq[q_head(qb, qm, qv), R_READY], nxt)
     if qm[qr, Q_COUNT] > 0:
-        w = max(rq[q_head(qb, qm, qr), R_READY], nxt)
+        w = min(w, max(rq[q_head(qb, qm, qr), R_READY], nxt))
     if qm[qi, Q_COUNT] > 0:
         bc = qm[qi, Q_BLOCK] - 1
         if blocked and bc >= 0 and bc == j // cfg[C_SLICES_PER_CH] and dram_space(cfg, chs, bc) <= 0:

@@ -174,15 +174,18 @@ class EngineState:
         # queues
         self.q_smout, self.q_smin = 0, nsm
         self.q_l2in, self.q_l2out, self.q_l2ret = 2 * nsm, 2 * nsm + nsl, 2 * nsm + 2 * nsl
-        nq = 2 * nsm + 3 * nsl
+        self.q_l2vin = 2 * nsm + 3 * nsl  # stack SMs' requests to the vault beside each slice
+        nq = 2 * nsm + 4 * nsl
         caps = np.zeros(nq, I64)
         caps[self.q_smout:self.q_smout + nsm] = l1.miss_queue
         caps[self.q_smin:self.q_smin + nsm] = ic.eject_buffer
         caps[self.q_l2in:self.q_l2in + nsl] = ic.eject_buffer + rop
         caps[self.q_l2out:self.q_l2out + nsl] = respq + l2_lat
         caps[self.q_l2ret:self.q_l2ret + nsl] = retq
+        caps[self.q_l2vin:self.q_l2vin + nsl] = ic.eject_buffer
         cfg[E.C_Q_SMOUT], cfg[E.C_Q_SMIN] = self.q_smout, self.q_smin
         cfg[E.C_Q_L2IN], cfg[E.C_Q_L2OUT], cfg[E.C_Q_L2RET] = self.q_l2in, self.q_l2out, self.q_l2ret
+        cfg[E.C_Q_L2VIN] = self.q_l2vin
         self.qb = np.zeros((nq, int(caps.max())), I64)
         self.qm = np.zeros((nq, 4), I64)
         self.qm[:, E.Q_CAP] = caps

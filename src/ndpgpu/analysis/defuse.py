@@ -27,8 +27,8 @@ NO_DEST = frozenset({
 CARRY_USERS = ("addc", "subc", "madc")
 
 
-def _regs_in(op: Operand | None) -> Iterator[str]:
-    """Register names read when ``op`` is a source operand."""
+def regs_in(op: Operand | None) -> Iterator[str]:
+    """Register names read when ``op`` is a source operand (every register the operand names)."""
     if op is None:
         return
     if isinstance(op, Reg):
@@ -39,13 +39,13 @@ def _regs_in(op: Operand | None) -> Iterator[str]:
             yield op.base.name
     elif isinstance(op, Vec):
         for it in op.items:
-            yield from _regs_in(it)
+            yield from regs_in(it)
     elif isinstance(op, ArgList):
         for it in op.items:
-            yield from _regs_in(it)
+            yield from regs_in(it)
     elif isinstance(op, PredPair):
-        yield from _regs_in(op.first)
-        yield from _regs_in(op.second)
+        yield from regs_in(op.first)
+        yield from regs_in(op.second)
 
 
 def _dest_regs(op: Operand) -> Iterator[str]:
@@ -84,7 +84,7 @@ def defs_of(ins: Instruction) -> tuple[str, ...]:
         target = next((k for k, op in enumerate(ops) if not isinstance(op, ArgList)), len(ops))
         for k, op in lists:
             if k < target:  # the return list
-                out.extend(r for r in _regs_in(op))
+                out.extend(r for r in regs_in(op))
         return tuple(dict.fromkeys(out))
     if has_destination(ins):
         out.extend(_dest_regs(ins.operands[0]))
@@ -106,11 +106,11 @@ def uses_of(ins: Instruction) -> tuple[str, ...]:
                 continue  # return list: written
             if isinstance(op, Sym):
                 continue
-            out.extend(_regs_in(op))
+            out.extend(regs_in(op))
         return tuple(dict.fromkeys(out))
     start = 1 if has_destination(ins) else 0
     for op in ops[start:]:
-        out.extend(_regs_in(op))
+        out.extend(regs_in(op))
     if ins.opcode in CARRY_USERS:
         out.append(CARRY)
     return tuple(dict.fromkeys(r for r in out if r != "_"))

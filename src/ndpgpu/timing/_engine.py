@@ -2024,29 +2024,9 @@ def bo_spawn(sm, now, k, cfg, clk, wt, regrdy, smt, subt, ofl, l1t, g):
             j += 1
         slot = sm * nsl + j
         ofl[b + OFS_QHEAD] += 1
-        for f in range(NWT):
-            wt[slot, f] = 0
-        wt[slot, W_STATE] = WS_ACTIVE
-        wt[slot, W_GWARP] = ofl[o + OI_WARP]
-        wt[slot, W_CTA_SLOT] = -1
-        wt[slot, W_SEG] = ofl[o + OI_SEG0]
-        wt[slot, W_SEG_OFF] = ofl[o + OI_OFF0]
-        wt[slot, W_SEG_END] = ofl[o + OI_SEG1]
-        wt[slot, W_END_OFF] = ofl[o + OI_OFF1]
-        wt[slot, W_REC] = ofl[o + OI_REC0]
-        wt[slot, W_REC_END] = ofl[o + OI_REC1]
-        wt[slot, W_OINST] = i
-        wt[slot, W_HOST] = ofl[o + OI_HOST]
-        t0 = edge(clk, D_CORE, k + 1)
-        wt[slot, W_READY] = t0
-        wt[slot, W_AGE] = g[G_AGE]
-        g[G_AGE] += 1
-        wt[slot, W_SUB] = j % nsub
-        sb = sm * nsub + j % nsub
-        if t0 < subt[sb, SB_MINREADY]:
-            subt[sb, SB_MINREADY] = t0
-        for r in range(regrdy.shape[1]):
-            regrdy[slot, r] = 0
+        init_warp(slot, j, sm, ofl[o + OI_WARP], -1, ofl[o + OI_SEG0], ofl[o + OI_OFF0], ofl[o + OI_SEG1],
+                  ofl[o + OI_OFF1], ofl[o + OI_REC0], ofl[o + OI_REC1], i, ofl[o + OI_HOST], edge(clk, D_CORE, k + 1),
+                  nsub, wt, regrdy, subt, g)
         occ_update(sm, k, smt)
         smt[sm, S_WARPS] += 1
         if ofl[OF_INVAL_L1] != 0:  # the stack SM invalidates its private cache before it runs a block
@@ -2687,6 +2667,35 @@ def cta_fits(sm, cfg, smt):
 
 
 @njit
+def init_warp(slot, j, sm, gwarp, cta_slot, seg0, off0, seg_end, end_off, rec0, rec_end, oinst, host, t0, nsub, wt,
+              regrdy, subt, g):
+    """Start warp slot ``slot`` (the ``j``-th of SM ``sm``) on its trace stream, ready at ``t0``: a CTA's warp
+    (``cta_slot`` >= 0, ``host`` -1) or an offloaded block (no CTA, ``host`` the waiting GPU warp)."""
+    for f in range(NWT):
+        wt[slot, f] = 0
+    wt[slot, W_STATE] = WS_ACTIVE
+    wt[slot, W_GWARP] = gwarp
+    wt[slot, W_CTA_SLOT] = cta_slot
+    wt[slot, W_SEG] = seg0
+    wt[slot, W_SEG_OFF] = off0
+    wt[slot, W_SEG_END] = seg_end
+    wt[slot, W_END_OFF] = end_off
+    wt[slot, W_REC] = rec0
+    wt[slot, W_REC_END] = rec_end
+    wt[slot, W_OINST] = oinst
+    wt[slot, W_HOST] = host
+    wt[slot, W_READY] = t0
+    wt[slot, W_AGE] = g[G_AGE]
+    g[G_AGE] += 1
+    wt[slot, W_SUB] = j % nsub
+    sb = sm * nsub + j % nsub
+    if t0 < subt[sb, SB_MINREADY]:
+        subt[sb, SB_MINREADY] = t0
+    for r in range(regrdy.shape[1]):
+        regrdy[slot, r] = 0
+
+
+@njit
 def launch_cta(sm, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec, wake, g, ctr, smst, pre_start,
                ofl):
     ncs = cfg[C_NCTA_SLOTS]
@@ -2716,33 +2725,14 @@ def launch_cta(sm, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec,
     smt[sm, S_SMEM] += cfg[C_CTA_SMEM]
     smt[sm, S_WARPS] += wpc
     t0 = edge(clk, D_CORE, k + cfg[C_CTA_LAUNCH_LAT])
-    nreg = regrdy.shape[1]
     j = 0
     for w in range(wpc):
         gw = c * wpc + w
         while wt[sm * nsl + j, W_STATE] != WS_FREE:
             j += 1
         slot = sm * nsl + j
-        for f in range(NWT):
-            wt[slot, f] = 0
-        wt[slot, W_STATE] = WS_ACTIVE
-        wt[slot, W_GWARP] = gw
-        wt[slot, W_CTA_SLOT] = cs
-        wt[slot, W_HOST] = -1
-        wt[slot, W_OINST] = ofl[ofl[OF_WF0] + gw] if ofl[OF_MODE] != BO_OFF else -1
-        wt[slot, W_SEG] = wseg[gw]
-        wt[slot, W_SEG_END] = wseg[gw + 1]
-        wt[slot, W_REC] = wrec[gw]
-        wt[slot, W_REC_END] = wrec[gw + 1]
-        wt[slot, W_READY] = t0
-        wt[slot, W_AGE] = g[G_AGE]
-        g[G_AGE] += 1
-        wt[slot, W_SUB] = j % nsub
-        sb = sm * nsub + j % nsub
-        if t0 < subt[sb, SB_MINREADY]:
-            subt[sb, SB_MINREADY] = t0
-        for r in range(nreg):
-            regrdy[slot, r] = 0
+        init_warp(slot, j, sm, gw, cs, wseg[gw], 0, wseg[gw + 1], 0, wrec[gw], wrec[gw + 1],
+                  ofl[ofl[OF_WF0] + gw] if ofl[OF_MODE] != BO_OFF else -1, -1, t0, nsub, wt, regrdy, subt, g)
         if wseg[gw] >= wseg[gw + 1]:
             wt[slot, W_STATE] = WS_DRAIN
             ctat[cs, CT_LIVE] -= 1

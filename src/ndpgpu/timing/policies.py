@@ -319,33 +319,30 @@ def _link_idle_bits(stats) -> float | None:
     return float(round(total))
 
 
-def _cross_link_bits(stats, idle: bool) -> float | None:
-    """Cross-stack links (both directions of each; a logic die's, or the stack SMs'): bits sent, or idle
-    bit-slots as above."""
+def _cross_link_dirs(stats) -> list[tuple[str, float]] | None:
+    """Each timed cross-stack link direction as (counter prefix, GB/s): the stack SMs' pairs (``xlink{a}to{b}``)
+    or a logic die's links (row ``link{t}``: tx home -> t, rx t -> home); None when there are none."""
     ss = stats.consts.get("stack_sms")
     if ss and ss["pairs"]:
-        total = 0.0
-        for a, b in ss["pairs"]:
-            for u, v in ((a, b), (b, a)):
-                if idle:
-                    idle_ps = max(0, stats.time_ps - stats.extra.get(f"xlink{u}to{v}.busy_ps", 0))
-                    total += idle_ps * 1e-12 * ss["cross_gbs"] * 8e9
-                else:
-                    total += 8 * stats.extra.get(f"xlink{u}to{v}.bytes", 0)
-        return float(round(total))
+        return [(f"xlink{u}to{v}", ss["cross_gbs"]) for a, b in ss["pairs"] for u, v in ((a, b), (b, a))]
     xl = stats.consts.get("cross_links")
     if not xl:
         return None
+    return [(f"link{s}.{d}", xl["gbs"]) for s in range(stats.consts["stacks"]["count"]) if s != xl["home"]
+            for d in ("tx", "rx")]
+
+
+def _cross_link_bits(stats, idle: bool) -> float | None:
+    """Cross-stack links (both directions of each): bits sent, or idle bit-slots as above."""
+    dirs = _cross_link_dirs(stats)
+    if dirs is None:
+        return None
     total = 0.0
-    for s in range(stats.consts["stacks"]["count"]):
-        if s == xl["home"]:
-            continue
-        for d in ("tx", "rx"):
-            if idle:
-                idle_ps = max(0, stats.time_ps - stats.extra.get(f"link{s}.{d}.busy_ps", 0))
-                total += idle_ps * 1e-12 * xl["gbs"] * 8e9
-            else:
-                total += 8 * stats.extra.get(f"link{s}.{d}.bytes", 0)
+    for key, gbs in dirs:
+        if idle:
+            total += max(0, stats.time_ps - stats.extra.get(f"{key}.busy_ps", 0)) * 1e-12 * gbs * 8e9
+        else:
+            total += 8 * stats.extra.get(f"{key}.bytes", 0)
     return float(round(total))
 
 

@@ -35,9 +35,10 @@ from typing import Any
 import numpy as np
 
 from ...analysis import analyze
+from ...analysis.defuse import regs_in
 from ...analysis.liveness import range_is_single_entry
 from ...analysis.memops import mem_op
-from ...frontend.ir import Addr, ArgList, Function, PredPair, PtxType, Reg, Vec
+from ...frontend.ir import Function, PtxType, Reg
 from ...frontend.parser import parse_ptx
 from ...trace import format as tf
 
@@ -222,20 +223,6 @@ def _instruction_column(lines: list[str], fn: Function, i: int) -> tuple[int, in
     return li, col
 
 
-def _operand_regs(op: Any) -> Iterable[str]:
-    if isinstance(op, Reg):
-        if op.name != "_":
-            yield op.name
-    elif isinstance(op, Addr):
-        yield from _operand_regs(op.base)
-    elif isinstance(op, (Vec, ArgList)):
-        for item in op.items:
-            yield from _operand_regs(item)
-    elif isinstance(op, PredPair):
-        yield from _operand_regs(op.first)
-        yield from _operand_regs(op.second)
-
-
 def named_registers(fn: Function, begin: int, end: int) -> set[str]:
     """Every register an instruction of ``[begin, end)`` names (operands and guards): all a block can
     read or write, since a PTX instruction accesses no register it does not name."""
@@ -244,7 +231,7 @@ def named_registers(fn: Function, begin: int, end: int) -> set[str]:
         if ins.guard is not None:
             out.add(ins.guard.name)
         for op in ins.operands:
-            out.update(_operand_regs(op))
+            out.update(regs_in(op))
     return out
 
 

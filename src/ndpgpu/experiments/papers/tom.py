@@ -80,16 +80,18 @@ class TomReproduction(Reproduction):
                    "offload.blocks.offloaded", "offload.blocks.instances", "tom.colocation.baseline",
                    "tom.colocation.learned", "tom.colocation.oracle", "tom.learning.penalty_cycles")
     differences = (
-        "Inputs are the workloads' `small` scale (the paper runs to completion or 2 B instructions on inputs it "
-        "does not give), so most kernels fill the 68 SMs for one or two waves only: a block offloaded late holds its "
-        "CTA, and the GPU waits for the slowest stack SM at the kernel's end. The offload candidates come from "
-        "nvcc 13's PTX (docs/tom.md lists them); LIB's Fig. 4 loops have a static trip count there (40), so they are "
-        "unconditional candidates. Offloaded blocks run on one SM per stack, as in the paper; blocks with many ALU "
-        "instructions per load (HW, KM) make the 4 stack SMs the bottleneck under both controls. The learning "
-        "phase's PCIe cost is an estimate reported as `tom.learning.penalty_cycles` and kept out of the speedups "
-        "(at paper scale 0.1% of the instances is negligible; at `small` it would dominate). Energy uses the cited "
-        "link and DRAM prices and assumed SM/NoC prices (machines/tom-baseline.yaml); no parameter was fitted to a "
-        "paper number."
+        "Inputs are the workloads' `small` scale (the paper runs up to 2 B instructions on inputs it does not give): "
+        "most kernels run one or two waves of CTAs, so once the GPU has finished its share it waits for the four "
+        "stack SMs to drain theirs. Offloaded instances are long (18k-48k cycles for KM, BFS, HW, RD: each load of "
+        "their loops pays a vault's latency in turn) and TOM's control bounds the pending blocks per stack but not "
+        "this tail; the last table shows each workload's round trip and stack-SM load (HW's stack SMs issue 1.43 of "
+        "2 warp-instructions per cycle). The candidates come from nvcc 13's PTX (docs/tom.md): mostly loops whose "
+        "instances touch several stacks under any of the ten mappings (oracle co-location 0.57), so remote "
+        "accesses cross the stack-to-stack links and off-chip traffic rises; stack SMs have no L2 either. LIB's "
+        "Fig. 4 loops have a static trip count of 40 in this PTX (unconditional candidates). The learning phase's "
+        "PCIe cost is an estimate (`tom.learning.penalty_cycles`), kept out of the speedups and shown in the "
+        "'incl. learning' column. Energy uses the cited link and DRAM prices and assumed SM/NoC/static prices. "
+        "No parameter was fitted to a paper number. See docs/tom.md, 'Results at small scale'."
     )
 
     def spec(self, scale: str) -> SweepSpec:

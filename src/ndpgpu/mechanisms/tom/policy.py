@@ -153,6 +153,10 @@ class TomPolicy(SessionPolicy):
             put("tom.colocation", "baseline", MemoryMapAnalyzer.colocation(inst, BASELINE), "fraction")
             put("tom.colocation", "learned", MemoryMapAnalyzer.colocation(inst, learned.mapping), "fraction")
             put("tom.colocation", "oracle", MemoryMapAnalyzer.colocation(inst, oracle.mapping), "fraction")
+            for frac in (0.005, 0.01):  # Fig. 6's longer learning phases
+                longer = analyzer.learn(inst, frac, which=sp.score, allocations=allocs)
+                put("tom.colocation", f"learned_{frac:g}", MemoryMapAnalyzer.colocation(inst, longer.mapping),
+                    "fraction")
             put("tom.mapping", "learned_start_bit", float(learned.mapping.start_bit), "bit")
             put("tom.mapping", "oracle_start_bit", float(oracle.mapping.start_bit), "bit")
             chosen = {"tmap": learned, "oracle": oracle}.get(sp.mapping)

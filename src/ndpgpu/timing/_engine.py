@@ -117,9 +117,9 @@ NTS = len(TS_NAMES)
     C_WK_SL, C_WK_CH, C_WK_NET, C_WK_DISP, C_NCOMP, C_NLDO, C_NRQP, C_DLOG_CAP, C_TS_CAP, C_L1_XOR_BITS,
     C_L2_XOR_BITS, C_CTA_THREADS, C_CTA_WARPS, C_CTA_REGS, C_CTA_SMEM, C_NCLASS, C_UCNT_SP, C_UCNT_INT,
     C_UCNT_DP, C_UCNT_SFU, C_UCNT_LDST, C_UCNT_BRANCH, C_L2_PORTS, C_MAX_THREADS, C_REGFILE, C_SMEM_SIZE,
-    C_NSA, C_NGPU, C_NSTK, C_VPS, C_SPS, C_XL0, C_SWARPS
-) = range(139)
-NCFG = 139
+    C_NSA, C_NGPU, C_NSTK, C_VPS, C_SPS, C_XL0, C_SWARPS, C_MAXOPEN
+) = range(140)
+NCFG = 140
 CFG_NAMES = (
     'NSM', 'NSUB', 'NSLOT', 'NCTA_SLOTS', 'MAXW_SUB', 'ISSUE_W', 'SCHED', 'ACTIVE_POOL', 'NREG',
     'DISPATCH_MODE', 'DISPATCH_PER_CYCLE', 'CTA_LAUNCH_LAT', 'KERNEL_LAUNCH_LAT', 'SUB_UNITS',
@@ -137,7 +137,7 @@ CFG_NAMES = (
     'WK_SL', 'WK_CH', 'WK_NET', 'WK_DISP', 'NCOMP', 'NLDO', 'NRQP', 'DLOG_CAP', 'TS_CAP', 'L1_XOR_BITS',
     'L2_XOR_BITS', 'CTA_THREADS', 'CTA_WARPS', 'CTA_REGS', 'CTA_SMEM', 'NCLASS', 'UCNT_SP', 'UCNT_INT',
     'UCNT_DP', 'UCNT_SFU', 'UCNT_LDST', 'UCNT_BRANCH', 'L2_PORTS', 'MAX_THREADS', 'REGFILE',
-    'SMEM_SIZE', 'NSA', 'NGPU', 'NSTK', 'VPS', 'SPS', 'XL0', 'SWARPS',
+    'SMEM_SIZE', 'NSA', 'NGPU', 'NSTK', 'VPS', 'SPS', 'XL0', 'SWARPS', 'MAXOPEN',
 )
 
 (
@@ -237,11 +237,11 @@ RQ_NAMES = (
 )
 
 (
-    B_ROW, B_ACT_READY, B_PRE_READY, B_RCD_READY, B_LAST_COL
-) = range(5)
-NBANKT = 5
+    B_ROW, B_ACT_READY, B_PRE_READY, B_RCD_READY, B_LAST_COL, B_USE, B_FREE
+) = range(7)
+NBANKT = 7
 BANK_NAMES = (
-    'ROW', 'ACT_READY', 'PRE_READY', 'RCD_READY', 'LAST_COL',
+    'ROW', 'ACT_READY', 'PRE_READY', 'RCD_READY', 'LAST_COL', 'USE', 'FREE',
 )
 
 (
@@ -572,6 +572,33 @@ def dram_log(dlog, g, cfg, k, c, cmd, bank, row):
             g[G_DLOG_N] = n + 1
 
 
+@njit
+def sa_cap_state(bank, b0, nsa, k):
+    """Open-subarray cap (``dram.max_open_subarrays``) of the bank whose first row-buffer unit is ``b0``.
+
+    Returns (open units, units holding a row latch: open or precharged less than tRP ago, the
+    least-recently-used open unit (last ACT or column command; ties: the lower subarray), the earliest
+    latch release of a precharging unit)."""
+    nopen = 0
+    nocc = 0
+    lru = -1
+    lru_t = INF
+    free_t = INF
+    for s in range(nsa):
+        bi = b0 + s
+        if bank[bi, B_ROW] >= 0:
+            nopen += 1
+            nocc += 1
+            if bank[bi, B_USE] < lru_t:
+                lru_t = bank[bi, B_USE]
+                lru = bi
+        elif bank[bi, B_FREE] > k:
+            nocc += 1
+            if bank[bi, B_FREE] < free_t:
+                free_t = bank[bi, B_FREE]
+    return nopen, nocc, lru, free_t
+
+
 @njit_inline
 def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
     """Time (ps) of the earliest DRAM edge after cycle ``k`` at which channel ``c`` could issue any command.
@@ -579,9 +606,11 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
     A lower bound from the channel's own timing state alone (it ignores the scheduling order, the
     L2 return queue's space and which bank a PRE may close), so a tick then may still issue nothing.
     Valid only while the channel's state is unchanged: arrivals lower the wake in ``dram_enqueue``."""
-    nb_ = cfg[C_NBANK] * cfg[C_NSA]  # row-buffer units (bank x subarray); DQ_BANK holds the unit
+    nsa = cfg[C_NSA]
+    nb_ = cfg[C_NBANK] * nsa  # row-buffer units (bank x subarray); DQ_BANK holds the unit
     base = c * nb_
     gbase = c * cfg[C_NBG]
+    capo = cfg[C_MAXOPEN]
     kb = INF
     minready = INF
     for i in range(cfg[C_DQ_SIZE]):
@@ -604,6 +633,12 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
             e = max(bank[bi, B_ACT_READY], chs[c, H_LAST_ACT] + cfg[C_tRRD_S], bgt[grp, BG_LAST_ACT] + cfg[C_tRRD_L])
             if cfg[C_tFAW] != 0:
                 e = max(e, faw[c, chs[c, H_FAW_I]] + cfg[C_tFAW])
+            if capo > 0:
+                nopen, nocc, lru, free_t = sa_cap_state(bank, bi - dq[c, i, DQ_BANK] % nsa, nsa, k)
+                if nopen >= capo:
+                    e = bank[lru, B_PRE_READY]  # it needs the LRU subarray's PRE first
+                elif nocc >= capo:
+                    e = max(e, free_t)
         else:
             e = bank[bi, B_PRE_READY]
         if e < kb:
@@ -630,6 +665,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     base = c * nb_
     gbase = c * cfg[C_NBG]
     dqs = cfg[C_DQ_SIZE]
+    capo = cfg[C_MAXOPEN]
     n = chs[c, H_NQ]
     progress = False
     # ---------------------------------------------------------------- refresh
@@ -671,6 +707,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 if k >= bank[bi, B_PRE_READY]:
                     bank[bi, B_ROW] = -1
                     bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
+                    bank[bi, B_FREE] = k + cfg[C_tRP]
                     ctr[T_DR_PRE] += 1
                     dram_log(dlog, g, cfg, k, c, CMD_PRE, b // nsa, -1 - b % nsa)
                     progress = True
@@ -742,6 +779,17 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             col = i
             col_key = key
         elif orow < 0:
+            if capo > 0:
+                nopen, nocc, lru, _f = sa_cap_state(bank, bi - b % nsa, nsa, k)
+                if nopen >= capo:
+                    # the bank is at its cap: this request's ACT needs the LRU open subarray precharged first
+                    v = lru - base
+                    if key < hitpend[nb_ + v] and k >= bank[lru, B_PRE_READY]:
+                        hitpend[nb_ + v] = key
+                        hitpend[2 * nb_ + v] = i
+                    continue
+                if nocc >= capo:
+                    continue  # a precharging subarray still holds the last latch
             if key < act_key and k >= bank[bi, B_ACT_READY]:
                 act_i = i
                 act_key = key
@@ -763,12 +811,13 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         if act_i != oldest:
             act_i = -1
         for bb in range(nb_):
-            if bb != b or hitpend[2 * nb_ + bb] != oldest:
+            if hitpend[2 * nb_ + bb] != oldest:  # (the oldest's PRE: of its own unit, or of its bank's LRU)
                 hitpend[2 * nb_ + bb] = -1
     # the best row command: an ACT (channel-level ACT constraints), or a PRE of a bank nobody hits
     row_i = -1
     row_key = INF
     row_cmd = 0
+    row_u = -1
     if act_i >= 0:
         grp = gbase + dq[c, act_i, DQ_BG]
         if (k >= chs[c, H_LAST_ACT] + cfg[C_tRRD_S] and k >= bgt[grp, BG_LAST_ACT] + cfg[C_tRRD_L]
@@ -776,12 +825,14 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             row_i = act_i
             row_key = act_key
             row_cmd = CMD_ACT
+            row_u = dq[c, act_i, DQ_BANK]
     for b in range(nb_):
         pi = hitpend[2 * nb_ + b]
         if pi >= 0 and (hitpend[b] == 0 or strict) and hitpend[nb_ + b] < row_key:
             row_i = pi
             row_key = hitpend[nb_ + b]
             row_cmd = CMD_PRE
+            row_u = b
     issued_col = False
     if col >= 0:
         r = dq[c, col, DQ_RID]
@@ -794,6 +845,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         chs[c, H_LAST_COL] = k
         bgt[grp, BG_LAST_COL] = k
         bank[bi, B_LAST_COL] = k
+        bank[bi, B_USE] = k
         dirn = 2 if is_wr else 1
         if chs[c, H_LAST_DIR] != 0 and chs[c, H_LAST_DIR] != dirn:
             if is_wr:
@@ -845,6 +897,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 if not other:
                     bank[bi, B_ROW] = -1
                     bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], bank[bi, B_PRE_READY] + cfg[C_tRP])
+                    bank[bi, B_FREE] = bank[bi, B_PRE_READY] + cfg[C_tRP]
                     ctr[T_DR_PRE] += 1
             if is_wr:
                 ctr[T_DR_WR] += 1
@@ -875,11 +928,12 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     if row_i >= 0 and (not issued_col or cfg[C_DUAL_CMD] != 0):
         r = dq[c, row_i, DQ_RID]
         b = rq[r, R_BANK]
-        u = dq[c, row_i, DQ_BANK]
+        u = row_u  # the request's unit; for a PRE at the bank's cap, the LRU unit of its bank
         bi = base + u
         grp = gbase + rq[r, R_BG]
         if row_cmd == CMD_ACT:
             bank[bi, B_ROW] = rq[r, R_ROW]
+            bank[bi, B_USE] = k
             bank[bi, B_RCD_READY] = k + cfg[C_tRCD]
             bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], k + cfg[C_tRAS])
             bank[bi, B_ACT_READY] = k + cfg[C_tRC]
@@ -896,6 +950,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         else:
             bank[bi, B_ROW] = -1
             bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
+            bank[bi, B_FREE] = k + cfg[C_tRP]
             rq[r, R_HIT] = 2
             ctr[T_DR_PRE] += 1
             dram_log(dlog, g, cfg, k, c, CMD_PRE, b, -1 - u % nsa)

@@ -153,6 +153,7 @@ class EngineState:
         cfg[E.C_NCH] = nch
         cfg[E.C_NBANK] = dr.banks
         cfg[E.C_NSA] = dr.subarrays_per_bank
+        cfg[E.C_MAXOPEN] = dr.max_open_subarrays
         cfg[E.C_NBG] = dr.bank_groups
         cfg[E.C_BANKS_PER_BG] = dr.banks_per_group
         cfg[E.C_ATOM_BYTES] = dr.atom_bytes

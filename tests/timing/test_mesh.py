@@ -9,7 +9,7 @@ import pytest
 from tracegen import TraceBuilder, streaming_read
 
 import ndpgpu
-from ndpgpu.timing import CtaDispatch, DispatchPlan, TimingSession, load_machine
+from ndpgpu.timing import CtaDispatch, DispatchPlan, Preloader, TimingSession, load_machine
 from ndpgpu.timing import _engine as E
 from ndpgpu.timing.policies import Pinned
 
@@ -340,6 +340,49 @@ def test_priority_class_first_through_a_contended_link(allocator, nbytes):
     plain = [p for _k, _s, p in drive_mesh(ov, streams, 800, nbytes)]
     assert sorted(plain) == sorted(got)
     assert plain.index(0) < 30  # a demand packet crosses before half the class-1 stream has
+
+
+class PreloadLines(Preloader):
+    """Each CTA preloads ``per_cta`` lines above 2^36 at class ``priority``."""
+
+    def __init__(self, priority: int, per_cta: int) -> None:
+        self.priority, self.per_cta = priority, per_cta
+
+    def lines(self, trace, machine):
+        c = trace.launch.num_ctas
+        start = np.arange(c + 1, dtype=np.int64) * self.per_cta
+        return start, (1 << 36) + 128 * np.arange(c * self.per_cta, dtype=np.int64)
+
+
+@pytest.mark.parametrize("allocator", ["round_robin", "islip"])
+def test_preloads_in_class_1_served_first_end_to_end(allocator):
+    """The whole engine: every SM streams demand reads (class 0) and preloads lines in class 1, all homed at
+    LLC5, so both classes crowd the same links into and out of LLC5. With the mesh honouring classes the
+    preloads' average latency falls by more than 40%; the work done is the same."""
+    lat = {}
+    for prio in (False, True):
+        m = load_machine("llc-mesh", {"icnt.mesh.priority_arbitration": prio, "icnt.mesh.allocator": allocator})
+        sess = TimingSession(m)
+        for lo in (1 << 32, 1 << 36):
+            sess.map_range(lo, lo + (1 << 26), Pinned(5))
+        sess.set_preloader(PreloadLines(1, 8))
+        st = sess.run_launch(streaming_read(56, 128, 8))
+        assert st.get("priority.class1", "requests") == 56 * 8
+        lat[prio] = st.get("priority.class1", "average_latency")
+    assert lat[True] < 0.6 * lat[False], lat
+
+
+def test_islip_with_priority_completes_a_mixed_stream():
+    """Regression: an iSLIP input whose lower-class (or second) packet for an output was not offered, because
+    another of its VCs was, must be looked at again next cycle; this stream once stalled with packets left in
+    the routers and no wake time."""
+    m = load_machine("llc-mesh", {"icnt.mesh.priority_arbitration": True, "icnt.mesh.allocator": "islip"})
+    sess = TimingSession(m)
+    sess.set_preloader(PreloadLines(1, 16))
+    st = sess.run_launch(streaming_read(56 * 2, 256, 8))
+    for net in ("mesh.request", "mesh.reply"):
+        assert st.get(net, "injected") == st.get(net, "ejected") > 0
+    assert st.get("priority.class1", "requests") > 0
 
 
 @pytest.mark.parametrize("routing, allocator, delay", [("yx", "islip", 0), ("xy", "islip", 0),

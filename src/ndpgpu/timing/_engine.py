@@ -3229,6 +3229,7 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
     p0 = node * 5
     wk = INF
     nreq = 0
+    ncand = 0  # ready head packets with free ports: each either moves this cycle or is looked at again next
     # request
     for ip in range(5):
         pr = p0 + ip
@@ -3257,6 +3258,7 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
                 if ob < wk:
                     wk = ob
                 continue
+            ncand += 1
             cur = msw[net, pr, SW_REQ + o]
             if cur >= 0 and (prio == 0 or mesh_head_prio(net, cur, vcbuf, rq, mvc, mvq)
                              >= rq[mvc[net, v, MV_PKT], R_PRIO]):
@@ -3323,9 +3325,9 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
         msw[net, pr, SW_AP] = (o + 1) % 5
         msw[net, pr, SW_VP] = (vi - pr * nvc + 1) % nvc
         moved += 1
-    if moved < nreq:  # requests not served this cycle compete again in the next
+    if moved < ncand:  # packets not served this cycle (not granted, not accepted, or not offered) compete again
         wk = min(wk, nxt)
-    return wk, True
+    return wk, moved > 0
 
 
 @njit

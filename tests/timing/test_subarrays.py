@@ -6,9 +6,10 @@ time, in program order, so the row-buffer outcome of every access is known in ad
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from refmodel import check_dram_log, map_address, open_page
-from tracegen import pointer_chase, streaming_read
+from tracegen import TraceBuilder, pointer_chase, streaming_read
 
 from ndpgpu.timing import TimingSession, load_machine
 
@@ -192,3 +193,49 @@ def test_cap_spec_checks():
     assert load_machine("gtx480").dram.max_open_subarrays == 0
     with pytest.raises(MachineConfigError, match="max_open_subarrays"):
         load_machine("gtx480", {"dram.subarrays_per_bank": 4, "dram.max_open_subarrays": 5})
+
+
+def random_gather(ctas: int, loads: int, span_lines: int, seed: int = 1) -> object:
+    """Two warps per CTA; each load gathers 32 random lines of ``span_lines``, every third also scatters a
+    store: requests to many rows of every bank at once."""
+    rng = np.random.default_rng(seed)
+    b = TraceBuilder("gather", ctas, 64)
+    ld = b.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
+    st = b.op("st.global.f32", "store", src=(1, 10), space="global", width=4)
+    ex = b.op("exit", "branch")
+    for w in range(ctas * 2):
+        for i in range(loads):
+            b.run(w, ld, addrs=BASE + 128 * rng.integers(0, span_lines, 32))
+            if i % 3 == 0:
+                b.run(w, st, addrs=BASE + 128 * rng.integers(0, span_lines, 32))
+        b.run(w, ex)
+    return b.build()
+
+
+@pytest.mark.parametrize("sched", ["frfcfs", "fcfs"])
+def test_cap_of_one_is_one_row_buffer_per_bank(sched):
+    """With K = 1 only one subarray of a bank is open at a time and every other row needs a PRE (of the
+    open subarray) and an ACT tRP later; as tRC = tRAS + tRP on gtx480, that is exactly one row buffer per
+    bank: a random gather with stores and refresh gives the same cycles, DRAM statistics and command log
+    (up to the subarray a PRE names) with S = 4, K = 1 as with S = 1. Under K = 4 of S = 8 the log is legal,
+    and there are fewer conflicts than with K = 1 and more than without a cap."""
+    tr = random_gather(30, 6, 1 << 17)
+    runs = {}
+    for sa, cap in ((1, 0), (4, 1), (8, 4), (8, 0)):
+        m = load_machine("gtx480", {"sim.record_dram_commands": True, "dram.timing.tREFI": 1500,
+                                    "dram.scheduler.impl": sched, "dram.subarrays_per_bank": sa,
+                                    "dram.max_open_subarrays": cap})
+        sess = TimingSession(m)
+        st = sess.run_launch(tr)
+        log = sess.dram_commands()
+        assert check_dram_log(m, log) == []
+        log[log[:, 2] == 2, 4] = -1  # a PRE's subarray
+        runs[sa, cap] = (st.cycles, [r for r in st.rows() if r[0] == "dram"], log)
+    one, capped = runs[1, 0], runs[4, 1]
+    assert one[0] == capped[0] and one[1] == capped[1]
+    assert np.array_equal(one[2], capped[2])
+
+    def conflicts(*key: int) -> int:
+        return next(v for p, mname, v, _u in runs[key][1] if mname == "row_conflicts")
+
+    assert conflicts(8, 0) < conflicts(8, 4) < conflicts(4, 1)

@@ -3104,12 +3104,17 @@ def mesh_credits(mvc, mvq, net, vi, vcbuf, now):
 
 
 @njit
-def mesh_pick_vc(mvq, net, node, port, nvc, fl, vcbuf, mvc, cdel, now):
+def mesh_port_credits(mvc, mvq, net, node, port, nvc, vcbuf, now):
+    """Return the due credits of every VC of input ``port`` of ``node`` (credit_delay > 0 only)."""
+    base = (node * 5 + port) * nvc
+    for v in range(nvc):
+        mesh_credits(mvc, mvq, net, base + v, vcbuf, now)
+
+
+@njit
+def mesh_pick_vc(mvq, net, node, port, nvc, fl, vcbuf):
     """The VC of input ``port`` of ``node`` with room for ``fl`` flits (the emptiest), or -1 (no credit)."""
     base = (node * 5 + port) * nvc
-    if cdel > 0:
-        for v in range(nvc):
-            mesh_credits(mvc, mvq, net, base + v, vcbuf, now)
     best = -1
     for v in range(nvc):
         used = mvq[net, base + v, VQ_USED]
@@ -3135,8 +3140,10 @@ def mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq):
     if o == 4:
         dqid = netd[net, N_DSTQ] + mvc[net, v, MV_DID]
         return -1 if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP] else 0
-    return mesh_pick_vc(mvq, net, mesh_next(node, o, mcfg[MC_W]), (o + 2) % 4, mcfg[MC_NVC], mvc[net, v, MV_FLITS],
-                        mcfg[MC_VCBUF], mvc, mcfg[MC_CDEL], now)
+    nb = mesh_next(node, o, mcfg[MC_W])
+    if mcfg[MC_CDEL] > 0:
+        mesh_port_credits(mvc, mvq, net, nb, (o + 2) % 4, mcfg[MC_NVC], mcfg[MC_VCBUF], now)
+    return mesh_pick_vc(mvq, net, nb, (o + 2) % 4, mcfg[MC_NVC], mvc[net, v, MV_FLITS], mcfg[MC_VCBUF])
 
 
 @njit_inline
@@ -3423,7 +3430,9 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
         fl = (hdr + rq[r, R_BYTES] + flit - 1) // flit
         if fl < 1:
             fl = 1
-        vi = mesh_pick_vc(mvq, net, node, 4, nvc, fl, vcbuf, mvc, cdel, now)
+        if cdel > 0:
+            mesh_port_credits(mvc, mvq, net, node, 4, nvc, vcbuf, now)
+        vi = mesh_pick_vc(mvq, net, node, 4, nvc, fl, vcbuf)
         if vi < 0:
             mst[net, MS_INJ_WAIT] += 1
             wk = min(wk, nxt)

@@ -109,17 +109,39 @@ def strided_degree(stride_words: int, banks: int = 32) -> int:
 # DRAM
 
 
-def open_page(seq: list[tuple[int, int, int]], subarrays: int = 1) -> dict[str, int]:
+def open_page(seq: list[tuple[int, int, int]], subarrays: int = 1, max_open: int = 0,
+              commands: bool = False) -> dict[str, int]:
     """Row hits / misses (closed bank) / conflicts (other row open) of (channel, bank, row) in order.
 
-    ``subarrays`` > 1: a row buffer per subarray (row mod subarrays) of each bank."""
+    ``subarrays`` > 1: a row buffer per subarray (row mod subarrays) of each bank. ``max_open`` > 0: at
+    most that many subarrays of a bank open; an access to a closed subarray of a bank at the cap first
+    closes the bank's least-recently-used open subarray (last access) and counts as a conflict (PRE + ACT).
+    ``commands``: the ACT and PRE counts too."""
     open_row: dict[tuple[int, int, int], int] = {}
-    out = {"hits": 0, "misses": 0, "conflicts": 0}
-    for ch, bank, row in seq:
+    used: dict[tuple[int, int, int], int] = {}
+    out = {"hits": 0, "misses": 0, "conflicts": 0, "activates": 0, "precharges": 0}
+    for t, (ch, bank, row) in enumerate(seq):
         key = (ch, bank, row % subarrays)
         cur = open_row.get(key)
-        out["hits" if cur == row else ("misses" if cur is None else "conflicts")] += 1
+        if cur == row:
+            out["hits"] += 1
+        elif cur is not None:
+            out["conflicts"] += 1
+            out["precharges"] += 1
+            out["activates"] += 1
+        else:
+            mine = [u for u in open_row if u[:2] == (ch, bank)]
+            if max_open and len(mine) >= max_open:
+                del open_row[min(mine, key=lambda u: (used[u], u[2]))]
+                out["conflicts"] += 1
+                out["precharges"] += 1
+            else:
+                out["misses"] += 1
+            out["activates"] += 1
         open_row[key] = row
+        used[key] = t
+    if not commands:
+        del out["activates"], out["precharges"]
     return out
 
 
@@ -131,7 +153,9 @@ def check_dram_log(m: Machine, log) -> list[str]:
 
     With ``dram.subarrays_per_bank`` S > 1 each subarray of a bank has its own row buffer: the row of an
     ACT/RD/WR lies in subarray row mod S, a PRE logs -1 - subarray as its row, and the per-bank rules below
-    apply per (bank, subarray) (tRRD, tFAW and the column rules stay per channel / bank group).
+    apply per (bank, subarray) (tRRD, tFAW and the column rules stay per channel / bank group). With
+    ``dram.max_open_subarrays`` K > 0 an ACT needs fewer than K subarrays of its bank holding a row latch:
+    open, or precharged less than tRP before.
 
     The JEDEC-style constraints of ``dram.timing``: tRCD (ACT->column), tRP (PRE->ACT), tRAS (ACT->PRE),
     tRC (ACT->ACT same bank), tRRD_S/L, tFAW, tCCD_S/L, tRTW (RD->WR), tCWL+burst+tWTR (WR->RD),
@@ -142,6 +166,7 @@ def check_dram_log(m: Machine, log) -> list[str]:
     bl = d.burst_cycles
     bpg = d.banks_per_group
     nsa = d.subarrays_per_bank
+    cap = d.max_open_subarrays
     errs: list[str] = []
     chans: dict[int, dict] = {}
     for k, ch, cmd, bank, row in (tuple(int(v) for v in r) for r in log):
@@ -170,6 +195,10 @@ def check_dram_log(m: Machine, log) -> list[str]:
                 need(k - s["acts"][-4] >= t.tFAW, "tFAW")
             if s["ref"] is not None:
                 need(k - s["ref"] >= t.tRFC, "tRFC")
+            if cap:
+                held = [sa for sa in range(nsa) if (bank, sa) in s["open"]
+                        or k - s["pre"].get((bank, sa), -10**9) < t.tRP]
+                need(len(held) < cap, f"open-subarray cap {cap} (held: {held})")
             s["act"][u] = k
             s["acts"].append(k)
             s["bg_act"][bg] = k

@@ -117,9 +117,9 @@ NTS = len(TS_NAMES)
     C_WK_SL, C_WK_CH, C_WK_NET, C_WK_DISP, C_NCOMP, C_NLDO, C_NRQP, C_DLOG_CAP, C_TS_CAP, C_L1_XOR_BITS,
     C_L2_XOR_BITS, C_CTA_THREADS, C_CTA_WARPS, C_CTA_REGS, C_CTA_SMEM, C_NCLASS, C_UCNT_SP, C_UCNT_INT,
     C_UCNT_DP, C_UCNT_SFU, C_UCNT_LDST, C_UCNT_BRANCH, C_L2_PORTS, C_MAX_THREADS, C_REGFILE, C_SMEM_SIZE,
-    C_NSA, C_NGPU, C_NSTK, C_VPS, C_SPS, C_XL0, C_SWARPS, C_Q_L2VIN
-) = range(140)
-NCFG = 140
+    C_NSA, C_NGPU, C_NSTK, C_VPS, C_SPS, C_XL0, C_SWARPS, C_Q_L2VIN, C_MAXOPEN
+) = range(141)
+NCFG = 141
 CFG_NAMES = (
     'NSM', 'NSUB', 'NSLOT', 'NCTA_SLOTS', 'MAXW_SUB', 'ISSUE_W', 'SCHED', 'ACTIVE_POOL', 'NREG',
     'DISPATCH_MODE', 'DISPATCH_PER_CYCLE', 'CTA_LAUNCH_LAT', 'KERNEL_LAUNCH_LAT', 'SUB_UNITS',
@@ -137,7 +137,7 @@ CFG_NAMES = (
     'WK_SL', 'WK_CH', 'WK_NET', 'WK_DISP', 'NCOMP', 'NLDO', 'NRQP', 'DLOG_CAP', 'TS_CAP', 'L1_XOR_BITS',
     'L2_XOR_BITS', 'CTA_THREADS', 'CTA_WARPS', 'CTA_REGS', 'CTA_SMEM', 'NCLASS', 'UCNT_SP', 'UCNT_INT',
     'UCNT_DP', 'UCNT_SFU', 'UCNT_LDST', 'UCNT_BRANCH', 'L2_PORTS', 'MAX_THREADS', 'REGFILE',
-    'SMEM_SIZE', 'NSA', 'NGPU', 'NSTK', 'VPS', 'SPS', 'XL0', 'SWARPS', 'Q_L2VIN',
+    'SMEM_SIZE', 'NSA', 'NGPU', 'NSTK', 'VPS', 'SPS', 'XL0', 'SWARPS', 'Q_L2VIN', 'MAXOPEN',
 )
 
 (
@@ -237,11 +237,11 @@ RQ_NAMES = (
 )
 
 (
-    B_ROW, B_ACT_READY, B_PRE_READY, B_RCD_READY, B_LAST_COL
-) = range(5)
-NBANKT = 5
+    B_ROW, B_ACT_READY, B_PRE_READY, B_RCD_READY, B_LAST_COL, B_USE, B_FREE
+) = range(7)
+NBANKT = 7
 BANK_NAMES = (
-    'ROW', 'ACT_READY', 'PRE_READY', 'RCD_READY', 'LAST_COL',
+    'ROW', 'ACT_READY', 'PRE_READY', 'RCD_READY', 'LAST_COL', 'USE', 'FREE',
 )
 
 (
@@ -572,6 +572,33 @@ def dram_log(dlog, g, cfg, k, c, cmd, bank, row):
             g[G_DLOG_N] = n + 1
 
 
+@njit
+def sa_cap_state(bank, b0, nsa, k):
+    """Open-subarray cap (``dram.max_open_subarrays``) of the bank whose first row-buffer unit is ``b0``.
+
+    Returns (open units, units holding a row latch: open or precharged less than tRP ago, the
+    least-recently-used open unit (last ACT or column command; ties: the lower subarray), the earliest
+    latch release of a precharging unit)."""
+    nopen = 0
+    nocc = 0
+    lru = -1
+    lru_t = INF
+    free_t = INF
+    for s in range(nsa):
+        bi = b0 + s
+        if bank[bi, B_ROW] >= 0:
+            nopen += 1
+            nocc += 1
+            if bank[bi, B_USE] < lru_t:
+                lru_t = bank[bi, B_USE]
+                lru = bi
+        elif bank[bi, B_FREE] > k:
+            nocc += 1
+            if bank[bi, B_FREE] < free_t:
+                free_t = bank[bi, B_FREE]
+    return nopen, nocc, lru, free_t
+
+
 @njit_inline
 def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
     """Time (ps) of the earliest DRAM edge after cycle ``k`` at which channel ``c`` could issue any command.
@@ -579,9 +606,11 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
     A lower bound from the channel's own timing state alone (it ignores the scheduling order, the
     L2 return queue's space and which bank a PRE may close), so a tick then may still issue nothing.
     Valid only while the channel's state is unchanged: arrivals lower the wake in ``dram_enqueue``."""
-    nb_ = cfg[C_NBANK] * cfg[C_NSA]  # row-buffer units (bank x subarray); DQ_BANK holds the unit
+    nsa = cfg[C_NSA]
+    nb_ = cfg[C_NBANK] * nsa  # row-buffer units (bank x subarray); DQ_BANK holds the unit
     base = c * nb_
     gbase = c * cfg[C_NBG]
+    capo = cfg[C_MAXOPEN]
     kb = INF
     minready = INF
     for i in range(cfg[C_DQ_SIZE]):
@@ -604,6 +633,12 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
             e = max(bank[bi, B_ACT_READY], chs[c, H_LAST_ACT] + cfg[C_tRRD_S], bgt[grp, BG_LAST_ACT] + cfg[C_tRRD_L])
             if cfg[C_tFAW] != 0:
                 e = max(e, faw[c, chs[c, H_FAW_I]] + cfg[C_tFAW])
+            if capo > 0:
+                nopen, nocc, lru, free_t = sa_cap_state(bank, bi - dq[c, i, DQ_BANK] % nsa, nsa, k)
+                if nopen >= capo:
+                    e = bank[lru, B_PRE_READY]  # it needs the LRU subarray's PRE first
+                elif nocc >= capo:
+                    e = max(e, free_t)
         else:
             e = bank[bi, B_PRE_READY]
         if e < kb:
@@ -630,6 +665,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     base = c * nb_
     gbase = c * cfg[C_NBG]
     dqs = cfg[C_DQ_SIZE]
+    capo = cfg[C_MAXOPEN]
     n = chs[c, H_NQ]
     progress = False
     # ---------------------------------------------------------------- refresh
@@ -671,6 +707,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 if k >= bank[bi, B_PRE_READY]:
                     bank[bi, B_ROW] = -1
                     bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
+                    bank[bi, B_FREE] = k + cfg[C_tRP]
                     ctr[T_DR_PRE] += 1
                     dram_log(dlog, g, cfg, k, c, CMD_PRE, b // nsa, -1 - b % nsa)
                     progress = True
@@ -742,6 +779,17 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             col = i
             col_key = key
         elif orow < 0:
+            if capo > 0:
+                nopen, nocc, lru, _f = sa_cap_state(bank, bi - b % nsa, nsa, k)
+                if nopen >= capo:
+                    # the bank is at its cap: this request's ACT needs the LRU open subarray precharged first
+                    v = lru - base
+                    if key < hitpend[nb_ + v] and k >= bank[lru, B_PRE_READY]:
+                        hitpend[nb_ + v] = key
+                        hitpend[2 * nb_ + v] = i
+                    continue
+                if nocc >= capo:
+                    continue  # a precharging subarray still holds the last latch
             if key < act_key and k >= bank[bi, B_ACT_READY]:
                 act_i = i
                 act_key = key
@@ -763,12 +811,13 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         if act_i != oldest:
             act_i = -1
         for bb in range(nb_):
-            if bb != b or hitpend[2 * nb_ + bb] != oldest:
+            if hitpend[2 * nb_ + bb] != oldest:  # (the oldest's PRE: of its own unit, or of its bank's LRU)
                 hitpend[2 * nb_ + bb] = -1
     # the best row command: an ACT (channel-level ACT constraints), or a PRE of a bank nobody hits
     row_i = -1
     row_key = INF
     row_cmd = 0
+    row_u = -1
     if act_i >= 0:
         grp = gbase + dq[c, act_i, DQ_BG]
         if (k >= chs[c, H_LAST_ACT] + cfg[C_tRRD_S] and k >= bgt[grp, BG_LAST_ACT] + cfg[C_tRRD_L]
@@ -776,12 +825,14 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             row_i = act_i
             row_key = act_key
             row_cmd = CMD_ACT
+            row_u = dq[c, act_i, DQ_BANK]
     for b in range(nb_):
         pi = hitpend[2 * nb_ + b]
         if pi >= 0 and (hitpend[b] == 0 or strict) and hitpend[nb_ + b] < row_key:
             row_i = pi
             row_key = hitpend[nb_ + b]
             row_cmd = CMD_PRE
+            row_u = b
     issued_col = False
     if col >= 0:
         r = dq[c, col, DQ_RID]
@@ -794,6 +845,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         chs[c, H_LAST_COL] = k
         bgt[grp, BG_LAST_COL] = k
         bank[bi, B_LAST_COL] = k
+        bank[bi, B_USE] = k
         dirn = 2 if is_wr else 1
         if chs[c, H_LAST_DIR] != 0 and chs[c, H_LAST_DIR] != dirn:
             if is_wr:
@@ -845,6 +897,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 if not other:
                     bank[bi, B_ROW] = -1
                     bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], bank[bi, B_PRE_READY] + cfg[C_tRP])
+                    bank[bi, B_FREE] = bank[bi, B_PRE_READY] + cfg[C_tRP]
                     ctr[T_DR_PRE] += 1
             if is_wr:
                 ctr[T_DR_WR] += 1
@@ -875,11 +928,12 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     if row_i >= 0 and (not issued_col or cfg[C_DUAL_CMD] != 0):
         r = dq[c, row_i, DQ_RID]
         b = rq[r, R_BANK]
-        u = dq[c, row_i, DQ_BANK]
+        u = row_u  # the request's unit; for a PRE at the bank's cap, the LRU unit of its bank
         bi = base + u
         grp = gbase + rq[r, R_BG]
         if row_cmd == CMD_ACT:
             bank[bi, B_ROW] = rq[r, R_ROW]
+            bank[bi, B_USE] = k
             bank[bi, B_RCD_READY] = k + cfg[C_tRCD]
             bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], k + cfg[C_tRAS])
             bank[bi, B_ACT_READY] = k + cfg[C_tRC]
@@ -896,6 +950,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         else:
             bank[bi, B_ROW] = -1
             bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
+            bank[bi, B_FREE] = k + cfg[C_tRP]
             rq[r, R_HIT] = 2
             ctr[T_DR_PRE] += 1
             dram_log(dlog, g, cfg, k, c, CMD_PRE, b, -1 - u % nsa)
@@ -2821,7 +2876,7 @@ def run_loop(cfg, clk, g, wake, seg, wseg, rec, wrec, txl, txs, pct, cta_order, 
              wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free, qb, qm, l1t, l1m, l1w, l2t, l2m,
              dq, bank, bgt, chs, faw, netd, pbusy, mapd, mrange, ptype,
              ctr, smst, slst, chst, pcst, clst, prst, nst, kst, ts, dlog, hitpend,
-             mcfg, mvc, mvq, mport, mst, mkst, ofl):
+             mcfg, mvc, mvq, mport, msw, mst, mkst, ofl):
     """Advance the machine until the launch completes or a stop condition; returns a status code."""
     nsm = cfg[C_NSM]
     nsl = cfg[C_NSL]
@@ -2900,7 +2955,7 @@ def run_loop(cfg, clk, g, wake, seg, wseg, rec, wrec, txl, txs, pct, cta_order, 
                     g[G_IT_NET] += 1
                     if mcfg[MC_ON] != 0:
                         mesh_tick(net, now, kk, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, mvc, mvq,
-                                  mport, mst, mkst)
+                                  mport, msw, mst, mkst)
                     else:
                         icnt_tick(net, now, kk, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
         # core domain
@@ -2970,26 +3025,38 @@ def l2_install_range(lo, hi, cfg, l2t, mapd, mrange, g):
 # ``vcs`` virtual channels per input port, each a FIFO of ``vc_buffers`` flits. A packet advances a hop
 # only when a VC of the next router's input port has room for all its flits (credit-based, packet-level
 # virtual cut-through; a packet larger than a buffer needs an empty VC), so nothing is dropped and a full
-# router back-pressures its upstream routers and, at the end, the injection queue. Per cycle and router,
-# the head packets of the input VCs are scanned round-robin; one is granted when its input port and its
-# output port (dimension-order route, XY or YX) are free; both stay busy for its flit count (one flit per
-# link per cycle). A hop costs ``link_latency`` + ``router_latency`` cycles for the head flit.
+# router back-pressures its upstream routers and, at the end, the injection queue. The space a packet
+# leaves is credited back ``credit_delay`` cycles later. Switch allocation per cycle and router:
+# ``round_robin`` scans the head packets of the input VCs from a pointer that advances by one each cycle
+# and grants one when its input port and its output port (dimension-order route, XY or YX) are free;
+# ``islip`` runs one request-grant-accept iteration (``mesh_islip``). A granted packet holds both ports
+# for its flit count (one flit per link per cycle). With priority arbitration the highest class among the
+# competing head packets goes first. A hop costs ``link_latency`` + ``router_latency`` cycles for the head
+# flit.
 
 # mesh configuration vector (followed by the node of each SM, then the node of each L2 slice)
-MC_ON, MC_W, MC_H, MC_NNODE, MC_NVC, MC_VCBUF, MC_RLAT, MC_LLAT, MC_YX = range(9)
+MC_ON, MC_W, MC_H, MC_NNODE, MC_NVC, MC_VCBUF, MC_RLAT, MC_LLAT, MC_YX, MC_CDEL, MC_ISLIP, MC_PRIO = range(12)
 MC_HDR = 16
 # per-packet slot columns (slot = VC * vc_buffers + FIFO position): packet, ready time (ps), output port,
-# flits, hops so far, destination node, destination id
+# flits, hops so far, destination node, destination id. A slot whose packet has left but whose credit has
+# not yet returned (credit_delay > 0) keeps its flits, and its ready time is when the credit is visible.
 MV_PKT, MV_READY, MV_OUT, MV_FLITS, MV_HOPS, MV_DNODE, MV_DID = range(7)
 NMV = 7
-# per-VC FIFO columns (VC = (node * 5 + input port) * vcs + v): head slot, packets, flits held
-VQ_HEAD, VQ_COUNT, VQ_USED = range(3)
-NVQ = 3
+# per-VC FIFO columns (VC = (node * 5 + input port) * vcs + v): head slot, packets, flits held as seen
+# upstream (packets present plus departed ones whose credit is pending), departed packets with a pending
+# credit (the slots just before the head)
+VQ_HEAD, VQ_COUNT, VQ_USED, VQ_PEND = range(4)
+NVQ = 4
 # per-port columns (port = node * 5 + direction): input busy, output busy, injection busy (ps), link flits
 # and packets of the output, credit waits of the output, packets held by the router (port 0), router RR
 MP_IN_BUSY, MP_OUT_BUSY, MP_INJ_BUSY, MP_FLITS, MP_PKTS, MP_WAIT, MP_OCC, MP_RR = range(8)
 NMP = 8
 MESH_DIRS = ("north", "east", "south", "west", "local")
+# iSLIP state per port (``msw``): the output's grant pointer (an input port), the input's accept pointer
+# (an output port) and VC pointer, the input's request to each output this cycle (a VC or -1), and the
+# outputs that granted the input (bit mask)
+SW_GP, SW_AP, SW_VP, SW_REQ, SW_GR = 0, 1, 2, 3, 8
+NSW = 9
 # per-network counters
 MS_INJ, MS_EJ, MS_CREDIT_WAIT, MS_INJ_WAIT, MS_EJ_WAIT, MS_MAX_OCC = range(6)
 NMS = 6
@@ -3031,6 +3098,25 @@ def mesh_next(node, o, w):
 
 
 @njit
+def mesh_credits(mvc, mvq, net, vi, vcbuf, now):
+    """Return to VC ``vi`` the space of departed packets whose credit is visible by ``now``."""
+    while mvq[net, vi, VQ_PEND] > 0:
+        s = vi * vcbuf + (mvq[net, vi, VQ_HEAD] - mvq[net, vi, VQ_PEND] + vcbuf) % vcbuf
+        if mvc[net, s, MV_READY] > now:
+            return
+        mvq[net, vi, VQ_USED] -= mvc[net, s, MV_FLITS]
+        mvq[net, vi, VQ_PEND] -= 1
+
+
+@njit
+def mesh_port_credits(mvc, mvq, net, node, port, nvc, vcbuf, now):
+    """Return the due credits of every VC of input ``port`` of ``node`` (credit_delay > 0 only)."""
+    base = (node * 5 + port) * nvc
+    for v in range(nvc):
+        mesh_credits(mvc, mvq, net, base + v, vcbuf, now)
+
+
+@njit
 def mesh_pick_vc(mvq, net, node, port, nvc, fl, vcbuf):
     """The VC of input ``port`` of ``node`` with room for ``fl`` flits (the emptiest), or -1 (no credit)."""
     base = (node * 5 + port) * nvc
@@ -3052,13 +3138,215 @@ def mesh_push(mvc, mvq, net, vi, vcbuf, fl):
     return slot
 
 
+@njit_inline
+def mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq):
+    """Where the packet in slot ``v`` at ``node`` can go through output ``o`` now: the next router's VC
+    with room for it, 0 for an ejection with room in the destination queue, or -1 (it must wait)."""
+    if o == 4:
+        dqid = netd[net, N_DSTQ] + mvc[net, v, MV_DID]
+        return -1 if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP] else 0
+    nb = mesh_next(node, o, mcfg[MC_W])
+    if mcfg[MC_CDEL] > 0:
+        mesh_port_credits(mvc, mvq, net, nb, (o + 2) % 4, mcfg[MC_NVC], mcfg[MC_VCBUF], now)
+    return mesh_pick_vc(mvq, net, nb, (o + 2) % 4, mcfg[MC_NVC], mvc[net, v, MV_FLITS], mcfg[MC_VCBUF])
+
+
+@njit_inline
+def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq, mport, mst,
+              mkst):
+    """Grant the head packet of VC ``vi`` (input port ``ip`` of ``node``) to output ``o``: eject it into its
+    destination queue or push it into VC ``nvi`` of the next router; free its slot (credit now, or after
+    ``credit_delay``) and hold both ports for its flits. Returns the earliest time something here moves."""
+    vcbuf = mcfg[MC_VCBUF]
+    p0 = node * 5
+    v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
+    r = mvc[net, v, MV_PKT]
+    fl = mvc[net, v, MV_FLITS]
+    done = edge(clk, D_ICNT, k + fl)
+    if o == 4:
+        d = mvc[net, v, MV_DID]
+        delay = netd[net, N_DST_DELAY]
+        rq[r, R_READY] = done if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, done) + delay)
+        if net == NET_REQ:
+            rq[r, R_T2] = done
+            wcomp = cfg[C_WK_SL] + d
+        else:
+            rq[r, R_T6] = done
+            wcomp = d
+        q_push(qb, qm, netd[net, N_DSTQ] + d, r)
+        if rq[r, R_READY] < wake[wcomp]:
+            wake[wcomp] = rq[r, R_READY]
+        nst[net, 1, d] += fl
+        h = mvc[net, v, MV_HOPS]
+        kd = rq[r, R_KIND]
+        mkst[net, kd, 0] += 1
+        mkst[net, kd, 1] += h
+        mkst[net, kd, 2] += h * fl
+        mst[net, MS_EJ] += 1
+        mport[net, p0, MP_OCC] -= 1
+        wk = INF
+    else:
+        nb = mesh_next(node, o, mcfg[MC_W])
+        nv = mesh_push(mvc, mvq, net, nvi, vcbuf, fl)
+        for col in range(NMV):
+            mvc[net, nv, col] = mvc[net, v, col]
+        mvc[net, nv, MV_READY] = edge(clk, D_ICNT, k + mcfg[MC_LLAT] + mcfg[MC_RLAT])
+        mvc[net, nv, MV_HOPS] += 1
+        mvc[net, nv, MV_OUT] = mesh_route(nb, mvc[net, v, MV_DNODE], mcfg[MC_W], mcfg[MC_YX])
+        mport[net, p0, MP_OCC] -= 1
+        mport[net, nb * 5, MP_OCC] += 1
+        if mport[net, nb * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
+            mst[net, MS_MAX_OCC] = mport[net, nb * 5, MP_OCC]
+        wk = mvc[net, nv, MV_READY]
+    # the packet leaves its VC; its space is credited back at once, or after credit_delay cycles
+    mvc[net, v, MV_PKT] = -1
+    mvq[net, vi, VQ_HEAD] = (mvq[net, vi, VQ_HEAD] + 1) % vcbuf
+    mvq[net, vi, VQ_COUNT] -= 1
+    cdel = mcfg[MC_CDEL]
+    if cdel == 0:
+        mvq[net, vi, VQ_USED] -= fl
+    else:
+        mvq[net, vi, VQ_PEND] += 1
+        mvc[net, v, MV_READY] = edge(clk, D_ICNT, k + cdel)
+    if mvq[net, vi, VQ_COUNT] > 0:  # the next packet of this VC
+        t2 = max(mvc[net, vi * vcbuf + mvq[net, vi, VQ_HEAD], MV_READY], done)
+        if t2 < wk:
+            wk = t2
+    mport[net, p0 + ip, MP_IN_BUSY] = done
+    mport[net, p0 + o, MP_OUT_BUSY] = done
+    mport[net, p0 + o, MP_FLITS] += fl
+    mport[net, p0 + o, MP_PKTS] += 1
+    return wk
+
+
 @njit
-def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, mvc, mvq, mport, mst, mkst):
+def mesh_head_prio(net, vi, vcbuf, rq, mvc, mvq):
+    """Priority class of the head packet of VC ``vi``."""
+    return rq[mvc[net, vi * vcbuf + mvq[net, vi, VQ_HEAD], MV_PKT], R_PRIO]
+
+
+@njit
+def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq, mport, msw, mst, mkst):
+    """One iSLIP iteration at ``node``'s router. Request: each free input port asks, for each free output
+    its ready head packets route to (and that has room downstream), with one VC (the first from the input's
+    VC pointer; with priority arbitration the highest class first). Grant: each output grants the first
+    requesting input from its grant pointer (highest class first). Accept: each input accepts the first
+    granting output from its accept pointer (highest class first). Accepted pairs move; the output's grant
+    pointer goes to one past the input, the input's accept pointer to one past the output, its VC pointer to
+    one past the VC. Returns (the earliest time something here may move, whether a packet moved)."""
+    nvc = mcfg[MC_NVC]
+    vcbuf = mcfg[MC_VCBUF]
+    prio = mcfg[MC_PRIO]
+    nxt = edge(clk, D_ICNT, k + 1)
+    p0 = node * 5
+    wk = INF
+    nreq = 0
+    ncand = 0  # ready head packets with free ports: each either moves this cycle or is looked at again next
+    # request
+    for ip in range(5):
+        pr = p0 + ip
+        for o in range(5):
+            msw[net, pr, SW_REQ + o] = -1
+        msw[net, pr, SW_GR] = 0
+        ib = mport[net, pr, MP_IN_BUSY]
+        vp = msw[net, pr, SW_VP]
+        for j in range(nvc):
+            vi = pr * nvc + (vp + j) % nvc
+            if mvq[net, vi, VQ_COUNT] == 0:
+                continue
+            v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
+            t = mvc[net, v, MV_READY]
+            if t > now:
+                if t < wk:
+                    wk = t
+                continue
+            if ib > now:
+                if ib < wk:
+                    wk = ib
+                break  # the input port is sending: none of its VCs may request
+            o = mvc[net, v, MV_OUT]
+            ob = mport[net, p0 + o, MP_OUT_BUSY]
+            if ob > now:
+                if ob < wk:
+                    wk = ob
+                continue
+            ncand += 1
+            cur = msw[net, pr, SW_REQ + o]
+            if cur >= 0 and (prio == 0 or mesh_head_prio(net, cur, vcbuf, rq, mvc, mvq)
+                             >= rq[mvc[net, v, MV_PKT], R_PRIO]):
+                continue
+            if mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq) < 0:
+                if o == 4:
+                    mst[net, MS_EJ_WAIT] += 1
+                else:
+                    mst[net, MS_CREDIT_WAIT] += 1
+                    mport[net, p0 + o, MP_WAIT] += 1
+                wk = min(wk, nxt)
+                continue
+            if cur < 0:
+                nreq += 1
+            msw[net, pr, SW_REQ + o] = vi
+    if nreq == 0:
+        return wk, False
+    # grant
+    for o in range(5):
+        po = p0 + o
+        gp = msw[net, po, SW_GP]
+        best = -1
+        bestc = -1
+        for j in range(5):
+            ip = (gp + j) % 5
+            vi = msw[net, p0 + ip, SW_REQ + o]
+            if vi < 0:
+                continue
+            c = mesh_head_prio(net, vi, vcbuf, rq, mvc, mvq) if prio != 0 else 0
+            if c > bestc:
+                best = ip
+                bestc = c
+        if best >= 0:
+            msw[net, p0 + best, SW_GR] |= 1 << o
+    # accept
+    moved = 0
+    for ip in range(5):
+        pr = p0 + ip
+        gm = msw[net, pr, SW_GR]
+        if gm == 0:
+            continue
+        ap = msw[net, pr, SW_AP]
+        best = -1
+        bestc = -1
+        for j in range(5):
+            o = (ap + j) % 5
+            if (gm >> o) & 1 == 0:
+                continue
+            c = mesh_head_prio(net, msw[net, pr, SW_REQ + o], vcbuf, rq, mvc, mvq) if prio != 0 else 0
+            if c > bestc:
+                best = o
+                bestc = c
+        o = best
+        vi = msw[net, pr, SW_REQ + o]
+        v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
+        nvi = mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq)  # as in the request: outputs differ
+        if nvi < 0:
+            continue
+        t = mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq,
+                      mport, mst, mkst)
+        if t < wk:
+            wk = t
+        msw[net, p0 + o, SW_GP] = (ip + 1) % 5
+        msw[net, pr, SW_AP] = (o + 1) % 5
+        msw[net, pr, SW_VP] = (vi - pr * nvc + 1) % nvc
+        moved += 1
+    if moved < ncand:  # packets not served this cycle (not granted, not accepted, or not offered) compete again
+        wk = min(wk, nxt)
+    return wk, moved > 0
+
+
+@njit
+def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, mvc, mvq, mport, msw, mst, mkst):
     """One interconnect cycle of subnet ``net`` of the mesh: router hops and ejections, then injections."""
     nsrc = netd[net, N_NSRC]
     sq = netd[net, N_SRCQ]
-    dqb = netd[net, N_DSTQ]
-    delay = netd[net, N_DST_DELAY]
     flit = cfg[C_IC_FLIT]
     hdr = cfg[C_IC_HDR]
     w = mcfg[MC_W]
@@ -3066,8 +3354,10 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
     nvc = mcfg[MC_NVC]
     vcbuf = mcfg[MC_VCBUF]
     rlat = mcfg[MC_RLAT]
-    llat = mcfg[MC_LLAT]
     yx = mcfg[MC_YX]
+    cdel = mcfg[MC_CDEL]
+    prio = mcfg[MC_PRIO]
+    islip = mcfg[MC_ISLIP] != 0
     src_base = MC_HDR if net == NET_REQ else MC_HDR + cfg[C_NSM]
     dst_base = MC_HDR + cfg[C_NSM] if net == NET_REQ else MC_HDR
     nxt = edge(clk, D_ICNT, k + 1)
@@ -3078,86 +3368,55 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
         p0 = node * 5
         if mport[net, p0, MP_OCC] == 0:
             continue
+        if islip:
+            t, mv = mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq, mport, msw,
+                               mst, mkst)
+            if t < wk:
+                wk = t
+            progress = progress or mv
+            continue
         rr = mport[net, p0, MP_RR]
-        for i in range(nin):
-            iv = (rr + i) % nin
-            vi = node * nin + iv
-            if mvq[net, vi, VQ_COUNT] == 0:
-                continue
-            v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
-            r = mvc[net, v, MV_PKT]
-            t = mvc[net, v, MV_READY]
-            if t > now:
+        maxp = 0
+        if prio != 0:  # the highest class among the ready head packets goes first
+            for vi in range(node * nin, node * nin + nin):
+                if mvq[net, vi, VQ_COUNT] > 0 and mvc[net, vi * vcbuf + mvq[net, vi, VQ_HEAD], MV_READY] <= now:
+                    maxp = max(maxp, mesh_head_prio(net, vi, vcbuf, rq, mvc, mvq))
+        for p in range(maxp, -1, -1):
+            for i in range(nin):
+                iv = (rr + i) % nin
+                vi = node * nin + iv
+                if mvq[net, vi, VQ_COUNT] == 0:
+                    continue
+                v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
+                r = mvc[net, v, MV_PKT]
+                t = mvc[net, v, MV_READY]
+                if t > now:
+                    if t < wk:
+                        wk = t
+                    continue
+                if prio != 0 and rq[r, R_PRIO] != p:
+                    continue
+                ip = iv // nvc
+                o = mvc[net, v, MV_OUT]
+                b = max(mport[net, p0 + ip, MP_IN_BUSY], mport[net, p0 + o, MP_OUT_BUSY])
+                if b > now:
+                    if b < wk:
+                        wk = b
+                    continue
+                nvi = mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq)
+                if nvi < 0:
+                    if o == 4:
+                        mst[net, MS_EJ_WAIT] += 1
+                    else:
+                        mst[net, MS_CREDIT_WAIT] += 1
+                        mport[net, p0 + o, MP_WAIT] += 1
+                    wk = min(wk, nxt)
+                    continue
+                t = mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc,
+                              mvq, mport, mst, mkst)
                 if t < wk:
                     wk = t
-                continue
-            ip = iv // nvc
-            o = mvc[net, v, MV_OUT]
-            b = max(mport[net, p0 + ip, MP_IN_BUSY], mport[net, p0 + o, MP_OUT_BUSY])
-            if b > now:
-                if b < wk:
-                    wk = b
-                continue
-            fl = mvc[net, v, MV_FLITS]
-            done = edge(clk, D_ICNT, k + fl)
-            if o == 4:
-                d = mvc[net, v, MV_DID]
-                dqid = dqb + d
-                if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP]:
-                    mst[net, MS_EJ_WAIT] += 1
-                    wk = min(wk, nxt)
-                    continue
-                rq[r, R_READY] = done if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, done) + delay)
-                if net == NET_REQ:
-                    rq[r, R_T2] = done
-                    wcomp = cfg[C_WK_SL] + d
-                else:
-                    rq[r, R_T6] = done
-                    wcomp = d
-                q_push(qb, qm, dqid, r)
-                if rq[r, R_READY] < wake[wcomp]:
-                    wake[wcomp] = rq[r, R_READY]
-                nst[net, 1, d] += fl
-                h = mvc[net, v, MV_HOPS]
-                kd = rq[r, R_KIND]
-                mkst[net, kd, 0] += 1
-                mkst[net, kd, 1] += h
-                mkst[net, kd, 2] += h * fl
-                mst[net, MS_EJ] += 1
-                mport[net, p0, MP_OCC] -= 1
-            else:
-                nb = mesh_next(node, o, w)
-                nvi = mesh_pick_vc(mvq, net, nb, (o + 2) % 4, nvc, fl, vcbuf)
-                if nvi < 0:
-                    mst[net, MS_CREDIT_WAIT] += 1
-                    mport[net, p0 + o, MP_WAIT] += 1
-                    wk = min(wk, nxt)
-                    continue
-                nv = mesh_push(mvc, mvq, net, nvi, vcbuf, fl)
-                for col in range(NMV):
-                    mvc[net, nv, col] = mvc[net, v, col]
-                mvc[net, nv, MV_READY] = edge(clk, D_ICNT, k + llat + rlat)
-                mvc[net, nv, MV_HOPS] += 1
-                mvc[net, nv, MV_OUT] = mesh_route(nb, mvc[net, v, MV_DNODE], w, yx)
-                mport[net, p0, MP_OCC] -= 1
-                mport[net, nb * 5, MP_OCC] += 1
-                if mport[net, nb * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
-                    mst[net, MS_MAX_OCC] = mport[net, nb * 5, MP_OCC]
-                wk = min(wk, mvc[net, nv, MV_READY])
-            # the packet leaves its VC; the space is credited back at once
-            mvc[net, v, MV_PKT] = -1
-            mvq[net, vi, VQ_HEAD] = (mvq[net, vi, VQ_HEAD] + 1) % vcbuf
-            mvq[net, vi, VQ_COUNT] -= 1
-            mvq[net, vi, VQ_USED] -= fl
-            if mvq[net, vi, VQ_COUNT] > 0:  # the next packet of this VC
-                t2 = max(mvc[net, vi * vcbuf + mvq[net, vi, VQ_HEAD], MV_READY], done)
-                if t2 < wk:
-                    wk = t2
-            mport[net, p0 + ip, MP_IN_BUSY] = done
-            mport[net, p0 + o, MP_OUT_BUSY] = done
-            mport[net, p0 + o, MP_FLITS] += fl
-            mport[net, p0 + o, MP_PKTS] += 1
-            progress = True
+                progress = True
         mport[net, p0, MP_RR] = (rr + 1) % nin
     # injection: the head of each source's queue enters a VC of its router's local input port
     rr = netd[net, N_RR]
@@ -3176,6 +3435,8 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
         fl = (hdr + rq[r, R_BYTES] + flit - 1) // flit
         if fl < 1:
             fl = 1
+        if cdel > 0:
+            mesh_port_credits(mvc, mvq, net, node, 4, nvc, vcbuf, now)
         vi = mesh_pick_vc(mvq, net, node, 4, nvc, fl, vcbuf)
         if vi < 0:
             mst[net, MS_INJ_WAIT] += 1

@@ -153,6 +153,7 @@ class EngineState:
         cfg[E.C_NCH] = nch
         cfg[E.C_NBANK] = dr.banks
         cfg[E.C_NSA] = dr.subarrays_per_bank
+        cfg[E.C_MAXOPEN] = dr.max_open_subarrays
         cfg[E.C_NBG] = dr.bank_groups
         cfg[E.C_BANKS_PER_BG] = dr.banks_per_group
         cfg[E.C_ATOM_BYTES] = dr.atom_bytes
@@ -284,6 +285,9 @@ class EngineState:
             c[E.MC_NVC], c[E.MC_VCBUF], c[E.MC_RLAT], c[E.MC_LLAT] = nvc, ms.vc_buffers, ms.router_latency, \
                 ms.link_latency
             c[E.MC_YX] = int(ms.routing == "yx")
+            c[E.MC_CDEL] = ms.credit_delay
+            c[E.MC_ISLIP] = int(ms.allocator == "islip")
+            c[E.MC_PRIO] = int(ms.priority_arbitration)
             c[E.MC_HDR:E.MC_HDR + self.nsm] = ms.sm_nodes
             c[E.MC_HDR + self.nsm:] = ms.llc_nodes
         vcbuf = ms.vc_buffers if on else 1
@@ -291,6 +295,7 @@ class EngineState:
         self.mvc[:, :, E.MV_PKT] = -1
         self.mvq = np.zeros((2, nnode * 5 * nvc, E.NVQ), I64)
         self.mport = np.zeros((2, nnode * 5, E.NMP), I64)
+        self.msw = np.zeros((2, nnode * 5, E.NSW), I64)  # iSLIP pointers and per-cycle requests
         self.mst = np.zeros((2, E.NMS), I64)
         self.mkst = np.zeros((2, E.NPK, 3), I64)
 

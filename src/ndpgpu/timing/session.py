@@ -232,7 +232,7 @@ class TimingSession:
             st.ld_free, st.rq, st.rq_free, st.qb, st.qm, st.l1t, st.l1m, st.l1w, st.l2t, st.l2m, st.dq, st.bank,
             st.bgt, st.chs, st.faw, st.netd, st.pbusy, st.mapd, st.mrange, st.ptype, st.ctr, st.smst, st.slst,
             st.chst, st.pcst, st.clst, st.prst, st.nst, st.kst, st.ts, st.dlog, st.hitpend, st.mcfg, st.mvc,
-            st.mvq, st.mport, st.mst, st.mkst, la.ofl))
+            st.mvq, st.mport, st.msw, st.mst, st.mkst, la.ofl))
 
     def _reset_for_launch(self, la: LaunchArrays) -> None:
         st = self.state

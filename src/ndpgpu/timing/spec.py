@@ -285,11 +285,12 @@ class MeshSpec(Spec):
 
     Simplified model (docs/timing.md, "Mesh"): packet-level virtual cut-through. A packet advances a hop
     only when a VC of the next router's input port has room for all its flits (credit-based, nothing
-    dropped); credits return in the cycle the packet leaves. Per router and cycle, the head packets of the
-    input VCs are scanned round-robin and one is granted when its input port and its output port are both
-    free; both then stay busy for its flit count (one flit per link per cycle). Not iSLIP: no separate VC
-    and switch allocation iterations. Requests and replies travel on two identical subnets (GPGPU-Sim's
-    two networks).
+    dropped); its space is credited back ``credit_delay`` cycles after it leaves. ``allocator`` picks the
+    switch allocation: ``round_robin`` (one step: input VCs scanned round-robin, a packet granted when its
+    input and output ports are free) or ``islip`` (one request-grant-accept iteration per cycle); a granted
+    packet holds its input and output ports for its flit count (one flit per link per cycle). With
+    ``priority_arbitration`` the highest priority class among competing head packets is served first.
+    Requests and replies travel on two identical subnets (GPGPU-Sim's two networks).
     """
 
     width: int = F(8, "nodes", "columns of the grid (x)", ge=1, le=64)
@@ -306,6 +307,17 @@ class MeshSpec(Spec):
     router_latency: int = F(3, "cycles", "router pipeline: from a head flit's arrival to its switch traversal",
                             ge=1, le=1000)
     link_latency: int = F(1, "cycles", "link traversal of a flit between neighbouring routers", ge=1, le=1000)
+    credit_delay: int = F(0, "cycles", "credit round trip: a packet's buffer space becomes visible to the "
+                          "upstream router (or the injection) this many icnt cycles after the packet leaves "
+                          "(0: in the cycle it leaves)", ge=0, le=1000)
+    allocator: Literal["round_robin", "islip"] = F(
+        "round_robin", "name", "switch allocation per router and cycle: round_robin (input VCs scanned from a "
+        "pointer that advances by one each cycle; a head packet is granted when its input and output ports "
+        "are free) or islip (one iteration of request, grant by each output's round-robin pointer, accept by "
+        "each input's pointer; pointers advance only on accepted grants)")
+    priority_arbitration: bool = F(False, "flag", "the highest priority class among a router's competing head "
+                                   "packets is served first (then the allocator's order); the crossbar's "
+                                   "icnt.priority_arbitration does not apply to the mesh")
 
 
 class IcntSpec(Spec):
@@ -397,6 +409,10 @@ class DramSpec(Spec):
     subarrays_per_bank: int = F(1, "subarrays", "subarrays per bank, each with its own row buffer (MASA-style "
                                 "subarray-level parallelism); row r lies in subarray r mod this (1: one row "
                                 "buffer per bank)", ge=1, le=64)
+    max_open_subarrays: int = F(0, "subarrays", "most subarrays of a bank open at once (MPU: 4 of 8); an ACT "
+                                "beyond it first precharges the bank's least-recently-used open subarray, and a "
+                                "subarray counts from its ACT until tRP after its PRE (0: no cap; at most "
+                                "subarrays_per_bank)", ge=0, le=64)
     bus_bits: int = F(64, "bits", "data bus width per (pseudo) channel", ge=8, le=1024)
     burst_length: int = F(8, "transfers", "burst length", ge=1, le=64)
     data_rate: int = F(4, "transfers/tCK", "data transfers per command clock (DDR 2, GDDR5 4)", ge=1, le=16)
@@ -410,6 +426,13 @@ class DramSpec(Spec):
     mapping: MappingSpec = MappingSpec()
 
     check_impl = _impl_validator("dram")
+
+    @model_validator(mode="after")
+    def _open_cap(self) -> DramSpec:
+        if self.max_open_subarrays > self.subarrays_per_bank:
+            raise ValueError(f"max_open_subarrays={self.max_open_subarrays} exceeds subarrays_per_bank="
+                             f"{self.subarrays_per_bank}")
+        return self
 
     @property
     def banks(self) -> int:

@@ -183,6 +183,7 @@ class TimingSession:
                     st.ts = np.concatenate([st.ts, np.zeros_like(st.ts)])
                     continue
                 if status in (E.ST_WATCHDOG, E.ST_DEADLOCK):
+                    cfg[E.C_XL0] = xl_row0
                     summary = self.state_summary()
                     what = "watchdog: no progress for" if status == E.ST_WATCHDOG else "deadlock: nothing can happen"
                     raise SimulationStalled(

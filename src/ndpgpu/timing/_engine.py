@@ -2917,7 +2917,9 @@ def run_loop(cfg, clk, g, wake, seg, wseg, rec, wrec, txl, txs, pct, cta_order, 
         now = tn
         g[G_NOW] = now
         g[G_IT_LOOP] += 1
-        if now - g[G_LAST_PROGRESS] > cfg[C_WATCHDOG_PS]:
+        # (work left from the previous launch may be simulated at times before this launch's start, its
+        # progress stamped then: the watchdog counts from the later of the two)
+        if now - max(g[G_LAST_PROGRESS], g[G_START_PS]) > cfg[C_WATCHDOG_PS]:
             return ST_WATCHDOG
         if tsi > 0:
             while g[G_TS_NEXT] <= now:

@@ -3066,6 +3066,16 @@ MS_NAMES = ("injected", "ejected", "credit_waits", "injection_waits", "ejection_
 
 
 @njit
+def mesh_count_wait(net, p0, o, mst, mport):
+    """A head packet could not move this cycle: its ejection queue is full (o = 4) or no downstream VC has room."""
+    if o == 4:
+        mst[net, MS_EJ_WAIT] += 1
+    else:
+        mst[net, MS_CREDIT_WAIT] += 1
+        mport[net, p0 + o, MP_WAIT] += 1
+
+
+@njit
 def mesh_route(node, dnode, w, yx):
     """Output port of dimension-order routing: 0 N (y-1), 1 E (x+1), 2 S (y+1), 3 W (x-1), 4 eject."""
     x = node % w
@@ -3278,11 +3288,7 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
                              >= rq[mvc[net, v, MV_PKT], R_PRIO]):
                 continue
             if mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq) < 0:
-                if o == 4:
-                    mst[net, MS_EJ_WAIT] += 1
-                else:
-                    mst[net, MS_CREDIT_WAIT] += 1
-                    mport[net, p0 + o, MP_WAIT] += 1
+                mesh_count_wait(net, p0, o, mst, mport)
                 wk = min(wk, nxt)
                 continue
             if cur < 0:
@@ -3407,11 +3413,7 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                     continue
                 nvi = mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq)
                 if nvi < 0:
-                    if o == 4:
-                        mst[net, MS_EJ_WAIT] += 1
-                    else:
-                        mst[net, MS_CREDIT_WAIT] += 1
-                        mport[net, p0 + o, MP_WAIT] += 1
+                    mesh_count_wait(net, p0, o, mst, mport)
                     wk = min(wk, nxt)
                     continue
                 t = mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc,

@@ -125,7 +125,12 @@ PROLOGUE = """
 
 def loop_kernel(bound: str = "%r2", extra: str = "", after: str = "") -> Function:
     """One loop: load L[i], scale, store L[i]; ``extra`` goes inside the body, ``after`` after the loop."""
-    return kernel(PROLOGUE + f"""
+    return kernel(loop_body(bound, extra, after))
+
+
+def loop_body(bound: str = "%r2", extra: str = "", after: str = "") -> str:
+    """The body of :func:`loop_kernel`'s kernel."""
+    return (PROLOGUE + f"""
     setp.lt.s32 %p1, %r2, 1;
     @%p1 bra DONE;
 LOOP:
@@ -506,21 +511,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_cli_on_a_ptx_file(tmp_path, capsys):
     path = tmp_path / "loop.ptx"
-    path.write_text(ptx_text(PROLOGUE + """
-    setp.lt.s32 %p1, %r2, 1;
-    @%p1 bra DONE;
-LOOP:
-    mul.wide.s32 %rd3, %r1, 4;
-    add.s64 %rd4, %rd2, %rd3;
-    ld.global.f32 %f2, [%rd4];
-    mul.f32 %f3, %f2, %f1;
-    st.global.f32 [%rd4], %f3;
-    add.s32 %r1, %r1, 1;
-    setp.lt.s32 %p2, %r1, %r2;
-    @%p2 bra LOOP;
-DONE:
-    ret;
-"""))
+    path.write_text(ptx_text(loop_body()))
     rc, out, _ = run_cli(capsys, str(path), "--format", "json", "--all")
     assert rc == 0
     data = json.loads(out)

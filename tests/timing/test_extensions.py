@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tracegen import TraceBuilder, streaming_read
+from tracegen import PreloadLines, TraceBuilder, streaming_read
 
 from ndpgpu.timing import (
     CtaDispatch,
@@ -124,16 +124,6 @@ def test_cta_dispatch_policies(policy, want):
     assert st.get("kernel", "ctas") == 30
 
 
-class Lines(Preloader):
-    def __init__(self, priority: int, per_cta: int) -> None:
-        self.priority, self.per_cta = priority, per_cta
-
-    def lines(self, trace, machine):
-        c = trace.launch.num_ctas
-        start = np.arange(c + 1, dtype=np.int64) * self.per_cta
-        return start, (1 << 36) + 128 * np.arange(c * self.per_cta, dtype=np.int64)
-
-
 def test_preloader_priority_class_reorders_requests():
     """Preloads compete with a saturating demand stream. In class 3 they are served ahead of the
     demand (class 0) by the crossbar and the DRAM scheduler: their latency drops and the demand's rises.
@@ -143,7 +133,7 @@ def test_preloader_priority_class_reorders_requests():
     res = {}
     for prio in (0, 3):
         sess = TimingSession("gtx480")
-        sess.set_preloader(Lines(prio, 16))
+        sess.set_preloader(PreloadLines(prio, 16))
         st = sess.run_launch(tr)
         n_dem = st.get("latency", "memory_fetches")
         dem = st.get("latency", "average")

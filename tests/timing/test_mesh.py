@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from tracegen import TraceBuilder, streaming_read
+from tracegen import PreloadLines, TraceBuilder, streaming_read
 
 import ndpgpu
-from ndpgpu.timing import CtaDispatch, DispatchPlan, Preloader, TimingSession, load_machine
+from ndpgpu.timing import CtaDispatch, DispatchPlan, TimingSession, load_machine
 from ndpgpu.timing import _engine as E
 from ndpgpu.timing.policies import Pinned
 
@@ -340,18 +340,6 @@ def test_priority_class_first_through_a_contended_link(allocator, nbytes):
     plain = [p for _k, _s, p in drive_mesh(ov, streams, 800, nbytes)]
     assert sorted(plain) == sorted(got)
     assert plain.index(0) < 30  # a demand packet crosses before half the class-1 stream has
-
-
-class PreloadLines(Preloader):
-    """Each CTA preloads ``per_cta`` lines above 2^36 at class ``priority``."""
-
-    def __init__(self, priority: int, per_cta: int) -> None:
-        self.priority, self.per_cta = priority, per_cta
-
-    def lines(self, trace, machine):
-        c = trace.launch.num_ctas
-        start = np.arange(c + 1, dtype=np.int64) * self.per_cta
-        return start, (1 << 36) + 128 * np.arange(c * self.per_cta, dtype=np.int64)
 
 
 @pytest.mark.parametrize("allocator", ["round_robin", "islip"])

@@ -20,6 +20,17 @@ NO_REFRESH = {"dram.refresh": False}
 def two_rows_of_one_bank(m, n: int, same_parity: bool, base: int = BASE) -> tuple[list[int], list[int]]:
     """``n`` line addresses in each of two rows of the bank of ``base``; the rows' indices have different
     parity (different subarrays for 2 subarrays, row mod 2) unless ``same_parity``."""
+    r0 = map_address(m, base)["row"]
+    for rows in bank_rows(m, base):
+        for r, lines in rows.items():
+            if r != r0 and ((r - r0) % 2 == 0) == same_parity and len(lines) >= n and len(rows[r0]) >= n:
+                return rows[r0][:n], lines[:n]
+    raise AssertionError("unreachable")
+
+
+def bank_rows(m, base: int):
+    """Walk lines upward from ``base``; after each line of ``base``'s bank, yield that bank's rows so far
+    (row -> line addresses, in address order)."""
     first = map_address(m, base)
     rows: dict[int, list[int]] = {}
     a = base
@@ -27,10 +38,7 @@ def two_rows_of_one_bank(m, n: int, same_parity: bool, base: int = BASE) -> tupl
         loc = map_address(m, a)
         if (loc["channel"], loc["bank"]) == (first["channel"], first["bank"]):
             rows.setdefault(loc["row"], []).append(a)
-            r0 = first["row"]
-            for r, lines in rows.items():
-                if r != r0 and ((r - r0) % 2 == 0) == same_parity and len(lines) >= n and len(rows[r0]) >= n:
-                    return rows[r0][:n], lines[:n]
+            yield rows
         a += m.l1d.line_bytes
 
 
@@ -41,21 +49,16 @@ def alternate(a: list[int], b: list[int]) -> list[int]:
 def rows_in_distinct_subarrays(m, nrows: int, n: int, subarrays: int, base: int = BASE) -> list[list[int]]:
     """``n`` line addresses in each of ``nrows`` rows of the bank of ``base`` whose subarrays (row mod
     ``subarrays``) all differ; the first row is that of ``base``."""
-    first = map_address(m, base)
-    rows: dict[int, list[int]] = {}
-    a = base
-    while True:
-        loc = map_address(m, a)
-        if (loc["channel"], loc["bank"]) == (first["channel"], first["bank"]):
-            rows.setdefault(loc["row"], []).append(a)
-            picked: dict[int, int] = {}
-            for r, lines in rows.items():
-                if len(lines) >= n and r % subarrays not in picked:
-                    picked[r % subarrays] = r
-            if len(picked) >= nrows and picked.get(first["row"] % subarrays) == first["row"]:
-                order = [first["row"]] + [r for r in picked.values() if r != first["row"]]
-                return [rows[r][:n] for r in order[:nrows]]
-        a += m.l1d.line_bytes
+    r0 = map_address(m, base)["row"]
+    for rows in bank_rows(m, base):
+        picked: dict[int, int] = {}
+        for r, lines in rows.items():
+            if len(lines) >= n and r % subarrays not in picked:
+                picked[r % subarrays] = r
+        if len(picked) >= nrows and picked.get(r0 % subarrays) == r0:
+            order = [r0] + [r for r in picked.values() if r != r0]
+            return [rows[r][:n] for r in order[:nrows]]
+    raise AssertionError("unreachable")
 
 
 def run_chase(name: str, subarrays: int, lines: list[int], max_open: int = 0, log: list | None = None):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ndpgpu.timing.interfaces import Preloader
 from ndpgpu.trace.format import (
     MEM_ATOMIC,
     MEM_DTYPE,
@@ -168,3 +169,15 @@ def empty_kernel(num_ctas: int, threads: int, shared_bytes: int = 0, regs: int =
             b.run(w, op)
         b.run(w, ex)
     return b.build()
+
+
+class PreloadLines(Preloader):
+    """Each CTA preloads ``per_cta`` lines above 2^36 at class ``priority``."""
+
+    def __init__(self, priority: int, per_cta: int) -> None:
+        self.priority, self.per_cta = priority, per_cta
+
+    def lines(self, trace, machine):
+        c = trace.launch.num_ctas
+        start = np.arange(c + 1, dtype=np.int64) * self.per_cta
+        return start, (1 << 36) + 128 * np.arange(c * self.per_cta, dtype=np.int64)

@@ -3,6 +3,7 @@
 The public API follows CuPy's RawModule/RawKernel conventions; see :mod:`ndpgpu.api`.
 """
 
+from . import _numba_cache  # noqa: F401  (first: stamps numba's cache with each engine's import closure)
 from .api import (
     Device,
     DeviceArray,

@@ -1,0 +1,157 @@
+"""numba's on-disk cache, stamped with every source file a compiled function depends on.
+
+numba keys a cached function by its own file alone, so an edit to a helper in another module (an ALU
+routine the interpreter inlines, a constant in :mod:`ndpgpu.functional.isa`) would leave a stale
+compiled engine in place. Here every ``cache=True`` function of a registered package gets a source stamp
+that hashes its file *and* every module of the same package that file imports, transitively (found by
+reading the import statements, so nothing is executed). Any edit anywhere in that closure makes numba
+recompile; an untouched tree loads from the cache as before.
+
+:func:`install` puts the locators in front of numba's own. Importing this module installs them; :mod:`ndpgpu`
+imports it before any compiled module, because numba picks a function's locator when it is decorated.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import os
+from pathlib import Path
+
+from numba.core import caching
+
+_PACKAGES: dict[str, Path] = {}  # top-level package name -> its directory
+
+
+def register_package(name: str, directory: str | os.PathLike) -> None:
+    """Stamp cached functions of package ``name`` (rooted at ``directory``) with their import closure."""
+    _PACKAGES[name] = Path(directory).resolve()
+    closure_files.cache_clear()
+
+
+def _package_of(py_file: str) -> tuple[str, Path] | None:
+    path = Path(py_file).resolve()
+    for name, root in _PACKAGES.items():
+        if root == path.parent or root in path.parents:
+            return name, root
+    return None
+
+
+def _module_file(root: Path, package: str, dotted: str) -> Path | None:
+    """The file of module ``dotted`` (absolute, inside ``package``), or None when it is not ours."""
+    parts = dotted.split(".")
+    if parts[0] != package:
+        return None
+    base = root.joinpath(*parts[1:])
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    return None
+
+
+def _dotted_name(root: Path, package: str, file: Path) -> str:
+    rel = file.relative_to(root).with_suffix("")
+    parts = [package, *rel.parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports_of(root: Path, package: str, file: Path) -> set[Path]:
+    """Files of ``package`` that ``file`` imports directly (``import``/``from`` statements at any depth)."""
+    tree = ast.parse(file.read_bytes(), filename=str(file))
+    me = _dotted_name(root, package, file)
+    here = me.split(".") if file.name == "__init__.py" else me.split(".")[:-1]
+    found: set[Path] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = here[: len(here) - node.level + 1]
+                origin = ".".join([*anchor, node.module] if node.module else anchor)
+            else:
+                origin = node.module or ""
+            names = [origin] + [f"{origin}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for dotted in names:
+            target = _module_file(root, package, dotted)
+            if target is not None and target != file:
+                found.add(target)
+    return found
+
+
+@functools.cache
+def closure_files(py_file: str) -> tuple[Path, ...]:
+    """``py_file`` and every file of its package it imports, directly or not, sorted."""
+    owner = _package_of(py_file)
+    start = Path(py_file).resolve()
+    if owner is None:
+        return (start,)
+    package, root = owner
+    seen = {start}
+    todo = [start]
+    while todo:
+        for dep in _imports_of(root, package, todo.pop()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return tuple(sorted(seen))
+
+
+def closure_stamp(py_file: str) -> str:
+    """A hash of the contents (and package-relative names) of :func:`closure_files`."""
+    digest = hashlib.sha256()
+    owner = _package_of(py_file)
+    for file in closure_files(py_file):
+        name = str(file.relative_to(owner[1])) if owner else file.name
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return "closure:" + digest.hexdigest()
+
+
+class _ClosureStampMixin:
+    """Overrides a numba locator's source stamp with the import-closure hash for registered packages."""
+
+    _py_file: str
+
+    def get_source_stamp(self):
+        return closure_stamp(self._py_file)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if _package_of(py_file) is None:
+            return None
+        return super().from_function(py_func, py_file)
+
+
+class ClosureUserProvidedLocator(_ClosureStampMixin, caching.UserProvidedCacheLocator):
+    """``NUMBA_CACHE_DIR`` when set."""
+
+
+class ClosureInTreeLocator(_ClosureStampMixin, caching.InTreeCacheLocator):
+    """``__pycache__`` beside the source (the usual case for a checkout or an editable install)."""
+
+
+class ClosureUserWideLocator(_ClosureStampMixin, caching.UserWideCacheLocator):
+    """The user's cache directory, for a read-only installation."""
+
+
+LOCATORS = (ClosureUserProvidedLocator, ClosureInTreeLocator, ClosureUserWideLocator)
+
+
+def install() -> None:
+    """Register :mod:`ndpgpu` and put the closure-stamped locators first in numba's list (idempotent)."""
+    register_package("ndpgpu", Path(__file__).parent)
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    classes = impl._locator_classes
+    for locator in reversed(LOCATORS):
+        if locator not in classes:
+            classes.insert(0, locator)
+
+
+install()

@@ -1,0 +1,104 @@
+"""numba's cache is stamped with each compiled function's import closure: edits to helpers take effect."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import ndpgpu
+from ndpgpu import _numba_cache
+
+SRC = Path(ndpgpu.__file__).parent
+
+PROBE = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    from ndpgpu import _numba_cache
+    _numba_cache.register_package("toypkg", sys.argv[1] + "/toypkg")
+    from toypkg.main import outer
+    print(outer(3), outer.stats.cache_hits.get(outer.signatures[0], 0) if outer.signatures else 0)
+""")
+
+
+def _write_toy(root: Path, helper_body: str) -> None:
+    pkg = root / "toypkg"
+    pkg.mkdir(exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "consts.py").write_text("OFFSET = 100\n")
+    (pkg / "helper.py").write_text(textwrap.dedent(f"""
+        from numba import njit
+        from .consts import OFFSET
+
+        @njit(cache=True)
+        def inner(x):
+            return {helper_body} + OFFSET
+    """))
+    (pkg / "main.py").write_text(textwrap.dedent("""
+        from numba import njit
+        from . import helper
+
+        @njit(cache=True)
+        def outer(x):
+            return helper.inner(x) * 2
+    """))
+
+
+def _probe(root: Path) -> tuple[int, int]:
+    out = subprocess.run([sys.executable, "-c", PROBE, str(root)], capture_output=True, text=True, check=True,
+                         env={**os.environ, "NUMBA_CACHE_DIR": ""})
+    value, hits = out.stdout.split()
+    return int(value), int(hits)
+
+
+def test_helper_edit_in_another_module_recompiles(tmp_path):
+    _write_toy(tmp_path, "x + 1")
+    assert _probe(tmp_path) == (208, 0)           # cold: compiled, (3 + 1 + 100) * 2
+    assert _probe(tmp_path) == (208, 1)           # warm: loaded from the cache
+    _write_toy(tmp_path, "x * 10")                 # only the helper's file changes
+    assert _probe(tmp_path)[0] == 260             # numba's per-file stamp would have returned 208 again
+    (tmp_path / "toypkg" / "consts.py").write_text("OFFSET = 0\n")  # a constant two imports away
+    assert _probe(tmp_path)[0] == 60
+    assert _probe(tmp_path) == (60, 1)
+
+
+def test_closure_of_the_functional_engine_covers_its_helpers():
+    names = {p.name for p in _numba_cache.closure_files(str(SRC / "functional" / "engine.py"))}
+    assert {"engine.py", "alu.py", "bits.py", "isa.py"} <= names
+    stamp = _numba_cache.closure_stamp(str(SRC / "functional" / "engine.py"))
+    assert stamp == _numba_cache.closure_stamp(str(SRC / "functional" / "engine.py"))
+    assert stamp != _numba_cache.closure_stamp(str(SRC / "functional" / "alu.py"))
+
+
+def test_alu_sees_an_edited_helper_in_a_copy_of_the_package(tmp_path):
+    """Edit ``bits.f64`` (inlined into the ALU's compiled ``fval``) in a copy of the package: ``fval``, cached
+    before the edit, returns the new result."""
+    shutil.copytree(SRC, tmp_path / "ndpgpu", ignore=shutil.ignore_patterns("__pycache__"))
+    probe = textwrap.dedent("""
+        import sys
+        sys.path.insert(0, sys.argv[1])
+        import numpy as np
+        import ndpgpu
+        assert ndpgpu.__file__.startswith(sys.argv[1]), ndpgpu.__file__
+        from ndpgpu.functional import alu, isa
+        r = alu.fval(np.uint64(0x3FF8000000000000), isa.T_F64)
+        print(r, alu.fval.stats.cache_hits.get(alu.fval.signatures[0], 0))
+    """)
+
+    def run() -> tuple[float, int]:
+        out = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True,
+                             check=True, env={**os.environ, "NUMBA_CACHE_DIR": ""})
+        value, hits = out.stdout.split()
+        return float(value), int(hits)
+
+    assert run() == (1.5, 0)
+    assert run() == (1.5, 1)
+    bits_py = tmp_path / "ndpgpu" / "functional" / "bits.py"
+    text = bits_py.read_text()
+    edited = text.replace("    return _bitcast_u64_f64(np.uint64(bits))\n", "    return -_bitcast_u64_f64(np.uint64(bits))\n")
+    assert edited != text
+    bits_py.write_text(edited)
+    assert run() == (-1.5, 0)

@@ -54,11 +54,12 @@ class Device:
                  bounds_check: bool = False, layout: MemoryLayout | None = None, num_sms: int | None = None,
                  echo_printf: bool = True, options: LaunchOptions | None = None):
         self.id = next(_device_ids)
-        self.memory = DeviceMemory(layout)
-        self.machine_name = machine
-        self.overrides = dict(overrides or {})
         self.options = options or LaunchOptions()
         self.options.bounds_check = bounds_check or self.options.bounds_check
+        # bounds checking separates allocations by guard zones, so overruns into a neighbour are seen
+        self.memory = DeviceMemory(layout, guard_zones=self.options.bounds_check)
+        self.machine_name = machine
+        self.overrides = dict(overrides or {})
         self.trace = bool(trace) if trace is not None else machine is not None
         self.echo_printf = echo_printf
         self.launches: list[LaunchResult] = []
@@ -290,6 +291,7 @@ class RawModule:
             raise ValueError("RawModule needs exactly one of code=, path= or ptx=")
         self.options = tuple(options)
         source_dir = None
+        source_path = None
         filename = "kernel.cu"
         if path is not None:
             p = Path(path)
@@ -300,6 +302,7 @@ class RawModule:
             else:
                 code = p.read_text()
                 source_dir = p.parent
+                source_path = p
                 filename = p.name
         if ptx is not None:
             self.ptx = ptx
@@ -311,7 +314,7 @@ class RawModule:
                 self.registers = {}
             self.source = None
         else:
-            compiled = nvcc.compile_cuda(code or "", self.options, arch, filename, source_dir)
+            compiled = nvcc.compile_cuda(code or "", self.options, arch, filename, source_dir, source_path)
             self.ptx = compiled.ptx
             self.nvcc_version = compiled.nvcc_version
             self.arch = compiled.arch
@@ -612,8 +615,9 @@ class Function:
             v = result.bounds_violations
             first = v[0]
             raise BoundsCheckError(
-                f"{self.name}: {len(v)} access(es) outside every allocation; first at PTX line {first['line']}, "
-                f"block {first['block']}, thread {first['thread']}, address {first['address']:#x}", v)
+                f"{self.name}: {len(v)} access(es) outside their allocation; first at PTX line {first['line']}, "
+                f"block {first['block']}, thread {first['thread']}, address {first['address']:#x}"
+                f" ({first['where']})", v)
         if dev.timing is not None and result.trace is not None:
             dev.launch_stats.append(dev.timing.run_launch(result.trace))
         return result

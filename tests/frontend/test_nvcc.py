@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import ndpgpu
@@ -51,3 +52,38 @@ def test_missing_nvcc_is_a_clear_error(monkeypatch):
             nvcc.toolchain()
     finally:
         nvcc.toolchain.cache_clear()
+
+
+@needs_nvcc
+def test_code_that_includes_a_file_named_kernel_cu_compiles(tmp_path, monkeypatch):
+    """A ``code=`` source used to be written to a temporary ``kernel.cu``, so ``#include "kernel.cu"`` (a
+    common name, its folder on ``-I``) included the source itself, recursively."""
+    monkeypatch.setenv("NDPGPU_CACHE_DIR", str(tmp_path / "cache"))
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "kernel.cu").write_text("__device__ float twice(float x) { return 2.0f * x; }\n")
+    src = '#include "kernel.cu"\nextern "C" __global__ void k(float* x) { x[threadIdx.x] = twice(x[threadIdx.x]); }\n'
+    mod = ndpgpu.RawModule(code=src, options=(f"-I{lib}",))
+    x = ndpgpu.asarray(np.arange(4, dtype=np.float32))
+    mod.get_function("k")((1,), (4,), (x,))
+    assert x.get().tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+@needs_nvcc
+def test_path_sources_compile_in_place_with_relative_includes(tmp_path, monkeypatch):
+    """``path=`` compiles the file where it is: a quoted include relative to it resolves (also one that
+    climbs out of its folder), and a relative ``-I`` means the caller's working directory."""
+    monkeypatch.setenv("NDPGPU_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "scale.h").write_text("#define SCALE 3.0f\n")
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "offset.h").write_text("#define OFFSET 1.0f\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "kernel.cu").write_text(
+        '#include "../common/scale.h"\n#include "offset.h"\n'
+        'extern "C" __global__ void k(float* x) { x[threadIdx.x] = x[threadIdx.x] * SCALE + OFFSET; }\n')
+    monkeypatch.chdir(tmp_path)
+    mod = ndpgpu.RawModule(path=str(tmp_path / "src" / "kernel.cu"), options=("-Iinc",))
+    x = ndpgpu.asarray(np.arange(3, dtype=np.float32))
+    mod.get_function("k")((1,), (3,), (x,))
+    assert x.get().tolist() == [1.0, 4.0, 7.0]

@@ -169,6 +169,32 @@ def test_bounds_check_mode_reports_every_stray_access():
     assert all(x["address"] == buf.ptr + 80 for x in v)
 
 
+NEIGHBOUR_SRC = r"""
+extern "C" __global__ void spill(int* a, int* b) { a[threadIdx.x + 64] = 99; b[threadIdx.x] += 1; }
+"""
+
+
+@needs_nvcc
+def test_bounds_check_sees_an_overrun_into_the_next_allocation():
+    """``a[threadIdx.x + 64]`` on a 64-element ``a`` reached the next allocation (256-byte aligned, right
+    behind it) and was accepted; guard zones between allocations make it a reported violation."""
+    k = ndpgpu.RawKernel(NEIGHBOUR_SRC, "spill")
+    with ndpgpu.Device(bounds_check=True):
+        a = ndpgpu.zeros(64, np.int32)
+        b = ndpgpu.zeros(64, np.int32)
+        with pytest.raises(ndpgpu.BoundsCheckError) as info:
+            k((1,), (64,), (a, b))
+        assert b.get().tolist() == [1] * 64  # the neighbour was not overwritten
+    v = info.value.violations
+    assert len(v) == 64
+    assert sorted(x["address"] for x in v) == [a.ptr + 256 + 4 * i for i in range(64)]
+    assert "past the end of the 256-byte allocation" in str(info.value)
+    with ndpgpu.Device():  # without bounds checking the layout is cudaMalloc's: b follows a directly
+        a = ndpgpu.zeros(64, np.int32)
+        b = ndpgpu.zeros(64, np.int32)
+        assert b.ptr == a.ptr + 256
+
+
 UNSUPPORTED_PTX = """
 .version 9.0
 .target sm_75

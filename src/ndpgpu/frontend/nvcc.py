@@ -129,9 +129,21 @@ def _arch_flag(arch: str) -> str:
     return f"-arch={arch}"
 
 
+# The name ``code=`` sources are written under: one no user's ``#include`` names (a quoted include looks
+# in the including file's folder first, so a temporary "kernel.cu" would include itself).
+SOURCE_NAME = "__ndpgpu_module_source__.cu"
+
+
 def compile_cuda(source: str, options: tuple[str, ...] = (), arch: str | None = None,
-                 filename: str = "kernel.cu", source_dir: Path | None = None) -> CompiledPTX:
-    """Compile CUDA C++ ``source`` to PTX (cached). ``source_dir`` resolves relative includes."""
+                 filename: str = "kernel.cu", source_dir: Path | None = None,
+                 path: Path | None = None) -> CompiledPTX:
+    """Compile CUDA C++ ``source`` to PTX (cached).
+
+    ``path``: the file ``source`` was read from; it is compiled where it is, so its quoted includes resolve
+    as they would for the user. Otherwise the source is written to a temporary file named
+    :data:`SOURCE_NAME`. ``source_dir`` is added to the include path. nvcc runs in the caller's working
+    directory, so relative ``-I`` options mean what they say.
+    """
     tc = toolchain()
     host_compiler()
     arch = arch or DEFAULT_ARCH
@@ -139,12 +151,16 @@ def compile_cuda(source: str, options: tuple[str, ...] = (), arch: str | None = 
     inc = [f"-I{p}" for p in tc.include_dirs]
     if source_dir is not None:
         inc.append(f"-I{source_dir}")
+    cwd = Path.cwd()
     with tempfile.TemporaryDirectory(prefix="ndpgpu-") as tmp:
         tmpdir = Path(tmp)
-        src = tmpdir / filename
-        src.write_text(source)
-        pre = _run([str(tc.nvcc), "-E", _arch_flag(arch), *inc, *opts, str(src)], tmpdir, "nvcc -E").stdout
-        # line markers name the temp file; drop them so the key depends on content only
+        if path is not None:
+            src = Path(path).resolve()
+        else:
+            src = tmpdir / SOURCE_NAME
+            src.write_text(source)
+        pre = _run([str(tc.nvcc), "-E", _arch_flag(arch), *inc, *opts, str(src)], cwd, "nvcc -E").stdout
+        # line markers name the source file; drop them so the key depends on content only
         pre = "\n".join(line for line in pre.splitlines() if not line.startswith("#"))
         key = hashlib.sha256(
             json.dumps([CACHE_VERSION, pre, opts, arch, tc.version]).encode()
@@ -153,7 +169,7 @@ def compile_cuda(source: str, options: tuple[str, ...] = (), arch: str | None = 
         if cached is not None:
             return cached
         out = tmpdir / "out.ptx"
-        _run([str(tc.nvcc), "-ptx", _arch_flag(arch), *inc, *opts, str(src), "-o", str(out)], tmpdir, "nvcc -ptx")
+        _run([str(tc.nvcc), "-ptx", _arch_flag(arch), *inc, *opts, str(src), "-o", str(out)], cwd, "nvcc -ptx")
         ptx = out.read_text()
     regs = ptx_registers(ptx, arch)
     result = CompiledPTX(ptx, tc.version, arch, key, regs)

@@ -50,7 +50,7 @@ OP_LOP3, OP_FMA, OP_RCP, OP_SQRT, OP_RSQRT = isa.OP_LOP3, isa.OP_FMA, isa.OP_RCP
 OP_SIN, OP_COS, OP_EX2, OP_LG2, OP_TANH = isa.OP_SIN, isa.OP_COS, isa.OP_EX2, isa.OP_LG2, isa.OP_TANH
 OP_TESTP, OP_COPYSIGN, OP_SETP, OP_SET = isa.OP_TESTP, isa.OP_COPYSIGN, isa.OP_SETP, isa.OP_SET
 OP_SELP, OP_SLCT, OP_CVT, OP_CVTA = isa.OP_SELP, isa.OP_SLCT, isa.OP_CVT, isa.OP_CVTA
-OP_DP4A = isa.OP_DP4A
+OP_DP4A, OP_DP2A, OP_FNS = isa.OP_DP4A, isa.OP_DP2A, isa.OP_FNS
 
 SHARED_WINDOW = isa.SHARED_WINDOW
 LOCAL_WINDOW = isa.LOCAL_WINDOW
@@ -448,7 +448,10 @@ def alu(op, t, t2, aux, a, b, c, d):
         return (a if (c & U64(1)) != 0 else b), zero
     if op == OP_SLCT:
         if t2 == T_F32:
-            cond = f32(c) >= np.float32(0.0)
+            cf = c
+            if aux & A_FTZ and (c & U64(0x7F800000)) == 0:
+                cf = c & U64(0x80000000)  # .ftz: a subnormal selector is a (signed) zero
+            cond = f32(cf) >= np.float32(0.0)
         else:
             cond = sext(c, 32) >= 0
         return (a if cond else b), zero
@@ -484,6 +487,27 @@ def alu(op, t, t2, aux, a, b, c, d):
         return (lo & U64(0xFFFF)) | ((hi & U64(0xFFFF)) << U64(16)), zero
     # ---- integers and bits ---------------------------------------------------------------------
     return ialu(op, t, t2, aux, a, b, c, U64(d))
+
+
+@njit(cache=True)
+def sat_s32(r):
+    """int64 ``r`` clamped to the s32 range, as zero-extended bits."""
+    if r > 2147483647:
+        r = 2147483647
+    if r < -2147483648:
+        r = -2147483648
+    return U64(r) & U64(0xFFFFFFFF)
+
+
+@njit(cache=True)
+def add_carry(x, y, cin, w):
+    """``x + y + cin`` in ``w`` bits (operands already truncated); returns (sum, carry out)."""
+    m = wmask(w)
+    s = (x + y) & m
+    s2 = (s + cin) & m
+    if w < 64:
+        return s2, ((x + y + cin) >> U64(w)) & U64(1)
+    return s2, (U64(1) if (s < x or s2 < s) else U64(0))
 
 
 @njit(cache=True)
@@ -538,15 +562,15 @@ def ialu(op, t, t2, aux, a, b, c, d):
             else:
                 p = ival(a, t) * ival(b, t)
                 hi = U64(p >> np.int64(w)) & m
+            hi = hi & m
             if op == OP_MAD:
-                hi = (hi + c) & m
-            return hi & m, zero
+                if aux & A_SAT and t == T_S32:
+                    return sat_s32(sext(hi, 32) + sext(c, 32)), zero
+                return add_carry(hi, c & m, (d & U64(1)) if aux & A_CARRY_IN else zero, w)
+            return hi, zero
         r = (a * b) & m
         if op == OP_MAD:
-            if aux & A_CARRY_IN:
-                r = (r + c + (d & U64(1))) & m
-            else:
-                r = (r + c) & m
+            return add_carry(r, c & m, (d & U64(1)) if aux & A_CARRY_IN else zero, w)
         return r, zero
     if op == OP_MUL24 or op == OP_MAD24:
         if is_signed(t):
@@ -561,27 +585,32 @@ def ialu(op, t, t2, aux, a, b, c, d):
         else:
             r = U64(p) & m
         if op == OP_MAD24:
+            if aux & A_SAT and t == T_S32 and (aux >> MUL_SHIFT) & 3 == MUL_HI:
+                return sat_s32(sext(r, 32) + sext(c, 32)), zero
             r = (r + c) & m
         return r, zero
     if op == OP_SAD:
-        x = ival(a, t)
-        y = ival(b, t)
-        diff = x - y if x > y else y - x
-        return (U64(diff) + c) & m, zero
+        if is_signed(t):
+            x = sext(a, w)
+            y = sext(b, w)
+            gt = x > y
+        else:
+            gt = (a & m) > (b & m)
+        diff = ((a - b) if gt else (b - a)) & m
+        return (diff + c) & m, zero
     if op == OP_DIV or op == OP_REM:
         if is_signed(t):
             x = sext(a, w)
             y = sext(b, w)
             if y == 0:
                 return (m if op == OP_DIV else U64(x) & m), zero
-            if w == 64 and x == np.int64(-9223372036854775807 - 1) and y == -1:
-                return (U64(x) if op == OP_DIV else zero), zero
-            q = abs(x) // abs(y)
-            if (x < 0) != (y < 0):
-                q = -q
+            ax = (U64(0) - U64(x)) if x < 0 else U64(x)  # |x| as an unsigned magnitude (exact for MIN)
+            ay = (U64(0) - U64(y)) if y < 0 else U64(y)
+            uq = ax // ay
+            ur = ax - uq * ay
             if op == OP_DIV:
-                return U64(q) & m, zero
-            return U64(x - q * y) & m, zero
+                return ((U64(0) - uq) if (x < 0) != (y < 0) else uq) & m, zero
+            return ((U64(0) - ur) if x < 0 else ur) & m, zero
         x = a & m
         y = b & m
         if y == 0:
@@ -591,7 +620,7 @@ def ialu(op, t, t2, aux, a, b, c, d):
         return x % y, zero
     if op == OP_ABS:
         x = sext(a, w)
-        return U64(-x if x < 0 else x) & m, zero
+        return ((U64(0) - U64(x)) if x < 0 else U64(x)) & m, zero  # abs(MIN) wraps to MIN
     if op == OP_NEG:
         return (U64(0) - a) & m, zero
     if op == OP_MIN or op == OP_MAX:
@@ -731,6 +760,35 @@ def ialu(op, t, t2, aux, a, b, c, d):
             ib = sext(xb, 8) if is_signed(t) else np.int64(xb)
             acc += ia * ib
         return U64(acc) & U64(0xFFFFFFFF), zero
+    if op == OP_DP2A:
+        # dp2a.mode.atype.btype: two 16-bit halves of a times two bytes of b (.lo: bytes 0-1, .hi: 2-3)
+        acc = np.int64(c & U64(0xFFFFFFFF))
+        sel = U64(2) if (aux >> MUL_SHIFT) & 3 == MUL_HI else U64(0)
+        for k in range(2):
+            xa = (a >> U64(16 * k)) & U64(0xFFFF)
+            xb = (b >> (U64(8) * (sel + U64(k)))) & U64(0xFF)
+            ia = sext(xa, 16) if is_signed(t2) else np.int64(xa)
+            ib = sext(xb, 8) if is_signed(t) else np.int64(xb)
+            acc += ia * ib
+        return U64(acc) & U64(0xFFFFFFFF), zero
+    if op == OP_FNS:
+        # fns.b32 d, mask, base, offset: position of the offset-th set bit counted from base
+        base = sext(b, 32)
+        off = sext(c, 32)
+        if off == 0:
+            if base >= 0 and base < 32 and (a >> U64(base)) & U64(1):
+                return U64(base), zero
+            return U64(0xFFFFFFFF), zero
+        cnt = (off if off > 0 else -off) - 1
+        inc = 1 if off > 0 else -1
+        pos = base
+        while pos >= 0 and pos < 32:
+            if (a >> U64(pos)) & U64(1):
+                if cnt == 0:
+                    return U64(pos), zero
+                cnt -= 1
+            pos += inc
+        return U64(0xFFFFFFFF), zero
     return zero, zero
 
 

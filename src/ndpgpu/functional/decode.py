@@ -90,6 +90,13 @@ STATIC_SPECIALS = (
 )
 DYNAMIC_SPECIALS = {"%clock": isa.CLK_CLOCK, "%clock64": isa.CLK_CLOCK64, "%globaltimer": isa.CLK_GLOBALTIMER}
 CARRY_REG = "%cc"
+# opcodes of the ALU table that only the decoder itself emits (vector mov), never valid PTX opcodes
+_INTERNAL_OPS = ("pack", "unpack", "movpf")
+# ALU opcodes defined for floating-point types only / for integer and bit types only: other types would
+# reach an ALU path with no case for them (a silent 0), so they are rejected
+_FLOAT_ONLY_OPS = ("fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "ex2", "lg2", "tanh", "testp", "copysign")
+_INT_ONLY_OPS = ("mul24", "mad24", "sad", "rem", "not", "cnot", "shl", "shr", "bfe", "bfi", "popc", "clz",
+                 "brev", "bfind", "prmt", "shf", "lop3", "dp4a", "dp2a", "fns")
 
 _OP_CLASS_OF = {
     "mov": "mov", "cvta": "mov", "movpf": "mov", "callcopy": "mov", "pack": "mov", "unpack": "mov",
@@ -525,10 +532,15 @@ class _Decoder:
 
     def d_alu(self, fn, ins, pending, pending_calls) -> None:
         name = ins.opcode
+        if name in _INTERNAL_OPS:
+            raise UnsupportedPTX(f"opcode {ins.full!r}", self.kernel.name, ins.line, ins.full)
         types = self._types(ins)
         if not types and name not in ("fns",):
             raise UnsupportedPTX(f"{ins.full!r} without a type", self.kernel.name, ins.line, ins.full)
         t = types[-1] if types else isa.T_B32
+        if (name in _FLOAT_ONLY_OPS and t not in isa.FLOAT_TYPES) or \
+                (name in _INT_ONLY_OPS and any(x in isa.FLOAT_TYPES for x in types)):
+            raise UnsupportedPTX(f"{ins.full!r}: type not allowed for {name}", self.kernel.name, ins.line, ins.full)
         t2 = types[0] if len(types) > 1 else t
         aux = self._aux(ins)
         sub = 0

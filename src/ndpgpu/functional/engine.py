@@ -36,6 +36,7 @@ F_TARGET, F_RPC, F_WIDTH, F_DK, F_DV, F_REGREC = isa.F_TARGET, isa.F_RPC, isa.F_
 K_REG = isa.K_REG
 F_FAST = isa.F_FAST
 M32 = np.uint64(0xFFFFFFFF)
+M32_I = np.int64(0xFFFFFFFF)
 ALU_LIMIT = isa.ALU_LIMIT
 SUB_SHIFT = isa.SUB_SHIFT
 OP_LD = isa.OP_LD
@@ -1143,6 +1144,8 @@ def exec_mem(op, pc, m, ws, slot, gwarp, cta, w_in_cta, code, cfg, ctr, err, reg
         base = aoff
         if areg >= 0:
             base += np.int64(regs[rb + areg * 32 + lane])
+        if space == SP_SHARED or space == SP_LOCAL or space == SP_PARAM:
+            base = base & M32_I  # state-space addresses are 32-bit: folded offsets wrap modulo 2^32
         if tracing and space != SP_PARAM:
             addrs[lane] = trace_address(space, base, ws, gwarp, lane, cfg)
             if space == SP_GENERIC and rec_space == SP_GENERIC:
@@ -1154,6 +1157,8 @@ def exec_mem(op, pc, m, ws, slot, gwarp, cta, w_in_cta, code, cfg, ctr, err, reg
                     rec_space = SP_GLOBAL
         for k in range(vec):
             addr = base + k * size
+            if space == SP_SHARED or space == SP_LOCAL or space == SP_PARAM:
+                addr = addr & M32_I
             which, off, rspace = resolve(space, addr, size, lane, ws, slot, cfg, err)
             if which < 0:
                 code_ = ST_MISALIGNED if which == -2 else ST_MEM_FAULT

@@ -233,7 +233,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
             pc, cta, thread, addr = (int(x) for x in bc[k])
             violations.append({
                 "pc": pc, "line": int(program.line_of_pc[pc]), "block": _unlinear(cta, grid),
-                "thread": _unlinear(thread, block), "address": addr,
+                "thread": _unlinear(thread, block), "address": addr, "where": _where(memory, addr),
             })
     trace = None
     if options.trace:
@@ -245,6 +245,16 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
         printf=printf_lines, trace=trace, bounds_violations=violations,
     )
     return result
+
+
+def _where(memory: DeviceMemory, addr: int) -> str:
+    """Where a stray address lies relative to the allocations (for bounds-check reports)."""
+    below = memory.nearest_below(addr)
+    if below is None:
+        return "below every allocation"
+    label = f" {below.label!r}" if below.label else ""
+    return (f"{addr - below.end} bytes past the end of the {below.size}-byte allocation{label} at "
+            f"{below.address:#x}")
 
 
 def _unlinear(i: int, dims: tuple[int, int, int]) -> tuple[int, int, int]:

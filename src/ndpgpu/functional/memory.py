@@ -4,6 +4,11 @@ Layout (documented in ``docs/functional.md``): allocations are placed upward fro
 ``alignment`` boundaries, as cudaMalloc does; memory is mapped in ``page_size`` pages, so a read just
 past an allocation but inside a mapped page returns what the padding holds (zeros), while an access
 beyond the last mapped page faults. Freed allocations are not reused within a device's lifetime.
+
+With ``guard_zones`` (the bounds-checking mode) every allocation is followed by an unused guard zone as
+large as the allocation (at least ``GUARD_MIN`` bytes, at most ``GUARD_MAX``), so an access that runs
+past the end of one array lands in the guard, where the bounds check sees it, instead of silently in the
+next array. Overruns longer than the guard can still reach the next allocation.
 """
 
 from __future__ import annotations
@@ -47,11 +52,22 @@ class Allocation:
         return self.address + self.size
 
 
-class DeviceMemory:
-    """The byte arena with a bump allocator."""
+GUARD_MIN = 1024
+GUARD_MAX = 16 * 1024**2
 
-    def __init__(self, layout: MemoryLayout | None = None):
+
+def guard_bytes(nbytes: int, alignment: int) -> int:
+    """The guard zone left after an allocation of ``nbytes`` in the bounds-checking mode."""
+    size = (max(nbytes, 1) + alignment - 1) // alignment * alignment
+    return min(max(size, GUARD_MIN), GUARD_MAX)
+
+
+class DeviceMemory:
+    """The byte arena with a bump allocator (guard zones between allocations when ``guard_zones``)."""
+
+    def __init__(self, layout: MemoryLayout | None = None, guard_zones: bool = False):
         self.layout = layout or MemoryLayout()
+        self.guard_zones = guard_zones
         self.buf = np.zeros(1 << 20, dtype=np.uint8)
         self.top = 0  # bytes allocated (offset of the next free byte)
         self.allocations: list[Allocation] = []
@@ -63,6 +79,8 @@ class DeviceMemory:
         align = max(alignment or 1, self.layout.alignment)
         off = (self.top + align - 1) // align * align
         end = off + max(nbytes, 1)
+        if self.guard_zones:
+            end += guard_bytes(nbytes, self.layout.alignment)
         if end > self.layout.capacity:
             raise DeviceMemoryError(
                 f"allocation of {nbytes} bytes exceeds the simulated capacity of {self.layout.capacity} bytes"
@@ -122,6 +140,14 @@ class DeviceMemory:
         lo = np.array([a for a, _ in live], dtype=np.int64)
         hi = np.array([b for _, b in live], dtype=np.int64)
         return lo, hi
+
+    def nearest_below(self, address: int) -> Allocation | None:
+        """The live allocation that starts closest below (or at) ``address``, if any."""
+        best = None
+        for a in self.allocations:
+            if not a.freed and a.address <= address and (best is None or a.address > best.address):
+                best = a
+        return best
 
     def find(self, address: int) -> Allocation | None:
         """The allocation containing ``address`` (or None)."""

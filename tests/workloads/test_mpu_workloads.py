@@ -5,7 +5,6 @@ formulas), and every workload through the simulator at ``tiny``."""
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -79,9 +78,7 @@ def test_inputs_are_deterministic_and_references_match_specs(name: str) -> None:
     assert inp.keys() == again.keys()
     for key in inp:
         assert _same(inp[key], again[key]), f"{name}: input {key!r} differs between two runs"
-    t0 = time.perf_counter()
     ref = w.reference(inp, p)
-    assert time.perf_counter() - t0 < 5.0
     specs = w.output_specs(p)
     assert ref.keys() == specs.keys()
     for key, (shape, dtype) in specs.items():

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import time
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -105,12 +104,9 @@ def test_inputs_are_deterministic(name: str, scale: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("scale", ["tiny", "small"])
-def test_reference_is_fast_and_matches_output_specs(name: str, scale: str) -> None:
+def test_reference_matches_output_specs(name: str, scale: str) -> None:
     w, inp, p = _inputs(name, scale)
-    t0 = time.perf_counter()
     ref = w.reference(inp, p)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 20.0, f"{name}/{scale}: reference took {elapsed:.1f} s"
     specs = w.output_specs(p)
     assert ref.keys() == specs.keys()
     for key, (shape, dtype) in specs.items():

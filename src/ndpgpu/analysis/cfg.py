@@ -95,20 +95,31 @@ class CFG:
                     self.blocks[s].preds.append(b.index)
 
     def _fix_unreachable_exit(self) -> None:
-        """Give blocks that cannot reach the exit (infinite loops) an edge to it."""
-        while True:
-            reach = {self.exit}
-            changed = True
-            while changed:
-                changed = False
-                for b in self.blocks:
-                    if b.index not in reach and any(s in reach for s in b.succs):
-                        reach.add(b.index)
-                        changed = True
-            stuck = [b for b in self.blocks if b.index not in reach]
-            if not stuck:
-                return
-            stuck[-1].succs.append(self.exit)
+        """Give blocks that cannot reach the exit (infinite loops) an edge to it.
+
+        Reachability is a backward search from the exit over predecessor lists (linear in the edges); a
+        block left out gets an edge to the exit, the last such block first, and the search continues from
+        it."""
+        preds: dict[int, list[int]] = {}
+        for b in self.blocks:
+            for s in b.succs:
+                preds.setdefault(s, []).append(b.index)
+        reach: set[int] = set()
+
+        def search(start: int) -> None:
+            todo = [start]
+            reach.add(start)
+            while todo:
+                for p in preds.get(todo.pop(), ()):
+                    if p not in reach:
+                        reach.add(p)
+                        todo.append(p)
+
+        search(self.exit)
+        for b in reversed(self.blocks):
+            if b.index not in reach:
+                b.succs.append(self.exit)
+                search(b.index)
 
     # -- orders ---------------------------------------------------------------------------------
     def _postorder(self, entry: int, succ) -> list[int]:

@@ -8,6 +8,7 @@ from .api import (
     Device,
     DeviceArray,
     Function,
+    LaunchConfigError,
     RawKernel,
     RawModule,
     UnsupportedPTX,
@@ -25,6 +26,7 @@ from .functional.launch import (
     InstructionBudgetExceeded,
     KernelError,
     KernelTrap,
+    LaunchOptions,
     MemoryFault,
     MisalignedAccess,
 )
@@ -32,7 +34,8 @@ from .functional.launch import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "Device", "DeviceArray", "Function", "RawKernel", "RawModule", "UnsupportedPTX", "asarray", "empty",
+    "Device", "DeviceArray", "LaunchConfigError", "LaunchOptions",
+    "Function", "RawKernel", "RawModule", "UnsupportedPTX", "asarray", "empty",
     "get_device", "zeros", "CompileError", "ToolchainError", "PTXParseError", "BarrierDeadlock",
     "BoundsCheckError", "IndependentThreadSchedulingRequired", "InstructionBudgetExceeded", "KernelError",
     "KernelTrap", "MemoryFault", "MisalignedAccess", "__version__",

@@ -477,6 +477,38 @@ def _symbol_names(op) -> list[str]:
     return []
 
 
+class LaunchConfigError(ValueError):
+    """A launch configuration CUDA would reject (grid or block dimensions, threads, shared memory)."""
+
+
+# CUDA's limits for compute capability 7.5 and newer (CUDA C++ Programming Guide, "Compute Capabilities")
+MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_BLOCK = (1024, 1024, 64)
+MAX_THREADS_PER_BLOCK = 1024
+MAX_STATIC_SHARED = 48 * 1024  # statically declared shared memory per block
+MAX_SHARED_PER_BLOCK = 227 * 1024  # static + dynamic with the opt-in attribute, the largest (sm_90)
+
+
+def check_launch(kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], static_shared: int,
+                 dynamic_shared: int) -> None:
+    """Raise :class:`LaunchConfigError` when CUDA would refuse this launch."""
+    for axis, (g, lim) in enumerate(zip(grid, MAX_GRID, strict=True)):
+        if g > lim:
+            raise LaunchConfigError(f"{kernel}: grid.{'xyz'[axis]} = {g} exceeds CUDA's limit of {lim}")
+    for axis, (b, lim) in enumerate(zip(block, MAX_BLOCK, strict=True)):
+        if b > lim:
+            raise LaunchConfigError(f"{kernel}: block.{'xyz'[axis]} = {b} exceeds CUDA's limit of {lim}")
+    nthreads = block[0] * block[1] * block[2]
+    if nthreads > MAX_THREADS_PER_BLOCK:
+        raise LaunchConfigError(f"{kernel}: {nthreads} threads per block exceed the limit of {MAX_THREADS_PER_BLOCK}")
+    if static_shared > MAX_STATIC_SHARED:
+        raise LaunchConfigError(f"{kernel}: {static_shared} bytes of static __shared__ memory exceed CUDA's limit of "
+                                f"{MAX_STATIC_SHARED} per block (larger buffers must be dynamic shared memory)")
+    if dynamic_shared < 0 or static_shared + dynamic_shared > MAX_SHARED_PER_BLOCK:
+        raise LaunchConfigError(f"{kernel}: {static_shared} static + {dynamic_shared} dynamic bytes of shared memory "
+                                f"exceed the largest per-block limit ({MAX_SHARED_PER_BLOCK} bytes)")
+
+
 def _dims(x, what: str) -> tuple[int, int, int]:
     if isinstance(x, (int, np.integer)):
         x = (int(x),)
@@ -487,7 +519,7 @@ def _dims(x, what: str) -> tuple[int, int, int]:
     except TypeError:
         raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {x!r}") from None
     if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise ValueError(f"{what} must be 1 to 3 positive ints, got {x!r}")
+        raise LaunchConfigError(f"{what} must be 1 to 3 positive ints, got {x!r}")
     return (dims + (1, 1))[:3]  # type: ignore[return-value]
 
 
@@ -575,9 +607,7 @@ class Function:
         dev = get_device()
         grid3 = _dims(grid, "grid")
         block3 = _dims(block, "block")
-        nthreads = block3[0] * block3[1] * block3[2]
-        if nthreads > 1024:
-            raise ValueError(f"{self.name}: {nthreads} threads per block exceed the limit of 1024")
+        check_launch(self.name, grid3, block3, 0, int(shared_mem))  # before the kernel is decoded
         if not isinstance(args, (tuple, list)):
             raise TypeError("kernel arguments must be a tuple or list")
         params = self.kernel.params
@@ -594,6 +624,7 @@ class Function:
             buf += raw
         loaded = self.module._load(dev)
         prog, static = loaded.program(self.name)
+        check_launch(self.name, grid3, block3, int(static), int(shared_mem))
         if shared_mem and not _uses_dynamic_shared(self.module.ir, self.name):
             pass  # allowed: CUDA accepts unused dynamic shared memory
         options = dev.options

@@ -67,6 +67,7 @@ ST_ITS = isa.ST_ITS
 ST_TRAP = isa.ST_TRAP
 ST_MISALIGNED = isa.ST_MISALIGNED
 ST_STACK = isa.ST_STACK
+ST_YIELD = isa.ST_YIELD
 
 # cfg array indices (launch configuration, set by the caller)
 C_NREGS, C_WPC, C_NTHREADS, C_NCTA, C_NSLOTS = 0, 1, 2, 3, 4
@@ -77,6 +78,7 @@ C_TRACE, C_SEG_CAP, C_MEM_CAP, C_ADDR_CAP, C_QUANTUM = 18, 19, 20, 21, 22
 C_BUDGET, C_ITS_LIMIT, C_LOCAL_BASE, C_NUM_SMS, C_BOUNDS = 23, 24, 25, 26, 27
 C_PF_CAP, C_REG_CAP, C_DYN_SMEM, C_MAXDEPTH, C_MAXCALL, C_LOCAL_BYTES = 28, 29, 30, 31, 32, 33
 C_SPECIALS = 34  # bit mask of the special registers the program reads
+C_SLICE, C_BARWAIT_LIMIT = 35, 36  # warp-instructions per call of run; a CTA's while a warp waits
 C_SIZE = 40
 
 # counters
@@ -442,7 +444,10 @@ def run(code, cfg, ctr, err, regs,
     tracing = cfg[C_TRACE] != 0
     addrs = np.zeros(32, dtype=np.int64)
     vals = np.zeros(32, dtype=np.uint64)
+    start = ctr[N_WARP_INSTR]
     while True:
+        if ctr[N_WARP_INSTR] - start > cfg[C_SLICE]:
+            return ST_YIELD  # between rounds: the caller checks for Ctrl-C and calls again
         # fill free slots
         any_active = False
         for s in range(nslots):
@@ -458,6 +463,7 @@ def run(code, cfg, ctr, err, regs,
         for s in range(nslots):
             if slot_cta[s] < 0:
                 continue
+            slot_ran = 0
             for w in range(wpc):
                 ws = s * wpc + w
                 if wstate[ws] != W_RUN:
@@ -471,6 +477,7 @@ def run(code, cfg, ctr, err, regs,
                                      regrec, pf_meta, pf_bytes, alloc_lo, alloc_hi, bc, addrs, vals)
                 if n > 0:
                     progress = True
+                    slot_ran += n
                 if status != ST_DONE:
                     return status
             # barriers and completion of this CTA
@@ -489,7 +496,21 @@ def run(code, cfg, ctr, err, regs,
                     waiting = True
                     break
             if not waiting:
+                wbar[s * wpc, 7] = 0
                 continue
+            # warps wait here while the others run: a spin-wait on a flag only the waiting warps would set
+            # never ends; after C_BARWAIT_LIMIT such instructions it is reported as a barrier deadlock
+            wbar[s * wpc, 7] += slot_ran
+            if wbar[s * wpc, 7] > cfg[C_BARWAIT_LIMIT]:
+                for w in range(wpc):
+                    ws = s * wpc + w
+                    if wstate[ws] == W_BAR:
+                        err[E_CODE] = ST_BARRIER_DEADLOCK
+                        err[E_PC] = simt_pc[ws, sp[ws]] - 1 if sp[ws] >= 0 else -1
+                        err[E_CTA] = slot_cta[s]
+                        err[E_WARP] = w
+                        err[E_EXTRA] = wbar[s * wpc, 7]
+                        return ST_BARRIER_DEADLOCK
             for bid in range(16):
                 arrived = 0
                 want = 0
@@ -503,6 +524,7 @@ def run(code, cfg, ctr, err, regs,
                     continue
                 if (want == 0 and arrived == live) or (want > 0 and arrived * 32 >= want):
                     release_barrier(s, bid, wpc, cfg, regs, wstate, wbar)
+                    wbar[s * wpc, 7] = 0
                     progress = True
         if not progress:
             # every live warp waits at a barrier that cannot complete

@@ -212,6 +212,7 @@ ST_MISALIGNED = 7
 ST_PRINTF_FULL = 8
 ST_STACK = 9
 ST_BAD_SHFL = 10
+ST_YIELD = 11  # the launch's slice of instructions ran out: Python may handle signals, then continue
 
 # ---- fast paths of the commonest ALU instructions (no modifiers, plain register/immediate operands) ----
 FAST_NONE = 0

@@ -63,8 +63,12 @@ class LaunchOptions:
 
     trace: bool = False
     trace_cap_bytes: int = 4 * 1024**3
-    budget_warp_instructions: int = 1 << 40
+    # about 4.3e9 warp-instructions (minutes to an hour of simulation; 170x the largest paper-scale launch)
+    budget_warp_instructions: int = 1 << 32
     its_limit: int = 20_000_000  # instructions a warp may run diverged without reconverging
+    # warp-instructions a CTA's other warps may run while one of its warps waits at a barrier
+    barrier_wait_limit: int = 1 << 26
+    slice_warp_instructions: int = 1 << 22  # the compiled loop returns this often so that Ctrl-C works
     quantum: int = 2048  # instructions a warp runs before the next warp gets its turn
     max_resident_ctas: int = 64
     resident_bytes: int = 512 * 1024**2  # memory budget of resident CTA state
@@ -144,6 +148,8 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     cfg[E.C_QUANTUM] = options.quantum
     cfg[E.C_BUDGET] = options.budget_warp_instructions
     cfg[E.C_ITS_LIMIT] = options.its_limit
+    cfg[E.C_SLICE] = max(1, options.slice_warp_instructions)
+    cfg[E.C_BARWAIT_LIMIT] = options.barrier_wait_limit
     cfg[E.C_LOCAL_BASE] = options.local_base
     cfg[E.C_NUM_SMS] = max(1, options.num_sms)
     cfg[E.C_BOUNDS] = 1 if options.bounds_check else 0
@@ -221,10 +227,10 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
                     f"kernel {program.kernel!r}: the trace exceeds its cap of {options.trace_cap_bytes} bytes; "
                     "raise LaunchOptions.trace_cap_bytes or run a smaller scale"
                 )
-        if status == isa.ST_TRACE_FULL:
-            continue
+        if status == isa.ST_TRACE_FULL or status == isa.ST_YIELD:
+            continue  # a KeyboardInterrupt raised by Python's signal handler surfaces here
         if status != isa.ST_DONE:
-            raise _error(status, err, program, grid, block, source_lines)
+            raise _error(status, err, program, grid, block, source_lines, options)
         break
     printf_lines = _format_printf(pf_meta, pf_bytes, int(ctr[E.N_PF]), memory, block) if program.has_printf else []
     violations: list[dict] = []
@@ -261,7 +267,8 @@ def _unlinear(i: int, dims: tuple[int, int, int]) -> tuple[int, int, int]:
     return (i % dims[0], (i // dims[0]) % dims[1], i // (dims[0] * dims[1]))
 
 
-def _error(status: int, err: np.ndarray, program: Program, grid, block, source_lines) -> KernelError:
+def _error(status: int, err: np.ndarray, program: Program, grid, block, source_lines,
+           options: LaunchOptions) -> KernelError:
     cls = _STATUS_ERRORS.get(status, KernelError)
     pc = int(err[E.E_PC])
     cta = int(err[E.E_CTA])
@@ -278,12 +285,20 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
         return cls(f"{where}: {space} access to address {addr:#x} outside mapped memory")
     if status == isa.ST_MISALIGNED:
         return cls(f"{where}: misaligned {space} access at address {addr:#x}")
+    if status == isa.ST_BARRIER_DEADLOCK and int(err[E.E_EXTRA]) > 0:
+        return cls(f"kernel {program.kernel!r}, block {_unlinear(cta, grid)}: barrier cannot complete "
+                   f"(warp {int(err[E.E_WARP])} waits near PC {pc}, PTX line {line}, while the block's other "
+                   f"warps ran {int(err[E.E_EXTRA])} warp-instructions without arriving: a spin-wait on a "
+                   "value only the waiting warps would write never ends; raise "
+                   "LaunchOptions.barrier_wait_limit if they really work that long between barriers)")
     if status == isa.ST_BARRIER_DEADLOCK:
         return cls(f"kernel {program.kernel!r}, block {_unlinear(cta, grid)}: barrier cannot complete "
                    f"(warp {int(err[E.E_WARP])} waits near PC {pc}, PTX line {line}; other warps exited or "
                    "wait elsewhere)")
     if status == isa.ST_BUDGET:
-        return cls(f"{where}: the instruction budget of the launch was exceeded")
+        return cls(f"{where}: the launch ran more than its budget of {options.budget_warp_instructions} "
+                   "warp-instructions; raise it with ndpgpu.Device(options=ndpgpu.LaunchOptions("
+                   "budget_warp_instructions=N)) or run a smaller problem")
     if status == isa.ST_ITS:
         return cls(f"{where}: a warp ran more than its_limit instructions diverged without reconverging; this "
                    "code likely needs sm_70+ independent thread scheduling (e.g. an intra-warp lock), which the "

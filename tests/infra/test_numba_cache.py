@@ -98,7 +98,8 @@ def test_alu_sees_an_edited_helper_in_a_copy_of_the_package(tmp_path):
     assert run() == (1.5, 1)
     bits_py = tmp_path / "ndpgpu" / "functional" / "bits.py"
     text = bits_py.read_text()
-    edited = text.replace("    return _bitcast_u64_f64(np.uint64(bits))\n", "    return -_bitcast_u64_f64(np.uint64(bits))\n")
+    line = "    return _bitcast_u64_f64(np.uint64(bits))\n"
+    edited = text.replace(line, line.replace("return ", "return -"))
     assert edited != text
     bits_py.write_text(edited)
     assert run() == (-1.5, 0)

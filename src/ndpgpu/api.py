@@ -308,10 +308,14 @@ class RawModule:
             self.ptx = ptx
             self.nvcc_version = ""
             self.arch = arch or _ptx_target(ptx) or ""
+            self.registers_error: str | None = None
             try:
                 self.registers = nvcc.ptx_registers(ptx, self.arch or None) if nvcc.nvcc_available() else {}
             except nvcc.ToolchainError:
                 self.registers = {}
+            except nvcc.CompileError as exc:  # runs functionally; timing needs the counts and says why not
+                self.registers = {}
+                self.registers_error = str(exc)
             self.source = None
         else:
             compiled = nvcc.compile_cuda(code or "", self.options, arch, filename, source_dir, source_path)
@@ -319,6 +323,7 @@ class RawModule:
             self.nvcc_version = compiled.nvcc_version
             self.arch = compiled.arch
             self.registers = compiled.registers
+            self.registers_error = None
             self.source = code
         self.ir: Module = parse_ptx(self.ptx, source=filename if ptx is None else "<ptx>")
         self._ptx_lines = self.ptx.splitlines()
@@ -588,7 +593,13 @@ class Function:
 
     @property
     def num_regs(self) -> int:
-        """Registers per thread from ptxas (0 when unknown)."""
+        """Registers per thread from ptxas (0 when no ptxas is installed).
+
+        Raises :class:`CompileError` when ptxas rejected the module's PTX: timing a kernel whose register
+        count is unknown would silently assume unbounded occupancy."""
+        error = getattr(self.module, "registers_error", None)
+        if error is not None:
+            raise nvcc.CompileError(f"{self.name}: {error}")
         return int(self.module.registers.get(self.name, 0))
 
     @property
@@ -629,11 +640,12 @@ class Function:
             pass  # allowed: CUDA accepts unused dynamic shared memory
         options = dev.options
         do_trace = dev.trace if trace is None else trace
+        regs_per_thread = self.num_regs if do_trace else 0  # a trace is for timing: its count must be known
         opts = LaunchOptions(**{**options.__dict__, "trace": do_trace, "record_regs": record_regs or {}})
         result = execute(prog, dev.memory, grid3, block3, bytes(buf), int(shared_mem), static, opts,
                          launch_id=len(dev.launches), source_lines=self.module._ptx_lines)
         if result.trace is not None:
-            result.trace.launch.regs_per_thread = self.num_regs
+            result.trace.launch.regs_per_thread = regs_per_thread
             result.trace.launch.nvcc_version = self.module.nvcc_version
             result.trace.launch.arch = self.module.arch
             dev.traces.append(result.trace)

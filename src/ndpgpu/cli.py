@@ -8,6 +8,7 @@ import json
 import sys
 
 from . import __version__
+from .cliargs import positive_int
 
 
 def _cmd_workloads(args: argparse.Namespace) -> int:
@@ -43,6 +44,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .workloads.runner import run_workload
 
     overrides = dict(_parse_override(o) for o in args.set or [])
+    if overrides and not args.machine:
+        raise SystemExit("ndpgpu run: --set overrides a machine's parameters; name the machine with --machine "
+                         "(see `ndpgpu machines`)")
     run = run_workload(args.workload, args.scale, machine=args.machine, overrides=overrides or None,
                        bounds_check=args.bounds_check)
     print(run.summary())
@@ -124,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper-times", action="store_true", help="also time each workload at paper scale (functional)")
     p.add_argument("--time-limit", type=float, default=600.0, help="per-workload limit of --paper-times (s)")
     p.add_argument("--no-characterize", action="store_true", help="skip the characterization pass")
-    p.add_argument("--jobs", type=int, default=1, help="characterize in this many child processes")
+    p.add_argument("--jobs", type=positive_int, default=1, help="characterize in this many child processes")
     p.add_argument("--timeout", type=float, help="per-workload limit of characterize (runs in a child process)")
     p.set_defaults(func=_cmd_workloads)
 
@@ -140,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--study", default="tom", help="the reproduction to run (tom; builtin: the built-in study)")
     p.add_argument("--scale", default="small")
     p.add_argument("--out", default="out/main", help="report directory")
-    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--jobs", type=positive_int, default=2)
     p.add_argument("--functional-only", action="store_true", help="only run and check the workloads")
     p.set_defaults(func=_cmd_main)
 

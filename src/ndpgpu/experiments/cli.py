@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from ..cliargs import nonnegative_int
+
 EXIT_OK, EXIT_FAILED_POINTS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -39,7 +41,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--jobs",
         "-j",
-        type=int,
+        type=nonnegative_int,
         default=_default_jobs(),
         help="worker processes (default: the usable CPUs; 0 runs in this process, for debugging)",
     )

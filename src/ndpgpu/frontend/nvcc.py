@@ -178,13 +178,23 @@ def compile_cuda(source: str, options: tuple[str, ...] = (), arch: str | None = 
 
 
 def ptx_registers(ptx: str, arch: str | None = None) -> dict[str, int]:
-    """Registers per thread of every function in ``ptx``, from ``ptxas --resource-usage`` (cached)."""
+    """Registers per thread of every function in ``ptx``, from ``ptxas --resource-usage`` (cached).
+
+    Raises :class:`CompileError` with ptxas's message when ptxas rejects the PTX (a count of 0 would make
+    occupancy silently unbounded). Returns ``{}`` only when the toolchain has no ptxas. A cache file that
+    cannot be read (truncated by a crash) is recomputed and rewritten.
+    """
     tc = toolchain()
     arch = arch or _ptx_target(ptx) or DEFAULT_ARCH
     key = hashlib.sha256(json.dumps(["regs", CACHE_VERSION, ptx, arch, tc.version]).encode()).hexdigest()
     path = cache_dir() / "regs" / f"{key}.json"
     if path.exists():
-        return json.loads(path.read_text())
+        try:
+            regs = json.loads(path.read_text())
+            if isinstance(regs, dict) and all(isinstance(v, int) for v in regs.values()):
+                return regs
+        except (OSError, json.JSONDecodeError):
+            pass  # corrupt: recompute below
     if tc.ptxas is None:
         return {}
     with tempfile.TemporaryDirectory(prefix="ndpgpu-") as tmp:
@@ -193,7 +203,8 @@ def ptx_registers(ptx: str, arch: str | None = None) -> dict[str, int]:
         proc = subprocess.run([str(tc.ptxas), f"-arch={arch}", "-v", str(src), "-o",
                                str(Path(tmp) / "out.cubin")], capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
-        return {}
+        message = (proc.stderr.strip() or proc.stdout.strip()).replace(str(src), "<ptx>")
+        raise CompileError(f"ptxas -arch={arch} rejected the PTX, so its register counts are unknown:\n{message}")
     regs: dict[str, int] = {}
     current = None
     for line in (proc.stderr + proc.stdout).splitlines():
@@ -205,7 +216,9 @@ def ptx_registers(ptx: str, arch: str | None = None) -> dict[str, int]:
         if m and current:
             regs[current] = int(m.group(1))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(regs))
+    tmp_path = path.with_suffix(f".tmp{os.getpid()}")
+    tmp_path.write_text(json.dumps(regs))
+    tmp_path.replace(path)  # atomic: a crash leaves the old file or none, never half of one
     return regs
 
 

@@ -40,6 +40,21 @@ class PTXParseError(Exception):
         self.col = col
 
 
+# Every modifier the PTX ISA defines for the memory instructions (state spaces, semantics and scopes,
+# cache operators, eviction priorities and prefetch sizes, vectors, atomic operations, types). A modifier
+# outside this list is a typo such as ``st.gloabl.u32``, which would otherwise run as a generic store.
+MEMORY_OPCODES = frozenset({"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu"})
+MEMORY_MODIFIERS = frozenset({
+    "global", "shared", "local", "const", "param", "param::entry", "param::func", "shared::cta",
+    "shared::cluster", "weak", "volatile", "relaxed", "acquire", "release", "acq_rel", "mmio", "cta",
+    "cluster", "gpu", "sys", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "unified",
+    "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate",
+    "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B",
+    "L2::256B", "L1", "L2", "tensormap", "v2", "v4", "v8", "and", "or", "xor", "cas", "exch", "add", "inc",
+    "dec", "min", "max", "noftz", "ftz", "e4m3", "e5m2", "e4m3x2", "e5m2x2",
+    *TYPE_NAMES,
+})
+
 _TOKEN_RE = re.compile(
     r"""
     (?P<ws>[ \t\r]+)
@@ -50,7 +65,7 @@ _TOKEN_RE = re.compile(
   | (?P<hexf>0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16})
   | (?P<num>0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+|[0-9]+U?)
   | (?P<dir>\.[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<ident>[A-Za-z_$%][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+)*)
+  | (?P<ident>[A-Za-z_$%][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+(?:::[A-Za-z0-9_$]+)*)*)
   | (?P<punct>[{}()\[\],;:+\-!@|<>=*])
     """,
     re.VERBOSE | re.DOTALL,
@@ -489,6 +504,10 @@ class _Parser:
         if op_tok.kind != "ident":
             raise self.error(f"expected an instruction, found {op_tok.text!r}", op_tok)
         parts = op_tok.text.split(".")
+        if parts[0] in MEMORY_OPCODES:
+            for mod in parts[1:]:
+                if mod not in MEMORY_MODIFIERS:
+                    raise self.error(f"unknown modifier .{mod} of {parts[0]} in {op_tok.text!r}", op_tok)
         operands: list[Operand] = []
         if self.peek().text != ";":
             operands.append(self.parse_operand(rename))

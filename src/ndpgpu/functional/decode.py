@@ -694,6 +694,8 @@ class _Decoder:
         return self.opcode_index[name]
 
     def _space(self, ins: Instruction) -> int:
+        if "shared::cluster" in ins.mods:
+            raise UnsupportedPTX("distributed shared memory (.shared::cluster)", self.kernel.name, ins.line, ins.full)
         for m in ins.mods:
             if m in isa.SPACE_CODE:
                 return isa.SPACE_CODE[m]

@@ -189,7 +189,7 @@ CVTA_TO = 1  # cvta.to.<space>
 # memory spaces (same codes as the trace's SPACES)
 SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_GENERIC = range(7)
 SPACE_CODE = {"global": SP_GLOBAL, "shared": SP_SHARED, "local": SP_LOCAL, "const": SP_CONST,
-              "param": SP_PARAM}
+              "param": SP_PARAM, "shared::cta": SP_SHARED, "param::entry": SP_PARAM, "param::func": SP_PARAM}
 
 # dynamic special registers read by OP_CLOCK (SUB field)
 CLK_CLOCK, CLK_CLOCK64, CLK_GLOBALTIMER = 1, 2, 3

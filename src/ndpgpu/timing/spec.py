@@ -40,9 +40,20 @@ def F(default: Any, unit: str, doc: str, *, ge: float | None = None, le: float |
 
 
 class Spec(BaseModel):
-    """Base of every spec: frozen, unknown keys refused."""
+    """Base of every spec: frozen, unknown keys refused, ``true``/``false`` refused for numbers."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bools_for_numbers(cls, data):
+        # pydantic's lax mode reads true as 1: `--set core.num_sms=true` must not build a 1-SM machine
+        if isinstance(data, dict):
+            for key, value in data.items():
+                field = cls.model_fields.get(key)
+                if isinstance(value, bool) and field is not None and field.annotation in (int, float):
+                    raise ValueError(f"{key}: expected a number, got {str(value).lower()}")
+        return data
 
 
 def _impl_validator(kind: str):

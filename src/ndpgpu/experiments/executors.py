@@ -136,6 +136,12 @@ class SimulatorExecutor(Executor):
             allocations=[dict(a) for a in getattr(rec, "allocations", [])],
         )
 
+    def verify(self, recording: RecordingManifest) -> None:
+        from ndpgpu.trace.format import KernelTrace
+
+        for path in recording.trace_paths:
+            KernelTrace.verify(path)
+
     def time(self, point: Point, recording: RecordingManifest) -> list[MetricRow]:
         from ndpgpu.timing import TimingSession
         from ndpgpu.trace.format import KernelTrace

@@ -75,6 +75,10 @@ class FakeExecutor(Executor):
         config = {"machine": point.machine, "policy": point.policy, "overrides": point.overrides}
         return MachineConfig(config_hash=short_hash("fake" + canonical_json(config)), config=config)
 
+    def verify(self, recording: RecordingManifest) -> None:
+        for path in recording.trace_paths:
+            json.loads(Path(path).read_text())  # a truncated fake trace fails here
+
     def record(self, workload: str, scale: str, trace_dir: Path) -> RecordingManifest:
         time.sleep(float(self.options.get("record_sleep_s", 0.0)))
         if self._matches("fail_record", None, workload):

@@ -126,6 +126,10 @@ class Executor(abc.ABC):
     def configure(self, point: Point) -> MachineConfig:
         """Resolve the point's machine, policy and overrides; a bad value raises naming the field."""
 
+    def verify(self, recording: RecordingManifest) -> None:
+        """Raise when a stored recording cannot be reused (a truncated or corrupt trace); default: trust it."""
+        del recording
+
     @abc.abstractmethod
     def record(self, workload: str, scale: str, trace_dir: Path) -> RecordingManifest:
         """Run the workload functionally, check its outputs and persist its traces under ``trace_dir``."""

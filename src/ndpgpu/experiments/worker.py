@@ -10,6 +10,7 @@ import contextlib
 import importlib
 import os
 import shutil
+import sys
 import time
 import traceback
 from pathlib import Path
@@ -54,7 +55,9 @@ def run_record(executor: str, options: dict[str, Any], workload: str, scale: str
     start = time.perf_counter()
     try:
         if (final / RecordingManifest.FILE).exists():
-            return {"status": "ok", "manifest": RecordingManifest.load(final)}
+            reused = _reusable(final, _executor(executor, options))
+            if reused is not None:
+                return {"status": "ok", "manifest": reused}
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = final.parent / f".{final.name}.{os.getpid()}.partial"
         shutil.rmtree(tmp, ignore_errors=True)
@@ -75,6 +78,22 @@ def run_record(executor: str, options: dict[str, Any], workload: str, scale: str
         return {"status": "ok", "manifest": manifest}
     except Exception as exc:  # every failure is reported; none stops the sweep
         return _error(exc)
+
+
+def _reusable(final: Path, executor: Executor) -> RecordingManifest | None:
+    """The finished recording in ``final`` if its manifest and traces read back intact (``Executor.verify``);
+    otherwise it is moved aside (kept for inspection, named in a warning) and None says: record again."""
+    try:
+        manifest = RecordingManifest.load(final)
+        executor.verify(manifest)
+        return manifest
+    except Exception as exc:  # a corrupt manifest or trace: never fail every rerun on it
+        aside = final.parent / f".{final.name}.corrupt.{os.getpid()}"
+        shutil.rmtree(aside, ignore_errors=True)
+        final.rename(aside)
+        print(f"ndpgpu: recording {final} is unreadable ({type(exc).__name__}: {exc}); moved to {aside} and "
+              "recorded again", file=sys.stderr)
+        return None
 
 
 def run_time(

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -219,12 +221,41 @@ class KernelTrace:
         )
         return path if path.suffix == ".npz" else path.with_suffix(path.suffix + ".npz")
 
-    @classmethod
-    def load(cls, path: str | Path) -> KernelTrace:
-        """Read a trace written by :meth:`save`; refuse other schema versions."""
+    @staticmethod
+    def verify(path: str | Path) -> None:
+        """Integrity check of a saved trace (every member's CRC, the metadata's JSON); raise
+        :class:`TraceError` naming the file when it is missing, truncated, corrupt or not a trace."""
         path = Path(path)
         if not path.exists():
             raise TraceError(f"no trace file at {path}")
+        try:
+            with zipfile.ZipFile(path) as z:
+                bad = z.testzip()
+                if bad is not None:
+                    raise zipfile.BadZipFile(f"member {bad} fails its CRC check")
+                missing = {f"{k}.npy" for k in _ARRAYS} - set(z.namelist())
+            if missing:
+                raise KeyError(f"missing arrays {sorted(missing)}")
+            with np.load(path) as arrays:
+                json.loads(bytes(arrays["meta"]).decode())
+        except (zipfile.BadZipFile, OSError, EOFError, KeyError, ValueError, zlib.error) as exc:
+            raise TraceError(_corrupt(path, exc)) from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> KernelTrace:
+        """Read a trace written by :meth:`save`; refuse other schema versions and unreadable files."""
+        path = Path(path)
+        if not path.exists():
+            raise TraceError(f"no trace file at {path}")
+        try:
+            return cls._load(path)
+        except TraceError:
+            raise
+        except (zipfile.BadZipFile, OSError, EOFError, KeyError, ValueError, zlib.error) as exc:
+            raise TraceError(_corrupt(path, exc)) from None
+
+    @classmethod
+    def _load(cls, path: Path) -> KernelTrace:
         with np.load(path) as z:
             meta: dict[str, Any] = json.loads(bytes(z["meta"]).decode())
             if meta.get("schema_version") != SCHEMA_VERSION:
@@ -247,3 +278,12 @@ class KernelTrace:
                 regvals=z["regvals"],
                 truncated=bool(meta["truncated"]),
             )
+
+
+_ARRAYS = ("meta", "static", "segments", "warp_seg_start", "mem", "warp_mem_start", "lane_addrs", "regvals")
+
+
+def _corrupt(path: Path, exc: BaseException) -> str:
+    return (f"{path}: the trace file is truncated or corrupt ({type(exc).__name__}: {exc}); delete it, or its "
+            "recording directory, to re-record it (sweeps re-record a corrupt recording by themselves)")
+

@@ -96,3 +96,25 @@ def test_cli_refuses_negative_jobs_and_overrides_without_a_machine(capsys):
     assert info.value.code == 2 and "expected a positive integer, got 0" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="name the machine with --machine"):
         cli_main(["run", "vecadd", "--set", "l2.size_kb=128"])
+
+
+TEX_AND_INDIRECT_SRC = r"""
+extern "C" __global__ void t(float* o, cudaTextureObject_t obj) { o[0] = tex1Dfetch<float>(obj, 3); }
+typedef float (*fp)(float);
+__device__ float sq(float x) { return x * x; }
+__device__ float cu(float x) { return x * x * x; }
+__device__ fp table[2] = {sq, cu};
+extern "C" __global__ void ind(float* o, int k) { o[0] = table[k](o[1]); }
+"""
+
+
+@needs_nvcc
+def test_textures_and_indirect_calls_are_unsupported_ptx_naming_the_instruction():
+    """Both parsed (they used to be PTXParseErrors at a bracket or a prototype declaration) and refused by
+    the decoder with the instruction's line."""
+    mod = ndpgpu.RawModule(code=TEX_AND_INDIRECT_SRC)
+    lines = mod.ptx.splitlines()
+    for kernel, what, needle in (("t", "texture instructions", "tex."), ("ind", "indirect calls", "call")):
+        with pytest.raises(ndpgpu.UnsupportedPTX, match=what) as info:
+            mod.get_function(kernel).program()
+        assert needle in lines[info.value.line - 1]

@@ -43,6 +43,7 @@ class PTXParseError(Exception):
 # Every modifier the PTX ISA defines for the memory instructions (state spaces, semantics and scopes,
 # cache operators, eviction priorities and prefetch sizes, vectors, atomic operations, types). A modifier
 # outside this list is a typo such as ``st.gloabl.u32``, which would otherwise run as a generic store.
+UNPARSED_OPCODES = frozenset({"tex", "tld4", "txq", "suld", "sust", "sured", "suq", "istypep"})
 MEMORY_OPCODES = frozenset({"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu"})
 MEMORY_MODIFIERS = frozenset({
     "global", "shared", "local", "const", "param", "param::entry", "param::func", "shared::cta",
@@ -447,6 +448,10 @@ class _Parser:
                 self.next()
                 self.skip_statement()
                 continue
+            if tok.kind == "ident" and self.peek(1).text == ":" and self.peek(2).text == ".callprototype":
+                # the declared signature of an indirect call; the call itself is refused by the decoder
+                self.skip_statement()
+                continue
             if tok.kind == "ident" and self.peek(1).text == ":":
                 self.next()
                 self.next()
@@ -504,6 +509,15 @@ class _Parser:
         if op_tok.kind != "ident":
             raise self.error(f"expected an instruction, found {op_tok.text!r}", op_tok)
         parts = op_tok.text.split(".")
+        if parts[0] in UNPARSED_OPCODES:
+            # texture and surface instructions: their operands are kept unparsed; decoding one raises
+            # UnsupportedPTX naming it (a syntax error here would point at the wrong place)
+            while self.peek().text != ";":
+                if self.peek().kind == "eof":
+                    raise self.error(f"end of input inside {op_tok.text!r}")
+                self.next()
+            self.expect(";")
+            return Instruction(parts[0], tuple(parts[1:]), [], guard, start.line, op_tok.text)
         if parts[0] in MEMORY_OPCODES:
             for mod in parts[1:]:
                 if mod not in MEMORY_MODIFIERS:

@@ -1041,9 +1041,11 @@ def _find_var(fn: Function, name: str):
 
 
 def _call_target(ins: Instruction) -> str | None:
+    """The called function's name; None for an indirect call (a register target, with a prototype)."""
     for op in ins.operands:
-        if isinstance(op, Sym):
-            return op.name
+        if isinstance(op, ArgList):
+            continue  # the return-value list
+        return op.name if isinstance(op, Sym) else None
     return None
 
 

@@ -63,3 +63,31 @@ def test_a_truncated_trace_file_is_a_trace_error_naming_it(tmp_path: Path) -> No
     path.write_bytes(bytes(flipped))
     with pytest.raises(TraceError, match="truncated or corrupt"):
         KernelTrace.verify(path)
+
+
+def test_a_damaged_result_store_says_how_to_recover(tmp_path: Path) -> None:
+    from ndpgpu.experiments.store import ResultStore, StoreError
+
+    db = tmp_path / "r.duckdb"
+    db.write_bytes(b"DUCK" + bytes(range(256)) * 64)
+    with pytest.raises(StoreError, match=r"is damaged .*Move it aside \(mv .*r\.duckdb .*\.broken\)"):
+        ResultStore(db)
+
+
+def test_ctrl_c_inside_a_duckdb_query_is_an_interruption(monkeypatch, capsys, tmp_path: Path) -> None:
+    """DuckDB turns Ctrl-C during a query into its own exception; the CLI must report an interruption
+    (exit 130, "run the same command again to resume"), not a RuntimeError."""
+    import duckdb
+
+    from ndpgpu.experiments import runner
+
+    def interrupted(*args, **kwargs):
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text("name: t\nexecutor: fake\ngrid: {workloads: [saxpy], scales: [tiny], machines: [gtx480]}\n")
+    monkeypatch.setattr(runner, "run_sweep", interrupted)
+    from ndpgpu.cli import main as cli_main
+
+    assert cli_main(["sweep", str(spec), "--store", str(tmp_path / "r.duckdb")]) == 130
+    assert "run the same command again to resume" in capsys.readouterr().err

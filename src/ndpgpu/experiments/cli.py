@@ -14,11 +14,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import yaml
 
 from ..cliargs import nonnegative_int
 
 EXIT_OK, EXIT_FAILED_POINTS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+# Ctrl-C reaches a running DuckDB query as its own exception (or a RuntimeError "Query interrupted"),
+# not as KeyboardInterrupt
+INTERRUPTS = (KeyboardInterrupt, duckdb.InterruptException)
 
 
 def _default_jobs() -> int:
@@ -145,7 +149,9 @@ def sweep_main(args: argparse.Namespace) -> int:
     except (SpecError, StoreError) as exc:
         _err(str(exc))
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except (*INTERRUPTS, RuntimeError) as exc:
+        if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
+            raise
         _err("interrupted; finished points are stored: run the same command again to resume")
         return EXIT_INTERRUPTED
     print(
@@ -264,7 +270,9 @@ def reproduce_main(args: argparse.Namespace) -> int:
     except (ReproductionError, SpecError, StoreError) as exc:
         _err(str(exc))
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except (*INTERRUPTS, RuntimeError) as exc:
+        if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
+            raise
         _err("interrupted; finished points are stored: run the same command again to resume")
         return EXIT_INTERRUPTED
     s = report.data["summary"]

@@ -147,6 +147,19 @@ class Filters:
 NO_FILTERS = Filters()
 
 
+def _open_failure(path: Path, exc: Exception) -> str:
+    """What went wrong opening a store, and what to do about it."""
+    text = str(exc)
+    if "lock" in text.lower():
+        return (f"cannot open the result store {path}: {text}\n(is a sweep writing to it right now? DuckDB "
+                "allows one writing process at a time)")
+    if "not a valid duckdb" in text.lower() or "corrupt" in text.lower() or "checksum" in text.lower():
+        return (f"the result store {path} is damaged ({text}). Move it aside (mv {path} {path}.broken) and "
+                "run the sweep again: its points are recomputed, and the recordings kept beside the store are "
+                "reused, so nothing is recorded twice")
+    return f"cannot open the result store {path}: {text}"
+
+
 class ResultStore:
     """The DuckDB result database at ``path`` (created when missing unless ``read_only``)."""
 
@@ -158,14 +171,12 @@ class ResultStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.con = duckdb.connect(str(self.path), read_only=read_only)
-        except duckdb.IOException as exc:
-            raise StoreError(
-                f"cannot open the result store {self.path}: {exc}\n"
-                "(is a sweep writing to it right now? DuckDB allows one writing process at a time)"
-            ) from None
+            if not read_only:
+                for stmt in _DDL:
+                    self.con.execute(stmt)
+        except duckdb.Error as exc:
+            raise StoreError(_open_failure(self.path, exc)) from None
         if not read_only:
-            for stmt in _DDL:
-                self.con.execute(stmt)
             row = self.con.execute("SELECT v FROM meta WHERE k = 'schema_version'").fetchone()
             if row is None:
                 self.con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])

@@ -192,3 +192,15 @@ def test_unknown_executor_lists_the_known_ones(tmp_path: Path) -> None:
     spec = fake_spec().model_copy(update={"executor": "nope"})
     with pytest.raises(ExecutorError, match="known executors: fake, simulator"):
         run_sweep(spec, jobs=0, store=tmp_path / "r.duckdb")
+
+
+def test_a_point_past_the_time_limit_fails_and_the_rest_complete(tmp_path: Path) -> None:
+    """The hanging point's worker is killed at the spec's time limit and the point stored as failed; points
+    that shared the pool with it are rerun, none is lost. (The limit is generous: only the hang reaches it.)"""
+    hang = "vecadd@tiny on v100"
+    spec = fake_spec(workloads=WORKLOADS[:3], hang=[hang]).model_copy(update={"time_limit_s": 10.0})
+    result = run_sweep(spec, jobs=2, store=tmp_path / "r.duckdb")
+    assert [label for label, _ in result.failures] == [hang]
+    assert "time limit exceeded" in result.failures[0][1]
+    points, _ = _stored(tmp_path / "r.duckdb")
+    assert sum(p[2] == "ok" for p in points) == 3 * 2 - 1

@@ -4,6 +4,8 @@ Its metrics are deterministic functions of the point; it can sleep, fail, or kil
 request, and logs each call, so tests can interrupt a sweep and count recomputations. Options
 (``executor_options`` of a spec):
 
+``hang``
+    point labels or workloads whose timing call sleeps for an hour (for the sweep's time limit).
 ``sleep_s`` / ``record_sleep_s``
     seconds each timing / recording call sleeps.
 ``fail`` / ``crash``
@@ -107,6 +109,8 @@ class FakeExecutor(Executor):
     def time(self, point: Point, recording: RecordingManifest) -> list[MetricRow]:
         if self._matches("crash", point, point.workload):
             os.kill(os.getpid(), signal.SIGKILL)
+        if self._matches("hang", point, point.workload):
+            time.sleep(3600.0)  # a point that never finishes in reasonable time
         time.sleep(float(self.options.get("sleep_s", 0.0)))
         if self._matches("fail", point, point.workload):
             raise RuntimeError(f"fake timing failure for {point.label}")

@@ -98,6 +98,9 @@ class SweepSpec(BaseModel):
     executor_options: dict[str, Any] = Field(default_factory=dict)
     grid: list[Grid] = Field(default_factory=list)
     points: list[Point] = Field(default_factory=list)
+    # seconds one recording or one point may run in a worker before it is stopped and stored as failed
+    # (None: no limit; not enforced with jobs=0, where tasks run in the sweep's own process)
+    time_limit_s: float | None = Field(default=3600.0, gt=0)
 
     @field_validator("grid", mode="before")
     @classmethod

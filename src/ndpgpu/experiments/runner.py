@@ -20,6 +20,7 @@ import dataclasses
 import multiprocessing
 import os
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -308,6 +309,8 @@ class _Sweep:
         name, options = self.spec.executor, self.spec.executor_options
         suspects: deque[_Task] = deque()  # tasks in flight when a worker died: rerun one at a time
         running: dict[Future, _Task] = {}
+        started: dict[Future, float] = {}
+        limit = self.spec.time_limit_s if self.jobs > 0 else None
         pool = self._new_pool()
         finished = False
         try:
@@ -318,20 +321,27 @@ class _Sweep:
                         if not running:
                             task = suspects.popleft()
                             task.isolated = True
-                            running[task.submit(pool, name, options)] = task
+                            fut = task.submit(pool, name, options)
+                            running[fut], started[fut] = task, time.monotonic()
                     else:
                         while pending and len(running) < max(1, self.jobs):
                             task = pending.popleft()
                             try:
-                                running[task.submit(pool, name, options)] = task
+                                fut = task.submit(pool, name, options)
+                                running[fut], started[fut] = task, time.monotonic()
                             except BrokenProcessPool:
                                 pending.appendleft(task)
                                 raise
                 except BrokenProcessPool:
                     broken = True
                 if not broken:
-                    done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    timeout = None
+                    if limit is not None and running:
+                        timeout = max(0.05, min(started[f] for f in running) + limit - time.monotonic())
+                    done, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
                     broken = self._collect(done, running, pending, suspects)
+                    if limit is not None and self._stop_overdue(running, started, limit, pool):
+                        broken = True  # the overdue tasks' workers were killed: the others rerun
                 if broken:  # every other task of the broken pool fails too: collect them, then a new pool
                     done, _ = wait(running)
                     self._collect(done, running, pending, suspects)
@@ -341,6 +351,28 @@ class _Sweep:
         finally:
             # interrupted: don't wait for running tasks (their points were not stored and will rerun)
             pool.shutdown(wait=finished, cancel_futures=True)
+
+    def _stop_overdue(self, running: dict[Future, _Task], started: dict[Future, float], limit: float,
+                      pool: Any) -> bool:
+        """Store tasks running longer than ``limit`` as failed and kill the pool's workers (a compiled loop
+        cannot be interrupted from outside); True when that happened."""
+        now = time.monotonic()
+        overdue = [f for f in running if now - started[f] > limit]
+        if not overdue:
+            return False
+        for fut in overdue:
+            task = running.pop(fut)
+            message = f"time limit exceeded: still running after {limit:g} s (the spec's time_limit_s)"
+            if task.kind == "record":
+                self.progress.recorded()
+                for p in task.group.points:
+                    self._store_failed(p, None, f"recording failed: {message}", "")
+            else:
+                assert task.point is not None
+                self._store_failed(task.point, task.manifest, message, "")
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+        return True
 
     def _collect(
         self,

@@ -22,6 +22,7 @@ value that rounds to zero), both zeros are accepted.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -63,6 +64,7 @@ class Val:
     subnormal: bool = False
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def decode(bits: int, t: str) -> Val:
     """The value of float bits ``bits`` of type ``t``."""
     e, m = FORMATS[t]
@@ -303,9 +305,10 @@ CMPS = ("eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "
 
 
 def fcmp(cmp: str, a: int, b: int, t: str, ftz: bool = False) -> bool:
-    """PTX float comparison ``cmp`` of bits ``a`` and ``b`` of type ``t``; ``.ftz`` flushes f32 subnormals."""
+    """PTX float comparison ``cmp`` of bits ``a`` and ``b`` of type ``t``; ``.ftz`` flushes f32 and f16
+    subnormal inputs (``setp.ftz.f16`` is legal, bf16 takes no ``.ftz``)."""
     x, y = decode(a, t), decode(b, t)
-    if ftz and t == "f32":
+    if ftz and t in ("f32", "f16"):
         x, y = flush(x), flush(y)
     unordered = x.kind == "nan" or y.kind == "nan"
     if cmp == "num":

@@ -202,7 +202,10 @@ def cnot(t, a):
 
 def shl(t, a, n):
     """Shift amounts are unsigned 32-bit; amounts >= width give 0."""
-    return ((a & mask(t)) << (n & 0xFFFFFFFF)) & mask(t)
+    n &= 0xFFFFFFFF
+    if n >= width(t):  # (checked first: Python would build a 2^32-bit integer for the huge amounts)
+        return 0
+    return ((a & mask(t)) << n) & mask(t)
 
 
 def shr(t, a, n):

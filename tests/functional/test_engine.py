@@ -127,8 +127,8 @@ def test_argument_type_errors_name_the_parameter():
         k((1,), (32,), (a, a, a, 1 << 40))
     with pytest.raises(TypeError, match="takes 4 arguments"):
         k((1,), (32,), (a, a, a))
-    with pytest.raises(ValueError, match="threads per block"):
-        k((1,), (2048,), (a, a, a, 4))
+    with pytest.raises(ndpgpu.LaunchConfigError, match="threads per block"):
+        k((1,), (32, 32, 2), (a, a, a, 4))
     k((1,), (32,), (a, a, a, 4))  # a Python int converts to the declared type
 
 

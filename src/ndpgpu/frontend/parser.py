@@ -43,6 +43,7 @@ class PTXParseError(Exception):
 # Every modifier the PTX ISA defines for the memory instructions (state spaces, semantics and scopes,
 # cache operators, eviction priorities and prefetch sizes, vectors, atomic operations, types). A modifier
 # outside this list is a typo such as ``st.gloabl.u32``, which would otherwise run as a generic store.
+MAX_PARAMETERIZED_REGS = 1 << 20  # `.reg .b32 %r<N>`: nvcc's largest kernels declare tens of thousands
 UNPARSED_OPCODES = frozenset({"tex", "tld4", "txq", "suld", "sust", "sured", "suq", "istypep"})
 MEMORY_OPCODES = frozenset({"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu"})
 MEMORY_MODIFIERS = frozenset({
@@ -144,8 +145,14 @@ class _Parser:
     def peek(self, k: int = 0) -> Token:
         return self.toks[min(self.i + k, len(self.toks) - 1)]
 
+    def int_literal(self, tok: Token) -> int:
+        try:
+            return _parse_int(tok.text)
+        except ValueError:
+            raise self.error(f"malformed integer literal {tok.text!r}", tok) from None
+
     def next(self) -> Token:
-        tok = self.toks[self.i]
+        tok = self.toks[min(self.i, len(self.toks) - 1)]  # the last token is "eof": it is never passed
         self.i += 1
         return tok
 
@@ -170,7 +177,7 @@ class _Parser:
         tok = self.next()
         if tok.kind != "num" or "." in tok.text:
             raise self.error(f"expected an integer, found {tok.text!r}", tok)
-        value = _parse_int(tok.text)
+        value = self.int_literal(tok)
         return -value if neg else value
 
     def skip_statement(self) -> None:
@@ -331,7 +338,9 @@ class _Parser:
         if "." in tok.text or ("e" in tok.text.lower() and not tok.text.lower().startswith("0x")):
             value_f = float(tok.text)
             return Imm(-value_f if neg else value_f)
-        value_i = _parse_int(tok.text)
+        value_i = self.int_literal(tok)
+        if value_i >= 1 << 64 or (neg and value_i > 1 << 63):
+            raise self.error(f"integer literal {'-' if neg else ''}{tok.text} does not fit in 64 bits", tok)
         return Imm(-value_i if neg else value_i)
 
     def parse_param_list(self) -> list[Param]:
@@ -481,7 +490,11 @@ class _Parser:
             if name_tok.kind != "ident":
                 raise self.error(f"expected a register name, found {name_tok.text!r}", name_tok)
             if self.accept("<"):
+                count_tok = self.peek()
                 count = self.expect_int()
+                if count > MAX_PARAMETERIZED_REGS:
+                    raise self.error(f"{count} registers in one declaration (at most {MAX_PARAMETERIZED_REGS})",
+                                     count_tok)
                 self.expect(">")
                 for k in range(count):
                     fn.regs[f"{name_tok.text}{k}"] = rtype

@@ -37,6 +37,7 @@ A_RELU = isa.A_RELU
 A_NAN = isa.A_NAN
 A_LEFT = isa.A_LEFT
 A_SHIFTAMT, A_XORSIGN, A_ABS = isa.A_SHIFTAMT, isa.A_XORSIGN, isa.A_ABS
+A_SATFINITE = isa.A_SATFINITE
 MUL_SHIFT, CMP_SHIFT, BOOL_SHIFT, SUB_SHIFT = isa.MUL_SHIFT, isa.CMP_SHIFT, isa.BOOL_SHIFT, isa.SUB_SHIFT
 MUL_HI, MUL_WIDE = isa.MUL_HI, isa.MUL_WIDE
 
@@ -179,6 +180,13 @@ def next_down32(x):
 
 @njit(cache=True)
 def directed64(x, err, mode):
+    """Move the round-to-nearest float64 ``x`` one step as directed rounding ``mode`` requires, where ``err``
+    has the sign of (exact value - x); an infinite ``x`` from finite operands is an overflow."""
+    if x == np.inf or x == -np.inf:
+        if err != err:  # overflow of finite operands: toward-zero directions stop at the largest finite
+            if mode == RND_RZ or (mode == RND_RM and x > 0) or (mode == RND_RP and x < 0):
+                return 1.7976931348623157e308 if x > 0 else -1.7976931348623157e308
+        return x
     if mode == RND_RZ:
         if x > 0 and err < 0:
             return np.nextafter(x, -np.inf)
@@ -193,12 +201,86 @@ def directed64(x, err, mode):
 
 
 @njit(cache=True)
+def _sum4_sign(v0, v1, v2, v3):
+    """Sign (-1, 0, 1) of the exact sum of four finite doubles, by repeated error-free TwoSum passes."""
+    for _ in range(40):
+        s = v0 + v1
+        bb = s - v0
+        e0 = (v0 - (s - bb)) + (v1 - bb)
+        t = s + v2
+        bb = t - s
+        e1 = (s - (t - bb)) + (v2 - bb)
+        u = t + v3
+        bb = u - t
+        e2 = (t - (u - bb)) + (v3 - bb)
+        v0, v1, v2, v3 = e0, e1, e2, u
+        rest = abs(v0) + abs(v1) + abs(v2)
+        if rest == 0.0:
+            break
+        if v3 != 0.0 and rest < abs(v3) * 0.25:
+            break
+    if v3 != 0.0:
+        return 1.0 if v3 > 0 else -1.0
+    for w in (v2, v1, v0):
+        if w != 0.0:
+            return 1.0 if w > 0 else -1.0
+    return 0.0
+
+
+@njit(cache=True)
+def _fma64_err_sign(x, y, z, r):
+    """Sign of (x*y + z - r) exactly, for finite nonzero x, y, finite z and finite r = RN(x*y + z)."""
+    p = x * y
+    if abs(p) == np.inf:
+        # scale the larger factor down (z is then huge, since r is finite: its scaling is exact)
+        if abs(x) >= abs(y):
+            x = x * 2.0 ** -600
+        else:
+            y = y * 2.0 ** -600
+        z = z * 2.0 ** -600
+        r = r * 2.0 ** -600
+        p = x * y
+    elif abs(p) < 2.0 ** -900:
+        if abs(z) >= 2.0 ** -800 and r == z:
+            return 1.0 if (x > 0) == (y > 0) else -1.0  # the product is below half an ulp of z
+        for _ in range(3):
+            if abs(p) >= 2.0 ** -900:
+                break
+            if abs(x) <= abs(y):
+                x = x * 2.0 ** 600
+            else:
+                y = y * 2.0 ** 600
+            z = z * 2.0 ** 600
+            r = r * 2.0 ** 600
+            p = x * y
+    u2 = fma64(x, y, -p)
+    return _sum4_sign(p, u2, z, -r)
+
+
+@njit(cache=True)
+def _scaled_rem_sign64(q, y, x):
+    """Sign of (x/y - q) for the float64 round-to-nearest quotient ``q`` of finite nonzero x, y."""
+    if q == 0.0:
+        return 1.0 if (x > 0) == (y > 0) else -1.0
+    if abs(q) < 2.0 ** -900 or abs(x) < 2.0 ** -900:
+        x = x * 2.0 ** 600
+        q = q * 2.0 ** 600
+        if abs(x) < 2.0 ** -900:
+            x = x * 2.0 ** 600
+            q = q * 2.0 ** 600
+    rem = fma64(q, y, -x)  # q*y - x, exact when nothing underflows
+    if rem == 0.0:
+        return 0.0
+    return -1.0 if (rem > 0) == (y > 0) else 1.0
+
+
+@njit(cache=True)
 def f64_to_f32_dir(x, err, mode):
     """Round the exact value ``x + err`` (float64 pair) to float32 with ``mode``."""
     c = np.float32(x)
     if mode == RND_NONE or mode == RND_RN:
         return c
-    if c == np.inf or c == -np.inf:
+    if (c == np.inf or c == -np.inf) and x != np.inf and x != -np.inf:
         if mode == RND_RZ or (mode == RND_RM and c > 0) or (mode == RND_RP and c < 0):
             return np.float32(3.4028234663852886e38) if c > 0 else np.float32(-3.4028234663852886e38)
         return c
@@ -225,12 +307,11 @@ def _dir_from_sign32(c, d, mode):
 
 @njit(cache=True)
 def sat01(x):
-    if x != x:
-        return x * 0.0
-    if x < 0.0:
-        return x * 0.0
+    """``.sat``: clamp to [0, 1]; NaN (and -0) become +0."""
+    if not (x > 0.0):
+        return 0.0
     if x > 1.0:
-        return x * 0.0 + 1.0
+        return 1.0
     return x
 
 
@@ -340,6 +421,57 @@ def fval(x, t):
 
 
 @njit(cache=True)
+def fcmp_ftz(cmp, a, b, t, ftz):
+    """Float comparison of operand bits ``a``, ``b`` of type ``t``; ``ftz`` flushes f32/f16 subnormals."""
+    x = fval(a, t)
+    y = fval(b, t)
+    if ftz:
+        tiny = 1.1754943508222875e-38 if t == T_F32 else (6.103515625e-05 if t == T_F16 else 0.0)
+        if abs(x) < tiny:
+            x = 0.0
+        if abs(y) < tiny:
+            y = 0.0
+    return fcmp(cmp, x, y)
+
+
+@njit(cache=True)
+def set_true(t):
+    """``set``'s value for true in destination type ``t``: 1.0 for floats, all ones for integers."""
+    if t == T_F32:
+        return U64(0x3F800000)
+    if t == T_F16:
+        return U64(0x3C00)
+    if t == T_BF16:
+        return U64(0x3F80)
+    return wmask(tbits(t))
+
+
+@njit(cache=True)
+def set_pair(op, t, st, aux, a, b, c):
+    """One half (the low 16 bits of ``a``, ``b``) of ``setp``/``set`` on f16x2/bf16x2: setp's predicate,
+    or set's 16-bit result placed in the half (1.0 for an f16x2/bf16x2 destination, 0xFFFF otherwise)."""
+    ht = T_F16 if st == T_F16X2 else T_BF16
+    r = fcmp_ftz((aux >> CMP_SHIFT) & 31, a & U64(0xFFFF), b & U64(0xFFFF), ht, (aux & A_FTZ) != 0)
+    bop = (aux >> BOOL_SHIFT) & 3
+    cp = (c & U64(1)) != 0
+    if bop == 1:
+        r = r and cp
+    elif bop == 2:
+        r = r or cp
+    elif bop == 3:
+        r = r != cp
+    if op == OP_SETP:
+        return U64(1 if r else 0)
+    if not r:
+        return U64(0)
+    if t == T_F16X2:
+        return U64(0x3C00)
+    if t == T_BF16X2:
+        return U64(0x3F80)
+    return U64(0xFFFF)
+
+
+@njit(cache=True)
 def fstore(v, t, mode):
     """Round float64 ``v`` to float type ``t`` and return its bits."""
     if t == T_F32:
@@ -368,25 +500,63 @@ def f32_to_bf16_from64(v, mode):
 
 
 @njit(cache=True)
+def _odd64(s, err):
+    """Round-to-odd of the exact value ``s + err`` (``err`` a TwoSum error of ``s``): rounding the result once
+    more to a format at least two bits narrower gives the correctly rounded exact value in every mode."""
+    if err == 0 or s != s or abs(s) == np.inf:
+        return s
+    t = s
+    if (s > 0) != (err > 0):
+        t = np.nextafter(s, 0.0)  # truncate toward zero
+    bits = b64f(t) | U64(1)
+    return f64(bits)
+
+
+@njit(cache=True, error_model="numpy")
 def half_op(op, aux, x, y, z, t):
-    """One lane of an f16/bf16 arithmetic op computed in float64 and rounded once (exact for +,-,*)."""
+    """One lane of an f16/bf16 arithmetic op computed in float64 and rounded once (exact for +,-,*,fma)."""
     mode = aux & RND_MASK
-    if op == OP_ADD:
-        r = x + y
-    elif op == OP_SUB:
-        r = x - y
+    ftz = (aux & A_FTZ) != 0
+    tiny = 6.103515625e-05 if t == T_F16 else 1.1754943508222875e-38
+    if ftz:
+        if x != 0 and abs(x) < tiny:
+            x = math.copysign(0.0, x)
+        if y != 0 and abs(y) < tiny:
+            y = math.copysign(0.0, y)
+        if z != 0 and abs(z) < tiny:
+            z = math.copysign(0.0, z)
+    if op == OP_ADD or op == OP_SUB:
+        if op == OP_SUB:
+            y = -y
+        r = x + y  # exact: both are halves
+        if r == 0 and mode == RND_RM:
+            r = -((-x) + (-y))
     elif op == OP_MUL:
         r = x * y
     elif op == OP_FMA or op == OP_MAD:
-        r = x * y + z
+        p = x * y  # exact
+        r = p + z
+        if r == r and abs(r) != np.inf:
+            bb = r - p
+            r = _odd64(r, (p - (r - bb)) + (z - bb))
+        if r == 0 and mode == RND_RM:
+            r = -((-p) + (-z))
     elif op == OP_NEG:
         r = -x
     elif op == OP_ABS:
         r = abs(x)
-    elif op == OP_MIN:
-        r = fmin_ptx(x, y, (aux & A_NAN) != 0)
-    elif op == OP_MAX:
-        r = fmax_ptx(x, y, (aux & A_NAN) != 0)
+    elif op == OP_MIN or op == OP_MAX:
+        xs = (aux & A_XORSIGN) != 0
+        neg = (math.copysign(1.0, x) < 0) != (math.copysign(1.0, y) < 0)
+        if xs:
+            x = abs(x)
+            y = abs(y)
+        if op == OP_MIN:
+            r = fmin_ptx(x, y, (aux & A_NAN) != 0)
+        else:
+            r = fmax_ptx(x, y, (aux & A_NAN) != 0)
+        if xs and r == r:
+            r = -abs(r) if neg else abs(r)
     elif op == OP_MOV:
         r = x
     elif op == OP_EX2:
@@ -403,7 +573,12 @@ def half_op(op, aux, x, y, z, t):
         r = sat01(r)
     if (aux & A_RELU) and (r < 0 or r != r):
         r = 0.0
-    return fstore(r, t, mode)
+    bits = fstore(r, t, mode)
+    if ftz:
+        e = bits & (U64(0x7C00) if t == T_F16 else U64(0x7F80))
+        if e == 0:
+            bits &= U64(0x8000)
+    return bits
 
 
 # ---- the ALU -------------------------------------------------------------------------------------
@@ -420,10 +595,14 @@ def alu(op, t, t2, aux, a, b, c, d):
     if op == OP_SETP or op == OP_SET:
         cmp = (aux >> CMP_SHIFT) & 31
         st = t2
+        if st == T_F16X2 or st == T_BF16X2:
+            lo = set_pair(op, t, st, aux, a, b, c)
+            hi = set_pair(op, t, st, aux, a >> U64(16), b >> U64(16), c)
+            if op == OP_SETP:
+                return lo, hi  # setp.f16x2 p|q: p from the low halves, q from the high halves
+            return lo | (hi << U64(16)), zero
         if st == T_F32 or st == T_F64 or st == T_F16 or st == T_BF16:
-            x = fval(a, st)
-            y = fval(b, st)
-            r = fcmp(cmp, x, y)
+            r = fcmp_ftz(cmp, a, b, st, (aux & A_FTZ) != 0)
         else:
             r = icmp(cmp, a, b, st)
         bop = (aux >> BOOL_SHIFT) & 3
@@ -441,9 +620,7 @@ def alu(op, t, t2, aux, a, b, c, d):
                 nr = nr != cp
         if op == OP_SETP:
             return U64(1 if r else 0), U64(1 if nr else 0)
-        if t == T_F32:
-            return (b32f(np.float32(1.0)) if r else zero), zero
-        return (wmask(tbits(t)) if r else zero), zero
+        return (set_true(t) if r else zero), zero
     if op == OP_SELP:
         return (a if (c & U64(1)) != 0 else b), zero
     if op == OP_SLCT:
@@ -457,6 +634,9 @@ def alu(op, t, t2, aux, a, b, c, d):
         return (a if cond else b), zero
     # ---- conversions -------------------------------------------------------------------------
     if op == OP_CVT:
+        if t == T_F16X2 or t == T_BF16X2:  # cvt.rn.f16x2.f32 d, a, b: a to the upper half, b to the lower
+            ht = T_F16 if t == T_F16X2 else T_BF16
+            return ((cvt(ht, t2, aux, a) & U64(0xFFFF)) << U64(16)) | (cvt(ht, t2, aux, b) & U64(0xFFFF)), zero
         return cvt(t, t2, aux, a), zero
     if op == OP_CVTA:
         sub = (aux >> SUB_SHIFT) & 31
@@ -833,7 +1013,7 @@ def prmt(a, b, c, mode):
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def falu32(op, aux, a, b, c):
     mode = aux & RND_MASK
     x = f32(a)
@@ -845,68 +1025,82 @@ def falu32(op, aux, a, b, c):
         y = ftz32(y)
         z = ftz32(z)
     directed = mode == RND_RZ or mode == RND_RM or mode == RND_RP
+    x64 = np.float64(x)
+    y64 = np.float64(y)
     if op == OP_ADD or op == OP_SUB:
         if op == OP_SUB:
             y = -y
+            y64 = -y64
         r = x + y
         if directed:
-            bb = r - x
-            err = (x - (r - bb)) + (y - bb)
-            r = _dir_from_sign32(r, np.float64(err), mode)
+            s = x64 + y64
+            bb = s - x64
+            err = (x64 - (s - bb)) + (y64 - bb)
+            r = f64_to_f32_dir(s, err, mode)
+            if r == 0 and mode == RND_RM:
+                r = -((-x) + (-y))  # an exact zero sum is -0 when rounding down
     elif op == OP_MUL:
         r = x * y
         if directed:
-            err = fma32(x, y, -r)
-            r = _dir_from_sign32(r, np.float64(err), mode)
+            r = f64_to_f32_dir(x64 * y64, 0.0, mode)  # the product of two floats is exact in float64
     elif op == OP_FMA or op == OP_MAD:
         if directed:
-            p = np.float64(x) * np.float64(y)  # exact
+            p = x64 * y64  # exact
             s = p + np.float64(z)
             bb = s - p
             err = (p - (s - bb)) + (np.float64(z) - bb)
             r = f64_to_f32_dir(s, err, mode)
+            if r == 0 and mode == RND_RM and s == 0 and err == 0:
+                r = np.float32(-((-p) + (-np.float64(z))))
         else:
             r = fma32(x, y, z)
     elif op == OP_DIV:
+        r = x / y
         if aux & A_APPROX:
-            r = x / y  # exact division is within div.approx's error bound
-        else:
-            r = x / y
-            if directed and r == r and abs(r) != np.inf and r != 0:
-                rem = fma32(r, y, -x)
-                # true - r has the sign of -rem / y
-                s = -np.float64(rem) * (1.0 if y > 0 else -1.0)
-                r = _dir_from_sign32(r, s, mode)
+            # d = a * (1/b): for 2^126 < |b| < 2^128 the reciprocal underflows, giving 0 (NaN for infinite a)
+            ay = abs(y)
+            if ay > np.float32(8.507059173023462e37) and ay != np.inf and x == x:
+                r = np.float32(np.nan) if abs(x) == np.inf else x * np.float32(math.copysign(0.0, y))
+        elif directed and x == x and y == y and x != 0 and y != 0 and abs(x) != np.inf and abs(y) != np.inf:
+            q = x64 / y64
+            r = f64_to_f32_dir(q, _scaled_rem_sign64(q, y64, x64) * abs(q) * 2.0 ** -60, mode)
     elif op == OP_ABS:
+        if ftz:
+            return b32f(abs(x)) & U64(0x7FFFFFFF) if x == x else a & U64(0x7FFFFFFF)
         return a & U64(0x7FFFFFFF)
     elif op == OP_NEG:
+        if ftz and x == x:
+            return (b32f(x) ^ U64(0x80000000)) & U64(0xFFFFFFFF)
         return (a ^ U64(0x80000000)) & U64(0xFFFFFFFF)
-    elif op == OP_MIN:
-        r = np.float32(fmin_ptx(np.float64(x), np.float64(y), (aux & A_NAN) != 0))
-        if r != r:
-            return U64(0x7FFFFFFF)
-    elif op == OP_MAX:
-        r = np.float32(fmax_ptx(np.float64(x), np.float64(y), (aux & A_NAN) != 0))
+    elif op == OP_MIN or op == OP_MAX:
+        xs = aux & A_XORSIGN
+        if xs:
+            sgn = (b32f(x) ^ b32f(y)) & U64(0x80000000)
+            x = abs(x)
+            y = abs(y)
+        if op == OP_MIN:
+            r = np.float32(fmin_ptx(np.float64(x), np.float64(y), (aux & A_NAN) != 0))
+        else:
+            r = np.float32(fmax_ptx(np.float64(x), np.float64(y), (aux & A_NAN) != 0))
         if r != r:
             return U64(0x7FFFFFFF)
         if (aux & A_RELU) and r < 0:
             r = np.float32(0.0)
+        if xs:
+            return (b32f(r) & U64(0x7FFFFFFF)) | sgn
     elif op == OP_RCP:
-        if aux & A_APPROX:
-            r = np.float32(1.0) / x
-        else:
-            r = np.float32(1.0) / x
-            if directed and r == r and abs(r) != np.inf and r != 0:
-                rem = fma32(r, x, np.float32(-1.0))
-                s = -np.float64(rem) * (1.0 if x > 0 else -1.0)
-                r = _dir_from_sign32(r, s, mode)
+        r = np.float32(1.0) / x
+        if directed and x == x and x != 0 and abs(x) != np.inf:
+            q = 1.0 / x64
+            r = f64_to_f32_dir(q, _scaled_rem_sign64(q, x64, 1.0) * abs(q) * 2.0 ** -60, mode)
     elif op == OP_SQRT:
         r = np.float32(np.sqrt(x)) if x >= 0 else (np.float32(np.nan) if x == x else x)
         if x == 0:
             r = x
         if directed and r == r and r > 0 and r != np.inf:
-            rem = fma32(r, r, -x)
-            r = _dir_from_sign32(r, -np.float64(rem), mode)
+            q = math.sqrt(x64)
+            rem = fma64(q, q, -x64)  # exact: x is a float32, so nothing underflows
+            r = f64_to_f32_dir(q, -rem / q * 2.0 ** -8, mode)
     elif op == OP_RSQRT:
         if x == 0:
             r = np.float32(math.copysign(np.inf, x))
@@ -965,32 +1159,70 @@ def testp(kind, x, single):
     return U64(1) if r else U64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def falu64(op, aux, a, b, c):
     mode = aux & RND_MASK
     x = f64(a)
     y = f64(b)
     z = f64(c)
     directed = mode == RND_RZ or mode == RND_RM or mode == RND_RP
+    ftz = (aux & A_FTZ) != 0  # only rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64 have it
+    if ftz:
+        if x != 0 and abs(x) < 2.2250738585072014e-308:
+            x = math.copysign(0.0, x)
     if op == OP_ADD or op == OP_SUB:
         if op == OP_SUB:
             y = -y
         r = x + y
-        if directed:
+        if directed and abs(x) != np.inf and abs(y) != np.inf:
             bb = r - x
             err = (x - (r - bb)) + (y - bb)
             r = directed64(r, err, mode)
+            if r == 0 and mode == RND_RM:
+                r = -((-x) + (-y))  # an exact zero sum is -0 when rounding down
     elif op == OP_MUL:
         r = x * y
-        if directed:
-            r = directed64(r, fma64(x, y, -r), mode)
+        if directed and r == r and x != 0 and y != 0 and abs(x) != np.inf and abs(y) != np.inf:
+            if abs(r) == np.inf:
+                r = directed64(r, np.nan, mode)
+            elif abs(r) < 2.0 ** -960:
+                if r == 0:
+                    e = 1.0 if (x > 0) == (y > 0) else -1.0
+                elif abs(x) <= abs(y):
+                    e = fma64(x * 2.0 ** 600, y, -r * 2.0 ** 600)
+                else:
+                    e = fma64(x, y * 2.0 ** 600, -r * 2.0 ** 600)
+                r = directed64(r, e, mode)
+            else:
+                r = directed64(r, fma64(x, y, -r), mode)
     elif op == OP_FMA or op == OP_MAD:
         r = fma64(x, y, z)
-    elif op == OP_DIV:
-        r = x / y if y != 0 else (math.copysign(np.inf, x) * math.copysign(1.0, y) if x != 0 and x == x else np.nan)
-        if directed and r == r and abs(r) != np.inf and r != 0:
-            rem = fma64(r, y, -x)
-            r = directed64(r, -rem * (1.0 if y > 0 else -1.0), mode)
+        if directed and r == r:
+            finite = abs(x) != np.inf and abs(y) != np.inf and abs(z) != np.inf
+            if abs(r) == np.inf:
+                if finite:
+                    r = directed64(r, np.nan, mode)
+            elif x == 0 or y == 0:
+                r = x * y + z
+                if r == 0 and mode == RND_RM:
+                    r = -((-(x * y)) + (-z))
+            else:
+                e = _fma64_err_sign(x, y, z, r)
+                if e == 0 and r == 0 and mode == RND_RM:
+                    r = -fma64(-x, y, -z)  # an exact zero sum is -0 when rounding down
+                else:
+                    r = directed64(r, e, mode)
+    elif op == OP_DIV or op == OP_RCP:
+        if op == OP_RCP:
+            y = x
+            x = 1.0
+        r = x / y
+        if directed and r == r and abs(r) != np.inf and r != 0 and abs(x) != np.inf:
+            r = directed64(r, _scaled_rem_sign64(r, y, x), mode)
+        elif directed and r == 0 and x != 0 and abs(x) != np.inf and abs(y) != np.inf:
+            r = directed64(r, 1.0 if (x > 0) == (y > 0) else -1.0, mode)
+        elif directed and abs(r) == np.inf and y != 0 and abs(x) != np.inf:
+            r = directed64(r, np.nan, mode)
     elif op == OP_ABS:
         return a & U64(0x7FFFFFFFFFFFFFFF)
     elif op == OP_NEG:
@@ -999,11 +1231,6 @@ def falu64(op, aux, a, b, c):
         r = fmin_ptx(x, y, (aux & A_NAN) != 0)
     elif op == OP_MAX:
         r = fmax_ptx(x, y, (aux & A_NAN) != 0)
-    elif op == OP_RCP:
-        r = 1.0 / x if x != 0 else math.copysign(np.inf, x)
-        if directed and r == r and abs(r) != np.inf and r != 0:
-            rem = fma64(r, x, -1.0)
-            r = directed64(r, -rem * (1.0 if x > 0 else -1.0), mode)
     elif op == OP_SQRT:
         if x < 0:
             r = np.nan
@@ -1012,7 +1239,10 @@ def falu64(op, aux, a, b, c):
         else:
             r = math.sqrt(x)
             if directed:
-                rem = fma64(r, r, -x)
+                if x < 2.0 ** -900:
+                    rem = fma64(r * 2.0 ** 300, r * 2.0 ** 300, -x * 2.0 ** 600)
+                else:
+                    rem = fma64(r, r, -x)
                 r = directed64(r, -rem, mode)
     elif op == OP_RSQRT:
         r = 1.0 / math.sqrt(x) if x > 0 else (math.copysign(np.inf, x) if x == 0 else np.nan)
@@ -1030,6 +1260,8 @@ def falu64(op, aux, a, b, c):
         return (b & U64(0x7FFFFFFFFFFFFFFF)) | (a & U64(0x8000000000000000))
     else:
         r = np.nan
+    if ftz and r != 0 and abs(r) < 2.2250738585072014e-308:
+        r = math.copysign(0.0, r)
     if aux & A_SAT:
         r = sat01(r)
     return b64f(r)
@@ -1037,13 +1269,21 @@ def falu64(op, aux, a, b, c):
 
 @njit(cache=True)
 def round_int_mode(v, mode):
+    """Round float64 ``v`` to an integer value, kept in float64 (rni/rzi/rmi/rpi; the sign of a zero result
+    is the input's). NaN, infinities and |v| >= 2^52 (integers already) come back unchanged: no int64
+    round trip, which wrapped 1e30 and NaN to -2^63."""
+    if v != v or abs(v) >= 4503599627370496.0:
+        return v
     if mode == RND_RZI:
-        return math.trunc(v) if abs(v) != np.inf else v
+        r = np.float64(math.floor(abs(v)))
+        return math.copysign(r, v)
     if mode == RND_RMI:
-        return math.floor(v) if abs(v) != np.inf else v
-    if mode == RND_RPI:
-        return math.ceil(v) if abs(v) != np.inf else v
-    return np.rint(v)
+        r = np.float64(math.floor(v))
+    elif mode == RND_RPI:
+        r = np.float64(math.ceil(v))
+    else:
+        return np.rint(v)
+    return math.copysign(r, v) if r == 0.0 else r
 
 
 @njit(cache=True)
@@ -1089,21 +1329,32 @@ def cvt(dt, st, aux, a):
         r = round_int_mode(v, mode)
         return clamp_int(r, dt)
     if dfloat and not sfloat:
-        # integer to float
+        # integer to float: the value is hi + lo exactly (each part exact in float64); v = hi + lo rounded
+        # to nearest and err = the exact remainder (TwoSum), so directed modes see the true value
         if is_signed(st):
             iv = ival(a, st)
-            v = np.float64(iv)
-            err = 0.0
-            if abs(iv) > 9007199254740992:
-                err = np.float64(iv - np.int64(v)) if abs(v) < 9.2e18 else 0.0
+            hi = np.float64(iv >> 32) * 4294967296.0
+            lo = np.float64(iv & 0xFFFFFFFF)
         else:
             uv = U64(a) & wmask(tbits(st))
-            v = np.float64(uv)
+            hi = np.float64(uv >> U64(32)) * 4294967296.0
+            lo = np.float64(uv & U64(0xFFFFFFFF))
+        v = hi + lo
+        bv = v - hi
+        err = (hi - (v - bv)) + (lo - bv)
+        if sat:
+            v = sat01(v)  # integers: 0 or 1 exactly after clamping
             err = 0.0
-            if uv > U64(9007199254740992):
-                back = U64(v) if v < 1.8446744073709552e19 else U64(0xFFFFFFFFFFFFFFFF)
-                err = np.float64(np.int64(uv - back)) if uv >= back else -np.float64(np.int64(back - uv))
+        if dt == T_BF16:
+            # round to odd at float32 (24 >= 8 + 2 bits), then once to bf16: no double rounding
+            c = f64_to_f32_dir(v, err, RND_RZ)
+            cb = b32f(c)
+            if (v - np.float64(c)) + err != 0.0:
+                cb = cb | U64(1)
+            return f32_to_bf16(f32(cb), RND_RN if mode == RND_NONE else mode)
         if dt == T_F32:
+            if sat:
+                return b32f(np.float32(v))
             if mode == RND_NONE or mode == RND_RN:
                 if is_signed(st):
                     return b32f(np.float32(ival(a, st)))
@@ -1121,6 +1372,8 @@ def cvt(dt, st, aux, a):
         mode = RND_RN
     if sat:
         v = sat01(v)
+    if (aux & A_RELU) and v < 0.0:
+        v = 0.0  # .relu: negative results become +0, NaN stays (canonical)
     if dt == T_F32 and v != v:
         return U64(0x7FFFFFFF)
     if dt == T_F32 and st == T_F64:
@@ -1130,4 +1383,12 @@ def cvt(dt, st, aux, a):
         return b32f(r)
     if dt == T_F32 and aux & A_FTZ:
         return b32f(ftz32(np.float32(v)))
+    if (aux & A_SATFINITE) and (dt == T_F16 or dt == T_BF16):
+        if v != v:
+            return U64(0x7FFF)
+        r = fstore(v, dt, mode)
+        inf = U64(0x7C00) if dt == T_F16 else U64(0x7F80)
+        if (r & U64(0x7FFF)) == inf:  # overflow (or an infinite input) clamps to the largest finite value
+            return (r & U64(0x8000)) | (inf - U64(1))
+        return r
     return fstore(v, dt, mode)

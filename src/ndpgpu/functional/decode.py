@@ -316,6 +316,10 @@ class _Decoder:
             self.rows[row_i][F_TARGET] = label_pc[(fname, label)]
         for row_i, target in pending_calls:
             self.rows[row_i][F_TARGET] = starts[target]
+        for row_i, row in enumerate(self.rows):
+            if any(not -(1 << 63) <= v < 1 << 63 for v in row):
+                raise UnsupportedPTX("an operand or address offset outside the 64-bit range", self.kernel.name,
+                                     self.lines[row_i] if row_i < len(self.lines) else 0)
         code = np.array(self.rows, dtype=np.int64).reshape(-1, NFIELDS)
         used = 0
         nspecial = len(STATIC_SPECIALS)
@@ -504,8 +508,10 @@ class _Decoder:
                 aux = (aux & ~isa.RND_MASK) | isa.RND_CODE[m]
             elif m == "ftz":
                 aux |= A_FTZ
-            elif m in ("sat", "satfinite"):
+            elif m == "sat":
                 aux |= A_SAT
+            elif m == "satfinite":
+                aux |= isa.A_SATFINITE
             elif m == "approx":
                 aux |= A_APPROX
             elif m == "full":
@@ -685,6 +691,7 @@ class _Decoder:
         if "cc" in ins.mods:
             row[F_D2] = self.reg_ids[CARRY_REG]
         row[F_DK], row[F_DV] = K_REG, self.reg_ids[CARRY_REG]
+        row[isa.F_FAST] = _fast_kind(row)  # d_alu classified it before the carry-in was attached
         self.static_rows[-1][3] = self._opname(ins.full)
 
     def _opname(self, name: str) -> int:

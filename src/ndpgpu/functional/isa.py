@@ -81,6 +81,7 @@ A_LEFT = 1 << 27  # shf.l
 A_SHIFTAMT = 1 << 28
 A_XORSIGN = 1 << 29
 A_ABS = 1 << 30
+A_SATFINITE = 1 << 31  # cvt .satfinite: clamp to the largest finite value, NaN stays NaN
 
 # ---- opcodes -----------------------------------------------------------------------------------------
 # Per-lane ALU operations (result = f(a, b, c[, d])) come first, then warp-level operations.

@@ -118,3 +118,21 @@ def test_textures_and_indirect_calls_are_unsupported_ptx_naming_the_instruction(
         with pytest.raises(ndpgpu.UnsupportedPTX, match=what) as info:
             mod.get_function(kernel).program()
         assert needle in lines[info.value.line - 1]
+
+
+def test_a_partial_machine_file_says_which_fields_took_defaults(tmp_path):
+    from ndpgpu.timing import load_machine
+    from ndpgpu.timing.spec import MachineDefaultsWarning
+
+    partial = tmp_path / "partial.yaml"
+    partial.write_text("name: partial\ncore:\n  num_sms: 4\n")
+    with pytest.warns(MachineDefaultsWarning, match=r"leaves \d+ fields at their defaults: clocks, dram, ") as rec:
+        machine = load_machine(partial)
+    assert machine.core.num_sms == 4 and "l2" in str(rec[0].message)
+    based = tmp_path / "based.yaml"
+    based.write_text("extends: gtx480\nname: based\ncore:\n  num_sms: 4\n")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MachineDefaultsWarning)
+        assert load_machine(based).core.num_sms == 4  # a complete tree: nothing defaulted, no warning

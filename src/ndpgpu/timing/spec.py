@@ -16,6 +16,7 @@ import fnmatch
 import hashlib
 import json
 import math
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +33,25 @@ HASH_SCHEMA = "ndpgpu-machine-v1"
 
 class MachineConfigError(ValueError):
     """A machine description is invalid; the message names each field path and the allowed values."""
+
+
+class MachineDefaultsWarning(UserWarning):
+    """A machine file left fields out: they take their defaults, and the warning lists them."""
+
+
+def defaulted_fields(raw: dict, model: type[BaseModel] | None = None, prefix: str = "") -> list[str]:
+    """Dotted paths of the fields (whole sections where a section is absent) that ``raw`` leaves out."""
+    model = model or Machine
+    out: list[str] = []
+    for name, field in model.model_fields.items():
+        path = f"{prefix}{name}"
+        if name not in raw:
+            if field.default is not None:  # an absent optional section (None) means "no such hardware"
+                out.append(path)
+        elif isinstance(raw[name], dict) and isinstance(field.annotation, type) and \
+                issubclass(field.annotation, BaseModel):
+            out += defaulted_fields(raw[name], field.annotation, path + ".")
+    return out
 
 
 def F(default: Any, unit: str, doc: str, *, ge: float | None = None, le: float | None = None) -> Any:
@@ -807,6 +827,14 @@ def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] |
         raw = _read_preset(path)
         source = str(path)
         tree = _validate(raw, source).model_dump(mode="json")
+        if path.parent.resolve() != PRESET_DIR.resolve() and "extends" not in (yaml.safe_load(path.read_text()) or {}):
+            missing = sorted((p for p in defaulted_fields(raw) if p not in ("description", "name")),
+                             key=lambda p: (p.count("."), p))  # whole sections first
+            if missing:
+                shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
+                warnings.warn(f"{path} leaves {len(missing)} fields at their defaults: {shown}. Write them "
+                              "out, or start from a preset with `extends: NAME`", MachineDefaultsWarning,
+                              stacklevel=2)
     if overrides:
         tree = apply_overrides(tree, overrides)
         source = f"{source} with overrides {overrides}"

@@ -502,15 +502,7 @@ def run(code, cfg, ctr, err, regs,
             # never ends; after C_BARWAIT_LIMIT such instructions it is reported as a barrier deadlock
             wbar[s * wpc, 7] += slot_ran
             if wbar[s * wpc, 7] > cfg[C_BARWAIT_LIMIT]:
-                for w in range(wpc):
-                    ws = s * wpc + w
-                    if wstate[ws] == W_BAR:
-                        err[E_CODE] = ST_BARRIER_DEADLOCK
-                        err[E_PC] = simt_pc[ws, sp[ws]] - 1 if sp[ws] >= 0 else -1
-                        err[E_CTA] = slot_cta[s]
-                        err[E_WARP] = w
-                        err[E_EXTRA] = wbar[s * wpc, 7]
-                        return ST_BARRIER_DEADLOCK
+                return barrier_deadlock(s, wpc, wstate, simt_pc, sp, slot_cta, err, wbar[s * wpc, 7])
             for bid in range(16):
                 arrived = 0
                 want = 0
@@ -529,16 +521,25 @@ def run(code, cfg, ctr, err, regs,
         if not progress:
             # every live warp waits at a barrier that cannot complete
             for s in range(nslots):
-                if slot_cta[s] >= 0:
-                    for w in range(wpc):
-                        ws = s * wpc + w
-                        if wstate[ws] == W_BAR:
-                            err[E_CODE] = ST_BARRIER_DEADLOCK
-                            err[E_PC] = simt_pc[ws, sp[ws]] - 1 if sp[ws] >= 0 else -1
-                            err[E_CTA] = slot_cta[s]
-                            err[E_WARP] = w
-                            return ST_BARRIER_DEADLOCK
+                if slot_cta[s] >= 0 and barrier_deadlock(s, wpc, wstate, simt_pc, sp, slot_cta, err, 0) != ST_DONE:
+                    return ST_BARRIER_DEADLOCK
             return ST_BARRIER_DEADLOCK
+
+
+@njit(cache=True)
+def barrier_deadlock(s, wpc, wstate, simt_pc, sp, slot_cta, err, spin):
+    """Report the first warp of slot ``s`` waiting at a barrier in ``err`` (``spin``: instructions the other
+    warps ran meanwhile); ST_DONE when none of its warps waits."""
+    for w in range(wpc):
+        ws = s * wpc + w
+        if wstate[ws] == W_BAR:
+            err[E_CODE] = ST_BARRIER_DEADLOCK
+            err[E_PC] = simt_pc[ws, sp[ws]] - 1 if sp[ws] >= 0 else -1
+            err[E_CTA] = slot_cta[s]
+            err[E_WARP] = w
+            err[E_EXTRA] = spin
+            return ST_BARRIER_DEADLOCK
+    return ST_DONE
 
 
 @njit(cache=True)

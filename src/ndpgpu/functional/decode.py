@@ -992,6 +992,9 @@ def _fast_kind(row: list[int]) -> int:
     plain_float = rnd in (isa.RND_NONE, isa.RND_RN) and (aux & ~isa.RND_MASK) == 0
     if op == isa.OP_MOV:
         return isa.FAST_MOV
+    if op == isa.OP_CVTA and t in (isa.T_U64, isa.T_B64, isa.T_S64) and \
+            ((aux >> isa.SUB_SHIFT) & 15) not in (isa.SP_SHARED, isa.SP_LOCAL):
+        return isa.FAST_MOV  # cvta{.to}.global.u64 (nvcc's every pointer parameter): the address itself
     if aux & ~(3 << MUL_SHIFT) and not (t in (isa.T_F32, isa.T_F64) and plain_float) and op != isa.OP_SETP:
         return isa.FAST_NONE
     if i32:

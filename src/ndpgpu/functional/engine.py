@@ -1161,14 +1161,15 @@ def exec_mem(op, pc, m, ws, slot, gwarp, cta, w_in_cta, code, cfg, ctr, err, reg
         if tracing and m != 0:
             record_mem(ctr, mrec, laddr, gwarp, pc, m, space, 1 if op == OP_LD else 2, size, addrs)
         return ST_DONE
+    # state-space (shared, local, param) addresses are 32-bit: folded negative offsets wrap modulo 2^32
+    amask = M32_I if (space == SP_SHARED or space == SP_LOCAL or space == SP_PARAM) else np.int64(-1)
     for lane in range(32):
         if not (m >> lane) & 1:
             continue
         base = aoff
         if areg >= 0:
             base += np.int64(regs[rb + areg * 32 + lane])
-        if space == SP_SHARED or space == SP_LOCAL or space == SP_PARAM:
-            base = base & M32_I  # state-space addresses are 32-bit: folded offsets wrap modulo 2^32
+        base = base & amask
         if tracing and space != SP_PARAM:
             addrs[lane] = trace_address(space, base, ws, gwarp, lane, cfg)
             if space == SP_GENERIC and rec_space == SP_GENERIC:
@@ -1179,9 +1180,7 @@ def exec_mem(op, pc, m, ws, slot, gwarp, cta, w_in_cta, code, cfg, ctr, err, reg
                 else:
                     rec_space = SP_GLOBAL
         for k in range(vec):
-            addr = base + k * size
-            if space == SP_SHARED or space == SP_LOCAL or space == SP_PARAM:
-                addr = addr & M32_I
+            addr = (base + k * size) & amask
             which, off, rspace = resolve(space, addr, size, lane, ws, slot, cfg, err)
             if which < 0:
                 code_ = ST_MISALIGNED if which == -2 else ST_MEM_FAULT

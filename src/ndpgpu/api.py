@@ -494,9 +494,8 @@ MAX_STATIC_SHARED = 48 * 1024  # statically declared shared memory per block
 MAX_SHARED_PER_BLOCK = 227 * 1024  # static + dynamic with the opt-in attribute, the largest (sm_90)
 
 
-def check_launch(kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], static_shared: int,
-                 dynamic_shared: int) -> None:
-    """Raise :class:`LaunchConfigError` when CUDA would refuse this launch."""
+def check_dimensions(kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+    """Raise :class:`LaunchConfigError` when CUDA would refuse these grid and block dimensions."""
     for axis, (g, lim) in enumerate(zip(grid, MAX_GRID, strict=True)):
         if g > lim:
             raise LaunchConfigError(f"{kernel}: grid.{'xyz'[axis]} = {g} exceeds CUDA's limit of {lim}")
@@ -506,6 +505,10 @@ def check_launch(kernel: str, grid: tuple[int, int, int], block: tuple[int, int,
     nthreads = block[0] * block[1] * block[2]
     if nthreads > MAX_THREADS_PER_BLOCK:
         raise LaunchConfigError(f"{kernel}: {nthreads} threads per block exceed the limit of {MAX_THREADS_PER_BLOCK}")
+
+
+def check_shared_memory(kernel: str, static_shared: int, dynamic_shared: int) -> None:
+    """Raise :class:`LaunchConfigError` when CUDA would refuse this much shared memory per block."""
     if static_shared > MAX_STATIC_SHARED:
         raise LaunchConfigError(f"{kernel}: {static_shared} bytes of static __shared__ memory exceed CUDA's limit of "
                                 f"{MAX_STATIC_SHARED} per block (larger buffers must be dynamic shared memory)")
@@ -607,7 +610,7 @@ class Function:
         dev = get_device()
         prog, static = self.module._load(dev).program(self.name)
         return {"num_regs": self.num_regs, "shared_size_bytes": static, "local_size_bytes": prog.local_bytes,
-                "max_threads_per_block": 1024}
+                "max_threads_per_block": MAX_THREADS_PER_BLOCK}
 
     def program(self, device: Device | None = None) -> Program:
         """The decoded program of this kernel for ``device`` (the current one by default)."""
@@ -618,7 +621,7 @@ class Function:
         dev = get_device()
         grid3 = _dims(grid, "grid")
         block3 = _dims(block, "block")
-        check_launch(self.name, grid3, block3, 0, int(shared_mem))  # before the kernel is decoded
+        check_dimensions(self.name, grid3, block3)  # before the kernel is decoded
         if not isinstance(args, (tuple, list)):
             raise TypeError("kernel arguments must be a tuple or list")
         params = self.kernel.params
@@ -635,7 +638,7 @@ class Function:
             buf += raw
         loaded = self.module._load(dev)
         prog, static = loaded.program(self.name)
-        check_launch(self.name, grid3, block3, int(static), int(shared_mem))
+        check_shared_memory(self.name, int(static), int(shared_mem))
         if shared_mem and not _uses_dynamic_shared(self.module.ir, self.name):
             pass  # allowed: CUDA accepts unused dynamic shared memory
         options = dev.options

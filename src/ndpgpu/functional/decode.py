@@ -316,11 +316,12 @@ class _Decoder:
             self.rows[row_i][F_TARGET] = label_pc[(fname, label)]
         for row_i, target in pending_calls:
             self.rows[row_i][F_TARGET] = starts[target]
-        for row_i, row in enumerate(self.rows):
-            if any(not -(1 << 63) <= v < 1 << 63 for v in row):
-                raise UnsupportedPTX("an operand or address offset outside the 64-bit range", self.kernel.name,
-                                     self.lines[row_i] if row_i < len(self.lines) else 0)
-        code = np.array(self.rows, dtype=np.int64).reshape(-1, NFIELDS)
+        try:
+            code = np.array(self.rows, dtype=np.int64).reshape(-1, NFIELDS)
+        except OverflowError:  # only then look for the row: name its line
+            row_i = next(i for i, row in enumerate(self.rows) if any(not -(1 << 63) <= v < 1 << 63 for v in row))
+            raise UnsupportedPTX("an operand or address offset outside the 64-bit range", self.kernel.name,
+                                 self.lines[row_i] if row_i < len(self.lines) else 0) from None
         used = 0
         nspecial = len(STATIC_SPECIALS)
         for kf, vf in ((F_AK, F_AV), (F_BK, F_BV), (F_CK, F_CV), (F_DK, F_DV)):

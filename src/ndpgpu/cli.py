@@ -1,4 +1,9 @@
-"""The ``ndpgpu`` command line: run workloads, list machines, sweep, report."""
+"""The ``ndpgpu`` command line: run workloads, list machines, sweep, report.
+
+The subcommands defined here come first; then each module of :data:`SUBCOMMAND_MODULES` adds its own
+with ``add_subcommands(subparsers)`` (``ndpgpu.mechanisms.cli`` finds every mechanism's ``cli`` module by
+package). A name added twice is refused, and a module that fails to import fails the command line.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ import json
 import sys
 
 from . import __version__
-from .cliargs import positive_int
+from .cliargs import Subcommands, positive_int
+
+SUBCOMMAND_MODULES = ("ndpgpu.experiments.cli", "ndpgpu.mechanisms.cli")
 
 
 def _cmd_workloads(args: argparse.Namespace) -> int:
@@ -84,12 +91,9 @@ def _cmd_machines(args: argparse.Namespace) -> int:
 
 def _cmd_main(args: argparse.Namespace) -> int:
     """The README's main job: a reproduction (TOM's by default), or with --functional-only a check run."""
-    try:
+    if not args.functional_only:
         from .experiments.cli import main_job  # a reproduction with its report
-        from .timing import TimingSession, load_machine  # noqa: F401  (the study needs the timing engine)
-    except ImportError:
-        main_job = None  # until the timing engine lands, the main job is the functional check run
-    if main_job is not None and not args.functional_only:
+
         return int(main_job(args) or 0)
     from .workloads.base import all_workloads
     from .workloads.runner import run_workload
@@ -111,9 +115,11 @@ def _cmd_main(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``ndpgpu`` parser with every subcommand (those of :data:`SUBCOMMAND_MODULES` included)."""
     parser = argparse.ArgumentParser(prog="ndpgpu", description="Near-data GPU simulation toolkit")
     parser.add_argument("--version", action="version", version=f"ndpgpu {__version__}")
-    sub = parser.add_subparsers(dest="command")
+    subcommands = Subcommands(parser.add_subparsers(dest="command"))
+    sub = subcommands.owned_by(__name__)
 
     p = sub.add_parser("workloads", help="list (or characterize) the registered workloads")
     p.add_argument("action", nargs="?", choices=["list", "characterize"], default="list")
@@ -152,22 +158,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("words", nargs="*", metavar="show NAME", help="`show NAME` (or just NAME, or a YAML path)")
     p.set_defaults(func=_cmd_machines)
 
-    for module in ("ndpgpu.experiments.cli", "ndpgpu.mechanisms.cli"):
-        try:
-            mod = importlib.import_module(module)
-        except ImportError:
-            continue
-        mod.add_subcommands(sub)
+    for name in SUBCOMMAND_MODULES:
+        module = importlib.import_module(name)  # an import error propagates: no subcommand silently hides
+        module.add_subcommands(subcommands.owned_by(module))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 0
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 0
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130

@@ -13,7 +13,7 @@ from expkit import WORKLOADS
 from ndpgpu.experiments.plots import BarChart, draw_bar_chart
 from ndpgpu.experiments.points import Grid, SweepSpec
 from ndpgpu.experiments.report import (
-    _REPRODUCTIONS,
+    REPRODUCTIONS,
     Check,
     Reproduction,
     ReproductionError,
@@ -105,7 +105,7 @@ def toy_reproduction():
             ]
 
     yield Toy
-    _REPRODUCTIONS.pop("toy")
+    REPRODUCTIONS.unregister("toy")
 
 
 def test_checks_failures_and_calibrated_checks_in_the_report(tmp_path: Path, toy_reproduction: type) -> None:
@@ -150,7 +150,7 @@ def test_generated_documents_come_from_the_machinery(tmp_path: Path) -> None:
 
 
 def test_unknown_reproduction_lists_the_known_ones() -> None:
-    with pytest.raises(ReproductionError, match="known: builtin, characterization, gpgpusim"):
+    with pytest.raises(ReproductionError, match="known reproductions: builtin, characterization, gpgpusim"):
         reproduce("nope")
 
 

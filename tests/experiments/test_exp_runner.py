@@ -15,7 +15,8 @@ from expkit import MACHINES, WORKLOADS, fake_spec, log_calls
 
 from ndpgpu.experiments.runner import DIED_MESSAGE, run_sweep
 from ndpgpu.experiments.store import Filters, ResultStore
-from ndpgpu.workloads.base import _REGISTRY, Workload, register
+from ndpgpu.workloads.base import WORKLOADS as WORKLOAD_REGISTRY
+from ndpgpu.workloads.base import Workload, register
 
 
 def _stored(db: Path) -> tuple[list[tuple], list[tuple]]:
@@ -152,7 +153,7 @@ def scratch_workload(tmp_path: Path):
 
     register(Scratch)
     yield Scratch
-    _REGISTRY.pop("scratch_wl", None)
+    WORKLOAD_REGISTRY.unregister("scratch_wl")
 
 
 def test_changing_a_workload_source_invalidates_its_results(tmp_path: Path, scratch_workload: type) -> None:

@@ -13,11 +13,11 @@ import numbers
 from pathlib import Path
 from typing import Any
 
+from ..registry import Registry
 from .interfaces import Executor, MachineConfig, MetricRow, Provenance, RecordingManifest
 from .points import DEFAULT_POLICY, Point
 from .provenance import canonical_json, code_version, short_hash, workload_input_hash, workload_source_hash
 
-_EXECUTORS: dict[str, type[Executor]] = {}
 _BUILTIN_MODULES = ("ndpgpu.experiments.fake",)
 
 
@@ -25,15 +25,20 @@ class ExecutorError(LookupError):
     """An unknown executor name."""
 
 
+def _load_builtin() -> None:
+    for module in _BUILTIN_MODULES:
+        importlib.import_module(module)
+
+
+EXECUTORS: Registry[type[Executor]] = Registry("executor", error=ExecutorError, load=_load_builtin)
+
+
 def register_executor(name: str) -> Any:
     """Class decorator: register an :class:`Executor` subclass under ``name``."""
 
     def deco(cls: type[Executor]) -> type[Executor]:
-        previous = _EXECUTORS.get(name)
-        if previous is not None and previous.__qualname__ != cls.__qualname__:
-            raise ExecutorError(f"two executors are named {name!r}: {previous.__module__} and {cls.__module__}")
+        EXECUTORS.register(name, cls)
         cls.name = name
-        _EXECUTORS[name] = cls
         return cls
 
     return deco
@@ -47,11 +52,7 @@ def get_executor_class(name: str) -> type[Executor]:
         if not (inspect.isclass(cls) and issubclass(cls, Executor)):
             raise ExecutorError(f"{name} is not an Executor subclass")
         return cls
-    for module in _BUILTIN_MODULES:
-        importlib.import_module(module)
-    if name not in _EXECUTORS:
-        raise ExecutorError(f"unknown executor {name!r}; known executors: {', '.join(sorted(_EXECUTORS))}")
-    return _EXECUTORS[name]
+    return EXECUTORS.get(name)
 
 
 def make_executor(name: str, options: dict[str, Any] | None = None) -> Executor:

@@ -1,25 +1,30 @@
 """Session policies: what a mechanism attaches to a timing session before a recording is replayed.
 
 A point's ``policy`` names one: ``baseline`` (nothing attached) or ``<prefix>:<spec>``, e.g.
-``tom:ctrl+tmap``. Mechanism packages register a factory per prefix; the simulator executor builds the
-policy, lets it ``prepare`` the session from the recording (candidate blocks, learned mappings, offload
-plans) and adds the policy's own ``rows`` to the point's metrics.
+``tom:ctrl+tmap``. A mechanism registers a factory per prefix in its ``ndpgpu.mechanisms.<m>.policy``
+module (found by package, :data:`POLICIES`); the simulator executor builds the policy, lets it ``prepare``
+the session from the recording (candidate blocks, learned mappings, offload plans) and adds the policy's
+own ``rows`` to the point's metrics.
 """
 
 from __future__ import annotations
 
 import abc
-import importlib
 from collections.abc import Callable
 from typing import Any
 
-# modules whose import registers policies (a mechanism's policy module registers on import)
-POLICY_MODULES = ("ndpgpu.mechanisms.tom.policy",)
-_FACTORIES: dict[str, Callable[[str], SessionPolicy]] = {}
+from ..registry import Registry, discover
+
+MECHANISM_MODULE = "policy"  # ndpgpu.mechanisms.<m>.policy registers a mechanism's policy factories
 
 
 class PolicyError(ValueError):
     """An unknown policy name, or a spec its mechanism cannot parse."""
+
+
+POLICIES: Registry[Callable[[str], SessionPolicy]] = Registry(
+    "policy prefix", plural="policy prefixes", error=PolicyError,
+    load=lambda: discover("ndpgpu.mechanisms", MECHANISM_MODULE))
 
 
 class SessionPolicy(abc.ABC):
@@ -35,23 +40,14 @@ class SessionPolicy(abc.ABC):
 
 
 def register_policy(prefix: str) -> Callable[[Callable[[str], SessionPolicy]], Callable[[str], SessionPolicy]]:
-    """Decorator: ``factory(spec)`` builds the policy named ``prefix:spec``."""
-
-    def deco(factory: Callable[[str], SessionPolicy]) -> Callable[[str], SessionPolicy]:
-        if prefix in _FACTORIES and _FACTORIES[prefix] is not factory:
-            raise PolicyError(f"two policy factories for prefix {prefix!r}")
-        _FACTORIES[prefix] = factory
-        return factory
-
-    return deco
+    """Decorator: ``factory(spec)`` builds the policy named ``prefix:spec`` (a prefix is registered once)."""
+    return POLICIES.register(prefix)
 
 
 def make_policy(name: str) -> SessionPolicy:
     """The policy ``name`` (``prefix:spec``); an unknown prefix lists the known ones."""
-    for module in POLICY_MODULES:
-        importlib.import_module(module)
     prefix, sep, spec = name.partition(":")
-    if not sep or prefix not in _FACTORIES:
+    if not sep or prefix not in POLICIES:
         raise PolicyError(f"unknown policy {name!r}: policies are 'baseline' or '<prefix>:<spec>' with prefix one of "
-                          f"{', '.join(sorted(_FACTORIES))}")
-    return _FACTORIES[prefix](spec)
+                          f"{', '.join(POLICIES.names())}")
+    return POLICIES.get(prefix)(spec)

@@ -13,14 +13,12 @@ fitted to it) is shown but not counted as evidence.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib
 import json
 import math
-import pkgutil
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..registry import Registry, import_submodules
 from .plots import BarChart, draw_bar_chart
 from .points import SweepSpec
 from .provenance import code_version
@@ -136,7 +134,9 @@ class Reproduction:
         return []
 
 
-_REPRODUCTIONS: dict[str, type[Reproduction]] = {}
+REPRODUCTIONS: Registry[type[Reproduction]] = Registry(
+    "reproduction", error=ReproductionError, load=lambda: import_submodules("ndpgpu.experiments.papers"))
+"""Every reproduction by name; the first read imports every module of :mod:`ndpgpu.experiments.papers`."""
 
 
 def register_reproduction(cls: type[Reproduction]) -> type[Reproduction]:
@@ -144,30 +144,17 @@ def register_reproduction(cls: type[Reproduction]) -> type[Reproduction]:
     for attr in ("name", "title"):
         if not getattr(cls, attr, None):
             raise ReproductionError(f"reproduction class {cls.__qualname__} must set {attr!r}")
-    _REPRODUCTIONS[cls.name] = cls
-    return cls
-
-
-@functools.lru_cache(maxsize=1)
-def _discover() -> None:
-    import ndpgpu.experiments.papers as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__, prefix=pkg.__name__ + "."):
-        importlib.import_module(info.name)
+    return REPRODUCTIONS.register(cls.name, cls)
 
 
 def all_reproductions() -> dict[str, type[Reproduction]]:
     """Every registered reproduction by name."""
-    _discover()
-    return dict(sorted(_REPRODUCTIONS.items()))
+    return dict(REPRODUCTIONS.items())
 
 
 def get_reproduction(name: str) -> type[Reproduction]:
     """The reproduction called ``name``; an unknown name lists the known ones."""
-    known = all_reproductions()
-    if name not in known:
-        raise ReproductionError(f"unknown reproduction {name!r}; known: {', '.join(known)}")
-    return known[name]
+    return REPRODUCTIONS.get(name)
 
 
 # -- the report --------------------------------------------------------------------------------------------

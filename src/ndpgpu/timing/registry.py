@@ -6,35 +6,47 @@ is a *kind*; implementations register under ``(kind, name)``::
     @register("cta_dispatch", "round_robin")
     class RoundRobin(CtaDispatch): ...
 
-Mechanism packages register their own implementations from their own modules; nothing in ``timing/``
-needs to change. An unknown name fails listing the valid ones.
+Each kind is a :class:`ndpgpu.registry.Registry`; the first lookup imports the built-in implementations
+(:mod:`ndpgpu.timing.policies`). Mechanism packages register their own implementations from their own
+modules; nothing in ``timing/`` needs to change. An unknown name fails listing the valid ones; a second
+implementation under a taken name is refused.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..registry import Registry, UnknownName
+
 T = TypeVar("T")
 
-_REGISTRY: dict[str, dict[str, Any]] = {}
+_REGISTRY: dict[str, dict[str, Any]] = {}  # kind -> name -> implementation (each kind's Registry's entries)
+_KINDS: dict[str, Registry[Any]] = {}
 
 
-class UnknownImplementation(KeyError):
-    """No implementation of that kind is registered under that name."""
+class UnknownImplementation(UnknownName):
+    """No implementation of that kind is registered under that name (a ``KeyError``)."""
 
-    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
-        return str(self.args[0])
+
+def _load_builtin() -> None:
+    importlib.import_module("ndpgpu.timing.policies")
+
+
+def _kind(kind: str) -> Registry[Any]:
+    table = _KINDS.get(kind)
+    if table is None:
+        table = _KINDS[kind] = Registry(f"{kind} implementation", error=UnknownImplementation,
+                                        load=_load_builtin, entries=_REGISTRY.setdefault(kind, {}))
+    return table
 
 
 def register(kind: str, name: str) -> Callable[[T], T]:
     """Class or function decorator: make ``obj`` the implementation ``name`` of ``kind``."""
 
     def deco(obj: T) -> T:
-        table = _REGISTRY.setdefault(kind, {})
-        if name in table and table[name] is not obj:
-            raise ValueError(f"{kind} implementation {name!r} is already registered ({table[name]!r})")
-        table[name] = obj
+        _kind(kind).register(name, obj)
         try:
             obj.impl_name = name  # type: ignore[attr-defined]
         except (AttributeError, TypeError):
@@ -46,31 +58,15 @@ def register(kind: str, name: str) -> Callable[[T], T]:
 
 def lookup(kind: str, name: str) -> Any:
     """The implementation ``name`` of ``kind``; raise :class:`UnknownImplementation` listing valid names."""
-    _ensure_builtin()
-    table = _REGISTRY.get(kind, {})
-    if name not in table:
-        valid = ", ".join(sorted(table)) or "(none registered)"
-        raise UnknownImplementation(f"unknown {kind} implementation {name!r}; valid: {valid}")
-    return table[name]
+    return _kind(kind).get(name)
 
 
 def names(kind: str) -> list[str]:
     """Registered implementation names of ``kind``, sorted."""
-    _ensure_builtin()
-    return sorted(_REGISTRY.get(kind, {}))
+    return _kind(kind).names()
 
 
 def kinds() -> list[str]:
     """Every kind that has at least one implementation."""
-    _ensure_builtin()
-    return sorted(_REGISTRY)
-
-
-_loaded = False
-
-
-def _ensure_builtin() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        from . import policies  # noqa: F401  (registers the built-in implementations)
+    _load_builtin()
+    return sorted(k for k, table in _REGISTRY.items() if table)

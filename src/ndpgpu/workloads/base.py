@@ -1,9 +1,10 @@
 """The one format every workload follows, and the registry that finds them.
 
 A workload is a subclass of :class:`Workload` in a module under ``ndpgpu.workloads.<suite>``, decorated
-with :func:`register`. It names its CUDA sources (files beside the module), generates its inputs from a
-seed at named scales, runs the host-side launch sequence through the public API (``ctx.module`` is a
-:class:`ndpgpu.RawModule` of its sources), and gives a NumPy reference with a fair tolerance::
+with :func:`register` (the first lookup imports every module of every suite package). It names its CUDA
+sources (files beside the module), generates its inputs from a seed at named scales, runs the host-side
+launch sequence through the public API (``ctx.module`` is a :class:`ndpgpu.RawModule` of its sources),
+and gives a NumPy reference with a fair tolerance::
 
     @register
     class Saxpy(Workload):
@@ -29,11 +30,12 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import pkgutil
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+
+from ..registry import Registry, import_submodules, subpackages
 
 STANDARD_SCALES = ("tiny", "small", "paper")
 
@@ -110,50 +112,34 @@ class Workload:
         return dict(cls.scales[scale])
 
 
-_REGISTRY: dict[str, type[Workload]] = {}
-_DISCOVERED = False
+def _discover() -> None:
+    for suite in subpackages("ndpgpu.workloads"):
+        import_submodules(suite)
+
+
+WORKLOADS: Registry[type[Workload]] = Registry("workload", error=WorkloadError, load=_discover)
+"""Every workload by name; the first read imports every module of every suite package."""
 
 
 def register(cls: type[Workload]) -> type[Workload]:
-    """Class decorator: add a workload to the registry (names are unique)."""
+    """Class decorator: add a workload to :data:`WORKLOADS` under its ``name`` (names are unique)."""
     for attr in ("name", "suite", "description"):
         if not getattr(cls, attr, None):
             raise WorkloadError(f"workload class {cls.__qualname__} must set {attr!r}")
     for scale in STANDARD_SCALES:
         if scale not in cls.scales:
             raise WorkloadError(f"workload {cls.name!r} must define scale {scale!r}")
-    previous = _REGISTRY.get(cls.name)
-    if previous is not None and previous.__qualname__ != cls.__qualname__:
-        raise WorkloadError(f"two workloads are named {cls.name!r}: {previous.__module__} and {cls.__module__}")
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def _discover() -> None:
-    global _DISCOVERED
-    if _DISCOVERED:
-        return
-    import ndpgpu.workloads as pkg
-
-    for info in pkgutil.walk_packages(pkg.__path__, prefix="ndpgpu.workloads."):
-        if info.name.rsplit(".", 1)[-1] in ("base", "runner", "characterize"):
-            continue
-        importlib.import_module(info.name)
-    _DISCOVERED = True
+    return WORKLOADS.register(cls.name, cls)
 
 
 def all_workloads() -> dict[str, type[Workload]]:
     """Every registered workload by name (sorted by suite, then name)."""
-    _discover()
-    return dict(sorted(_REGISTRY.items(), key=lambda kv: (kv[1].suite, kv[0])))
+    return dict(sorted(WORKLOADS.items(), key=lambda kv: (kv[1].suite, kv[0])))
 
 
 def get_workload(name: str) -> type[Workload]:
     """The workload class called ``name``; an unknown name lists the known ones."""
-    workloads = all_workloads()
-    if name not in workloads:
-        raise WorkloadError(f"unknown workload {name!r}; known workloads: {', '.join(workloads)}")
-    return workloads[name]
+    return WORKLOADS.get(name)
 
 
 @dataclasses.dataclass

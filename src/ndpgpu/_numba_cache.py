@@ -22,6 +22,14 @@ from pathlib import Path
 from numba.core import caching
 
 _PACKAGES: dict[str, Path] = {}  # top-level package name -> its directory
+_EXTRA: dict[Path, tuple[Path, ...]] = {}  # file -> files it depends on without importing them
+
+
+def add_dependencies(py_file: str | os.PathLike, files: list[str] | tuple[str, ...]) -> None:
+    """Count ``files`` as imported by ``py_file`` (and so by everything importing it): for modules that
+    load others at run time, such as the engine's hook table of registered mechanisms."""
+    _EXTRA[Path(py_file).resolve()] = tuple(sorted(Path(f).resolve() for f in files))
+    closure_files.cache_clear()
 
 
 def register_package(name: str, directory: str | os.PathLike) -> None:
@@ -95,7 +103,11 @@ def closure_files(py_file: str) -> tuple[Path, ...]:
     seen = {start}
     todo = [start]
     while todo:
-        for dep in _imports_of(root, package, todo.pop()):
+        file = todo.pop()
+        deps = set(_EXTRA.get(file, ()))
+        if root == file.parent or root in file.parents:
+            deps |= _imports_of(root, package, file)
+        for dep in sorted(deps):
             if dep not in seen:
                 seen.add(dep)
                 todo.append(dep)
@@ -107,7 +119,8 @@ def closure_stamp(py_file: str) -> str:
     digest = hashlib.sha256()
     owner = _package_of(py_file)
     for file in closure_files(py_file):
-        name = str(file.relative_to(owner[1])) if owner else file.name
+        inside = owner is not None and (owner[1] == file.parent or owner[1] in file.parents)
+        name = str(file.relative_to(owner[1])) if inside else str(file)
         digest.update(name.encode())
         digest.update(b"\0")
         digest.update(hashlib.sha256(file.read_bytes()).digest())

@@ -15,7 +15,7 @@ from ndpgpu.timing import (
     load_machine,
     registry,
 )
-from ndpgpu.timing import _engine as E
+from ndpgpu.timing import engine as E
 from ndpgpu.timing.policies import Pinned
 
 

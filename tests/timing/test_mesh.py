@@ -10,7 +10,7 @@ from tracegen import PreloadLines, TraceBuilder, streaming_read
 
 import ndpgpu
 from ndpgpu.timing import CtaDispatch, DispatchPlan, TimingSession, load_machine
-from ndpgpu.timing import _engine as E
+from ndpgpu.timing import engine as E
 from ndpgpu.timing.policies import Pinned
 
 NORTH, EAST, SOUTH, WEST, LOCAL = range(5)

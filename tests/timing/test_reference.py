@@ -7,7 +7,7 @@ import pytest
 from refmodel import bank_conflict_degree, cache_set, map_address, strided_degree
 from tracegen import FULL, TraceBuilder, shared_strided
 
-from ndpgpu.timing import _engine as E
+from ndpgpu.timing import engine as E
 from ndpgpu.timing import load_machine
 from ndpgpu.timing.build import EngineState
 from ndpgpu.timing.policies import Pinned

@@ -6,18 +6,34 @@
     st = sess.run_launch(trace)      # one KernelTrace per launch
     st.rows(); st.table(); sess.totals()
 
-See ``docs/timing.md``.
+The compiled engine (and with it the hardware modules of the registered mechanisms, found by
+``engine.hooks``) loads on first use of :class:`TimingSession` or :class:`LaunchStats`, not on
+``import ndpgpu.timing``. See ``docs/timing.md``.
 """
 
+from typing import Any
+
 from .interfaces import AddressMapping, CtaDispatch, DispatchPlan, ExecutionPlacement, Preloader
+from .mechanism import MechanismHardware
 from .occupancy import LaunchDoesNotFit, Occupancy, occupancy
 from .registry import UnknownImplementation, lookup, register
-from .session import SimulationStalled, TimingSession
 from .spec import Machine, MachineConfigError, config_hash, list_machines, load_machine
-from .stats import LaunchStats
+
+_LAZY = {"SimulationStalled": "session", "TimingSession": "session", "LaunchStats": "stats"}
 
 __all__ = [
-    "AddressMapping", "CtaDispatch", "DispatchPlan", "ExecutionPlacement", "Preloader", "LaunchDoesNotFit",
-    "Occupancy", "occupancy", "UnknownImplementation", "lookup", "register", "SimulationStalled", "TimingSession",
-    "Machine", "MachineConfigError", "config_hash", "list_machines", "load_machine", "LaunchStats",
+    "AddressMapping", "CtaDispatch", "DispatchPlan", "ExecutionPlacement", "Preloader", "MechanismHardware",
+    "LaunchDoesNotFit", "Occupancy", "occupancy", "UnknownImplementation", "lookup", "register",
+    "SimulationStalled", "TimingSession", "Machine", "MachineConfigError", "config_hash", "list_machines",
+    "load_machine", "LaunchStats",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

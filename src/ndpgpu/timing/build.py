@@ -1,7 +1,7 @@
 """Build the compiled engine's arrays from a Machine (persistent state) and from a trace (per launch).
 
 Names become integers here (STYLE.md habit 6): units, policies, op classes and packet types are encoded
-into the int64 tables of :mod:`._engine`; the loop never sees a string.
+into the int64 tables of :mod:`.engine`; the loop never sees a string.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import numpy as np
 
 from ..trace.coalesce import coalesce_trace
 from ..trace.format import OP_CLASS, OP_CLASSES, SPACE, KernelTrace
-from . import _engine as E
+from . import engine as E
 from . import registry
-from .interfaces import OFFLOAD_INSTANCE_FIELDS, DispatchPlan, OffloadPlan
+from .interfaces import DispatchPlan
 from .occupancy import Occupancy, occupancy
 from .spec import UNIT_NAMES, Machine
 
@@ -272,8 +272,25 @@ class EngineState:
         self.pcst = np.zeros((1, E.NPCS), I64)
 
     # ------------------------------------------------------------------ 2D mesh (icnt.impl: mesh)
+    # the named state groups the compiled loop takes (engine.loop)
+    def core_state(self) -> E.CoreState:
+        return E.CoreState(self.wt, self.ufree, self.smt, self.subt, self.ctat, self.ldo, self.ld_free, self.l1t,
+                           self.l1m, self.l1w)
+
+    def memory_state(self) -> E.MemoryState:
+        return E.MemoryState(self.rq, self.rq_free, self.qb, self.qm, self.l2t, self.l2m, self.dq, self.bank,
+                             self.bgt, self.chs, self.faw, self.mapd, self.mrange, self.ptype, self.dlog, self.hitpend)
+
+    def network_state(self) -> E.NetworkState:
+        return E.NetworkState(self.netd, self.pbusy, self.mcfg, self.mvc, self.mvq, self.mport, self.msw, self.mst,
+                              self.mkst)
+
+    def stats_tables(self) -> E.StatsTables:
+        return E.StatsTables(self.ctr, self.smst, self.slst, self.chst, self.pcst, self.clst, self.prst, self.nst,
+                             self.kst, self.ts)
+
     def _init_mesh(self) -> None:
-        """Mesh tables (``_engine.mesh_tick``); one-row placeholders when the machine uses the crossbar."""
+        """Mesh tables (``engine.mesh.mesh_tick``); one-row placeholders when the machine uses the crossbar."""
         ms = self.m.icnt.mesh
         on = self.m.icnt.impl == "mesh" and ms is not None
         nnode = ms.width * ms.height if on else 1
@@ -315,7 +332,7 @@ class EngineState:
 
     # ------------------------------------------------------------------ serial links (memory stacks)
     def _init_links(self) -> None:
-        """Link parameters into ``chs`` (see ``_engine.link_send``): stack s's links live in row s."""
+        """Link parameters into ``chs`` (see ``engine.links.link_send``): stack s's links live in row s."""
         m = self.m
         self.nstacks_linked = 0
         self.xl_pairs: list[tuple[int, int]] = []  # stack SMs' cross-stack link pairs (a < b), see below
@@ -503,55 +520,12 @@ class LaunchArrays:
         self.occ = occ
         self.regrdy = np.zeros((st.nsm * st.nslot, nreg), I64)
 
+    def tables(self) -> E.LaunchTables:
+        """The launch's tables as the compiled loop takes them."""
+        return E.LaunchTables(self.seg, self.wseg, self.rec, self.wrec, self.txl, self.txs, self.pct, self.cta_order,
+                              self.cta_sm, self.pre_start, self.pre_lines, self.regrdy)
+
 
 def launch_occupancy(m: Machine, trace: KernelTrace) -> Occupancy:
     L = trace.launch
     return occupancy(m.core, L.threads_per_cta, L.regs_per_thread, L.shared_bytes, cap_registers=True)
-
-
-_BO_MODES = {"off": E.BO_OFF, "always": E.BO_ALWAYS, "ctrl": E.BO_CTRL, "ideal": E.BO_IDEAL}
-
-
-def offload_arrays(st: EngineState, nwarps: int, plan: OffloadPlan | None) -> np.ndarray:
-    """The engine's block-offload vector ``ofl`` (``_engine`` ``OF_*`` header, ``OI_*`` rows) for one launch."""
-    m = st.m
-    if plan is None or plan.mode == "off" or len(plan.instances) == 0:
-        return np.zeros(E.OF_HDR + 1, I64)
-    if plan.mode not in _BO_MODES:
-        raise ValueError(f"offload plan mode {plan.mode!r}; valid: {', '.join(_BO_MODES)}")
-    if m.num_stack_sms == 0:
-        raise ValueError(f"{m.name}: an offload plan needs SMs in the memory stacks (stacks.sms_per_stack > 0)")
-    inst = np.asarray(plan.instances, I64).reshape(-1, len(OFFLOAD_INSTANCE_FIELDS))
-    n = len(inst)
-    warps = inst[:, 0]
-    if n > 1 and np.any(np.diff(warps) < 0):
-        raise ValueError("offload plan: instances must be sorted by warp")
-    wl = np.asarray(plan.written_lines, I64)
-    nst = m.stacks.count
-    nvps = m.stacks.vaults_per_stack
-    stk0 = E.OF_HDR
-    q0 = stk0 + nst * E.NOFS
-    wf0 = q0 + nst * n
-    wl0 = wf0 + nwarps
-    oi0 = wl0 + len(wl)
-    ofl = np.zeros(oi0 + n * E.NOI, I64)
-    ofl[E.OF_MODE] = _BO_MODES[plan.mode]
-    ofl[E.OF_THR] = int(round(plan.busy_threshold * 1000))
-    ofl[E.OF_WINDOW_PS] = max(1, int(round(plan.busy_window_cycles * 1e6 / m.clocks.core_mhz)))
-    ofl[E.OF_PEND_LIMIT] = plan.pending_limit
-    ofl[E.OF_PIPE] = plan.pipeline_cycles
-    ofl[E.OF_INVAL_L1] = int(plan.invalidate_stack_l1)
-    ofl[E.OF_NINST], ofl[E.OF_STK0], ofl[E.OF_Q0] = n, stk0, q0
-    ofl[E.OF_WF0], ofl[E.OF_WL0], ofl[E.OF_OI0] = wf0, wl0, oi0
-    first = np.full(nwarps, -1, I64)
-    w_ids, w_first = np.unique(warps, return_index=True)
-    first[w_ids] = w_first
-    ofl[wf0:wf0 + nwarps] = first
-    ofl[wl0:wl0 + len(wl)] = wl
-    oi = ofl[oi0:].reshape(n, E.NOI)  # a view: the rows live in ofl
-    oi[:, :inst.shape[1]] = inst
-    chan = np.empty(n, I64)
-    E.map_channels(st.mapd, st.mrange, int(st.cfg[E.C_NRANGE]), inst[:, E.OI_LINE].copy(), chan)
-    oi[:, E.OI_STACK] = chan // nvps  # the destination: the stack of the block's first access
-    oi[:, E.OI_HOST] = -1
-    return ofl

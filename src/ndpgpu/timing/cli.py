@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .session import dram_peak_gbs
-from .spec import PRESET_DIR, list_machines, load_machine
+from .spec import list_machines, load_machine, preset_files
 
 
 def machines_list() -> str:
@@ -29,9 +29,9 @@ def machines_show(name_or_path: str) -> str:
     A path to a user YAML is validated and shown in its resolved form (defaults filled in).
     """
     m = load_machine(name_or_path)
-    preset = PRESET_DIR / f"{name_or_path}.yaml"
-    body = preset.read_text() if preset.is_file() else m.to_yaml()
-    if not preset.is_file() and Path(name_or_path).is_file():
+    preset = preset_files().get(str(name_or_path))
+    body = preset.read_text() if preset is not None else m.to_yaml()
+    if preset is None and Path(name_or_path).is_file():
         body = f"# resolved from {name_or_path} (defaults filled in)\n" + body
     peak = dram_peak_gbs(m)
     return f"{body.rstrip()}\n# config hash {m.config_hash()}; DRAM peak {peak:.1f} GB/s; {m.num_slices} L2 slices"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _engine as E
+from . import engine as E
 from .interfaces import AddressMapping, CompiledVariant, CtaDispatch, DispatchPlan
 from .registry import register
 
@@ -307,7 +307,7 @@ def _link_bits(stats, name: str, direction: str) -> float | None:
 
 
 def _link_idle_bits(stats) -> float | None:
-    """Idle bit-slots: per channel, (time - busy time) x bandwidth (TOM: 1.5 pJ/bit/cycle when idle)."""
+    """Idle bit-slots: per channel, (time - busy time) x bandwidth (HMC-style links: 1.5 pJ/bit/cycle when idle)."""
     lk = stats.consts.get("links")
     if not lk:
         return None

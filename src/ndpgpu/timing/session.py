@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from ..trace.format import KernelTrace
-from . import _engine as E
+from . import engine as E
 from . import registry
-from .build import EngineState, LaunchArrays, launch_occupancy, offload_arrays
-from .interfaces import AddressMapping, BlockOffload, CtaDispatch, ExecutionPlacement, Preloader
+from .build import EngineState, LaunchArrays, launch_occupancy
+from .interfaces import AddressMapping, CtaDispatch, ExecutionPlacement, Preloader
+from .mechanism import MechanismHardware, mechanism_code
 from .spec import Machine, load_machine
 from .stats import LaunchStats, combine
 
@@ -47,7 +48,7 @@ class TimingSession:
         self.cta_dispatch: CtaDispatch = registry.lookup("cta_dispatch", self.machine.core.cta_dispatch.impl)()
         self.placement: ExecutionPlacement | None = None
         self.preloader: Preloader | None = None
-        self.block_offload: BlockOffload | None = None
+        self.mechanism: MechanismHardware | None = None
         self.capped = False
         self.packet_names = dict(E_PACKET_NAMES)
         self.wall_seconds = 0.0
@@ -64,9 +65,11 @@ class TimingSession:
     def set_preloader(self, policy: Preloader | None) -> None:
         self.preloader = policy
 
-    def set_block_offload(self, policy: BlockOffload | None) -> None:
-        """Let ``policy`` offload code-block instances to the stacks' SMs in the following launches."""
-        self.block_offload = policy
+    def attach(self, hardware: MechanismHardware | None) -> None:
+        """Run the following launches with a mechanism's ``hardware`` (None: without one)."""
+        if hardware is not None:
+            mechanism_code(hardware)  # its compiled side must exist
+        self.mechanism = hardware
 
     def map_range(self, lo: int, hi: int, mapping: AddressMapping) -> None:
         """Addresses in [lo, hi) (an allocation) use ``mapping`` instead of the machine's."""
@@ -123,9 +126,13 @@ class TimingSession:
         if self.placement is not None and self.placement.packet != "offload":
             pkind = self.register_packet_type(self.placement.packet)
         la = LaunchArrays(st, trace, plan, occ, placement, preload, pkind)
-        oplan = self.block_offload.plan(trace, m) if self.block_offload is not None else None
-        la.ofl = offload_arrays(st, trace.num_warps, oplan)
+        hw = self.mechanism  # attached: its rows are reported (zeros when it sits this launch out)
+        mx = hw.launch_state(self, trace) if hw is not None else None
+        active = hw if mx is not None else None  # runs in this launch
+        if mx is None:
+            mx = np.zeros(1, np.int64)
         cfg = st.cfg
+        cfg[E.C_MECH] = mechanism_code(active) if active is not None else 0
         cfg[E.C_NPC] = len(la.pct)
         cfg[E.C_NWARPS] = trace.num_warps
         cfg[E.C_NCTAS] = launch.num_ctas if not self.capped else 0
@@ -160,45 +167,34 @@ class TimingSession:
         st.wake[cfg[E.C_WK_DISP]] = g[E.G_DISPATCH_AT]
         st.smt[:, E.S_LAST_TICK] = k0 - 1
         st.smt[:, E.S_OCC_T] = k0
-        ofl = la.ofl
-        if ofl[E.OF_MODE] != E.BO_OFF:  # the channel busy monitor's first window starts with the launch
-            for s_ in range(m.stacks.count):
-                b = int(ofl[E.OF_STK0]) + s_ * E.NOFS
-                ofl[b + E.OFS_MARK_T] = start
-                ofl[b + E.OFS_MARK_TX] = st.chs[s_, E.H_LK_TX_BUSY]
-                ofl[b + E.OFS_MARK_RX] = st.chs[s_, E.H_LK_RX_BUSY]
-        xl_row0 = int(cfg[E.C_XL0])
-        if ofl[E.OF_MODE] == E.BO_IDEAL:
-            cfg[E.C_XL0] = -1  # ideal offloading: every stack-SM access is local
         tsi = int(cfg[E.C_TS_INTERVAL_PS])
         if tsi:
             g[E.G_TS_NEXT] = start + tsi
             g[E.G_TS_N] = 0
             st.ts = np.zeros((256, E.NTS + 2 * st.nstacks_linked), np.int64)
         capped = False
-        if launch.num_ctas and not self.capped:
-            while True:
-                status = self._run(la)
-                if status == E.ST_TS_FULL:
-                    st.ts = np.concatenate([st.ts, np.zeros_like(st.ts)])
-                    continue
-                if status in (E.ST_WATCHDOG, E.ST_DEADLOCK):
-                    cfg[E.C_XL0] = xl_row0
-                    summary = self.state_summary()
-                    what = "watchdog: no progress for" if status == E.ST_WATCHDOG else "deadlock: nothing can happen"
-                    raise SimulationStalled(
-                        f"{launch.kernel} (launch {launch.launch_id}) on {m.name}: {what} "
-                        f"{m.sim.watchdog_cycles if status == E.ST_WATCHDOG else ''} cycles at core cycle "
-                        f"{int(E.cyc_at(clk, E.D_CORE, int(g[E.G_NOW])))}\n" + _format_summary(summary), summary)
-                if status == E.ST_CAP:
-                    capped = True
-                    self.capped = True
-                break
-            end = int(st.ctr[E.T_END_PS])
-        else:
-            end = start
-            capped = self.capped
-        cfg[E.C_XL0] = xl_row0
+        if active is not None:
+            active.launch_begin(self, mx, start)
+        try:
+            if launch.num_ctas and not self.capped:
+                while True:
+                    status = self._run(la, mx)
+                    if status == E.ST_TS_FULL:
+                        st.ts = np.concatenate([st.ts, np.zeros_like(st.ts)])
+                        continue
+                    if status in (E.ST_WATCHDOG, E.ST_DEADLOCK):
+                        raise self._stalled(launch, status)
+                    if status == E.ST_CAP:
+                        capped = True
+                        self.capped = True
+                    break
+                end = int(st.ctr[E.T_END_PS])
+            else:
+                end = start
+                capped = self.capped
+        finally:
+            if active is not None:
+                active.launch_end(self, mx)
         k_end = int(E.cyc_at(clk, E.D_CORE, end))
         E.finalize(k_end, cfg, st.smt, st.subt, st.ctr, st.pcst, st.smst)
         cycles = k_end - k0 + 1 if launch.num_ctas and end > start or capped else 0
@@ -219,21 +215,29 @@ class TimingSession:
             capped=capped,
             extra={"pf_drop": int(g[E.G_PF_DROP]), **self._near_data_extra(la, links0, xl0, end)},
             packet_names=self.packet_names, mesh=st.mesh_snapshot(),
+            mechanism=hw.mechanism if hw is not None else None,
+            mechanism_counters=(active.counters(mx) if active is not None else
+                                dict.fromkeys(hw.counter_names, 0) if hw is not None else {}),
+            mechanism_metrics=type(hw).metrics if hw is not None else None,
         )
         g[E.G_PF_DROP] = 0
         self.launches.append(stats)
         self.wall_seconds += time.perf_counter() - t_wall
         return stats
 
-    def _run(self, la: LaunchArrays) -> int:
+    def _run(self, la: LaunchArrays, mx: np.ndarray) -> int:
         st = self.state
-        return int(E.run_loop(
-            st.cfg, st.clk, st.g, st.wake, la.seg, la.wseg, la.rec, la.wrec, la.txl, la.txs, la.pct, la.cta_order,
-            la.cta_sm, la.pre_start, la.pre_lines, st.wt, la.regrdy, st.ufree, st.smt, st.subt, st.ctat, st.ldo,
-            st.ld_free, st.rq, st.rq_free, st.qb, st.qm, st.l1t, st.l1m, st.l1w, st.l2t, st.l2m, st.dq, st.bank,
-            st.bgt, st.chs, st.faw, st.netd, st.pbusy, st.mapd, st.mrange, st.ptype, st.ctr, st.smst, st.slst,
-            st.chst, st.pcst, st.clst, st.prst, st.nst, st.kst, st.ts, st.dlog, st.hitpend, st.mcfg, st.mvc,
-            st.mvq, st.mport, st.msw, st.mst, st.mkst, la.ofl))
+        return int(E.run_loop(st.cfg, st.clk, st.g, st.wake, la.tables(), st.core_state(), st.memory_state(),
+                              st.network_state(), st.stats_tables(), mx))
+
+    def _stalled(self, launch: Any, status: int) -> SimulationStalled:
+        m, g, clk = self.machine, self.state.g, self.state.clk
+        summary = self.state_summary()
+        what = "watchdog: no progress for" if status == E.ST_WATCHDOG else "deadlock: nothing can happen"
+        return SimulationStalled(
+            f"{launch.kernel} (launch {launch.launch_id}) on {m.name}: {what} "
+            f"{m.sim.watchdog_cycles if status == E.ST_WATCHDOG else ''} cycles at core cycle "
+            f"{int(E.cyc_at(clk, E.D_CORE, int(g[E.G_NOW])))}\n" + _format_summary(summary), summary)
 
     def _reset_for_launch(self, la: LaunchArrays) -> None:
         st = self.state

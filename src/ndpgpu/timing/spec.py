@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..trace.format import OP_CLASSES
 from . import registry
 
-PRESET_DIR = Path(__file__).resolve().parent.parent / "machines"
+PRESET_DIR = Path(__file__).resolve().parent.parent / "machines"  # the shared baseline machines
+MECHANISMS_DIR = Path(__file__).resolve().parent.parent / "mechanisms"  # each may ship presets/*.yaml
 ATOM_BYTES = 32  # access granularity of sector masks: every line is split into 32-B atoms
 HASH_SCHEMA = "ndpgpu-machine-v1"
 
@@ -524,8 +525,9 @@ class StacksSpec(Spec):
                               ge=1, le=256)
     tsvs_per_vault: int = F(64, "TSVs", "data TSVs per vault", ge=1, le=4096)
     tsv_gbps: float = F(1.25, "Gb/s", "signalling rate per TSV", ge=0.001, le=100)
-    sms_per_stack: int = F(0, "SMs", "SMs in each stack's logic layer, running code blocks the GPU offloads "
-                           "(TOM; engine SMs core.num_sms onwards, stack s's first); 0: none", ge=0, le=16)
+    sms_per_stack: int = F(0, "SMs", "SMs in each stack's logic layer, taking no CTAs: they run the guest "
+                           "warps a mechanism sends them (engine SMs core.num_sms onwards, stack s's first); 0: none",
+                           ge=0, le=16)
     sm_max_warps: int = F(48, "warps", "warps one stack SM runs at once (its warp capacity)", ge=1, le=256)
 
     def vault_gbs(self) -> float:
@@ -533,7 +535,7 @@ class StacksSpec(Spec):
 
 
 class CrossLinksSpec(Spec):
-    """Point-to-point links between stacks (TOM: fully connected, each pair linked both ways).
+    """Point-to-point links between stacks (fully connected: each pair linked both ways).
 
     Timed for the SMs of a logic die (``logic_die.cross_stack``): a request to another stack's vault
     crosses the link home -> t, read data and write acknowledgements come back over t -> home, packets in
@@ -721,9 +723,24 @@ def config_hash(tree: dict) -> str:
 # loading
 
 
+def preset_files() -> dict[str, Path]:
+    """Every shipped preset by name: ``machines/*.yaml`` and each mechanism's ``mechanisms/<m>/presets/*.yaml``
+    (found by package layout; a name shipped twice is an error)."""
+    found: dict[str, Path] = {}
+    for path in [*sorted(PRESET_DIR.glob("*.yaml")), *sorted(MECHANISMS_DIR.glob("*/presets/*.yaml"))]:
+        if path.stem in found:
+            raise MachineConfigError(f"machine preset {path.stem!r} is shipped twice: {found[path.stem]} and {path}")
+        found[path.stem] = path
+    return found
+
+
+def _preset_path(name: str) -> Path | None:
+    return preset_files().get(name)
+
+
 def list_machines() -> list[str]:
     """Names of the shipped presets."""
-    return sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
+    return sorted(preset_files())
 
 
 def _format_errors(err: ValidationError, source: str) -> str:
@@ -804,8 +821,8 @@ def _read_preset(path: Path, seen: tuple[str, ...] = ()) -> dict:
     base = raw.pop("extends", None)
     if base is None:
         return raw
-    bpath = Path(base) if str(base).endswith((".yaml", ".yml")) else PRESET_DIR / f"{base}.yaml"
-    if not bpath.is_file():
+    bpath = Path(base) if str(base).endswith((".yaml", ".yml")) else _preset_path(str(base))
+    if bpath is None or not bpath.is_file():
         raise MachineConfigError(f"{path}: extends unknown machine {base!r}; presets: {', '.join(list_machines())}")
     if str(bpath) in seen:
         raise MachineConfigError(f"{path}: presets extend each other in a cycle ({' -> '.join(seen)})")
@@ -821,13 +838,15 @@ def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] |
         text = str(name_or_path)
         path = Path(text)
         if not (text.endswith((".yaml", ".yml")) or path.is_file()):
-            path = PRESET_DIR / f"{text}.yaml"
-            if not path.is_file():
+            preset = _preset_path(text)
+            if preset is None:
                 raise MachineConfigError(f"unknown machine {text!r}; presets: {', '.join(list_machines())}")
+            path = preset
         raw = _read_preset(path)
         source = str(path)
         tree = _validate(raw, source).model_dump(mode="json")
-        if path.parent.resolve() != PRESET_DIR.resolve() and "extends" not in (yaml.safe_load(path.read_text()) or {}):
+        shipped = {p.resolve() for p in preset_files().values()}
+        if path.resolve() not in shipped and "extends" not in (yaml.safe_load(path.read_text()) or {}):
             missing = sorted((p for p in defaulted_fields(raw) if p not in ("description", "name")),
                              key=lambda p: (p.count("."), p))  # whole sections first
             if missing:

@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 
 from ..trace.format import OP_CLASSES
-from . import _engine as E
+from . import engine as E
 from . import registry
 
 Row = tuple[str, str, Any, str]
 
+_CTR_INDEX = {name: i for i, name in enumerate(E.CTR_NAMES)}
 STALL_NAMES = ("idle", "memory", "scoreboard", "barrier", "unit_busy", "ldst_busy", "memory_structural", "drain")
 
 
@@ -52,11 +53,20 @@ class LaunchStats:
     extra: dict[str, int] = dataclasses.field(default_factory=dict)
     packet_names: dict[int, str] = dataclasses.field(default_factory=dict)
     mesh: dict[str, Any] | None = None  # 2D mesh counters (build.EngineState.mesh_snapshot)
+    mechanism: str | None = None  # the attached mechanism's name (``mechanism.MechanismHardware``)
+    mechanism_counters: dict[str, int] = dataclasses.field(default_factory=dict)
+    mechanism_metrics: Any = None  # its ``metrics(stats, put, ratio)``, which declares its rows
 
     # -------------------------------------------------------------- raw access
     def c(self, name: str) -> int:
-        """Raw engine counter ``name`` (see ``_engine.CTR_NAMES``)."""
-        return int(self.ctr[E.CTR_NAMES.index(name)])
+        """Raw counter ``name``: the engine's (``engine.CTR_NAMES``) or the attached mechanism's."""
+        if name in self.mechanism_counters:
+            return int(self.mechanism_counters[name])
+        return int(self.ctr[_CTR_INDEX[name]])
+
+    def counters(self) -> dict[str, int]:
+        """Every raw counter by name, the engine's then the mechanism's."""
+        return {**{n: int(v) for n, v in zip(E.CTR_NAMES, self.ctr, strict=True)}, **self.mechanism_counters}
 
     # -------------------------------------------------------------- derived metrics
     def metrics(self) -> dict[str, dict[str, tuple[Any, str]]]:
@@ -208,8 +218,10 @@ class LaunchStats:
         put("prefetch", "dropped", self.extra.get("pf_drop", 0), "requests")
         put("preload", "lines", c("PRELOADS"), "lines")
         put("offload", "instructions", c("OFFLOADS"), "warp-instr")
+        if self.mechanism_metrics is not None:
+            self.mechanism_metrics(self, put, ratio)
         if K.get("stack_sms"):
-            self._block_offload_metrics(put, ratio, secs, core_ps)
+            self._stack_metrics(put, ratio, secs)
         for k, v in self.copies.items():
             put("pcie", k, v, "ns" if k.endswith("time") else ("bytes" if k.endswith("bytes") else "copies"))
         if self.per_pc is not None:
@@ -313,25 +325,9 @@ class LaunchStats:
             put("logic_die", "power_budget", ld["power_budget_w"], "W")
             put("logic_die", "area_estimate", ld["area_mm2"], "mm^2")
 
-    def _block_offload_metrics(self, put, ratio, secs: float, core_ps: float) -> None:
-        """Code blocks run by the stacks' SMs (``interfaces.BlockOffload``) and their cross-stack links."""
-        c, K, x = self.c, self.consts, self.extra
-        p = "offload.blocks"
-        put(p, "instances", c("BO_SEEN"), "instances")
-        put(p, "offloaded", c("BO_SENT"), "instances")
-        put(p, "completed", c("BO_DONE"), "instances")
-        for why, ctr_name in (("memory", "MEM"), ("condition", "COND"), ("busy", "BUSY"), ("pending", "PEND")):
-            put(p, f"declined_{why}", c("BO_NO_" + ctr_name), "instances")
-        put(p, "offload_rate", ratio(c("BO_SENT"), c("BO_SEEN")), "fraction")
-        put(p, "warp_instructions", c("BO_WINSTS"), "warp-instr")
-        put(p, "thread_instructions", c("BO_TINSTS"), "thread-instr")
-        put(p, "instruction_share", ratio(c("BO_TINSTS"), c("THREAD_INSTS")), "fraction")
-        put(p, "request_flits", c("BO_REQ_FLITS"), "flits")
-        put(p, "ack_flits", c("BO_ACK_FLITS"), "flits")
-        put(p, "invalidated_l1_lines", c("BO_INVAL_L1"), "lines")
-        put(p, "invalidated_l2_lines", c("BO_INVAL_L2"), "lines")
-        put(p, "round_trip", ratio(c("BO_RTT_PS"), c("BO_DONE")) / core_ps, "cycles")
-        put(p, "stack_time", ratio(c("BO_WAIT_PS"), c("BO_DONE")) / core_ps, "cycles")
+    def _stack_metrics(self, put, ratio, secs: float) -> None:
+        """The SMs inside the memory stacks, and the cross-stack links."""
+        K, x = self.consts, self.extra
         ss = K["stack_sms"]
         first = ss["first"]
         for i in range(ss["count"]):
@@ -492,8 +488,21 @@ def combine(stats: list[LaunchStats], *, copies: dict[str, float] | None = None,
         per_prio=sum(s.per_prio for s in stats), net_ports=sum(s.net_ports for s in stats),
         packet_kinds=sum(s.packet_kinds for s in stats), consts=first.consts, copies=dict(copies or {}),
         capped=any(s.capped for s in stats), launches=sum(s.launches for s in stats), extra=extra,
-        packet_names=first.packet_names, mesh=_combine_mesh(stats),
+        packet_names=first.packet_names, mesh=_combine_mesh(stats), **_combine_mechanism(stats),
     )
+
+
+def _combine_mechanism(stats: list[LaunchStats]) -> dict[str, Any]:
+    """The mechanism's counters summed over the launches it ran in."""
+    with_mech = [s for s in stats if s.mechanism is not None]
+    if not with_mech:
+        return {}
+    counters: dict[str, int] = {}
+    for s in with_mech:
+        for k, v in s.mechanism_counters.items():
+            counters[k] = counters.get(k, 0) + v
+    first = with_mech[0]
+    return {"mechanism": first.mechanism, "mechanism_counters": counters, "mechanism_metrics": first.mechanism_metrics}
 
 
 def _combine_mesh(stats: list[LaunchStats]) -> dict[str, Any] | None:

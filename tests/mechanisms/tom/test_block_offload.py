@@ -1,4 +1,4 @@
-"""Block offload to SMs inside the memory stacks (``interfaces.BlockOffload``, the engine side of TOM).
+"""Block offload to SMs inside the memory stacks (``mechanisms.tom.blocks``, TOM's hardware in the engine).
 
 A synthetic kernel: every warp runs an ALU instruction, then the block ``ld A; ld B; add; st C``, then exits.
 Arrays are pinned to vaults so that the expected packets, flits and instruction counts follow from the plan
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from tracegen import TraceBuilder, alu_chain
 
+from ndpgpu.mechanisms.tom.blocks import OFFLOAD_INSTANCE_FIELDS, BlockOffload, BlockOffloadHardware, OffloadPlan
 from ndpgpu.timing import TimingSession, load_machine
-from ndpgpu.timing.interfaces import OFFLOAD_INSTANCE_FIELDS, BlockOffload, OffloadPlan
 from ndpgpu.timing.policies import Pinned
 
 A, B, C = 1 << 32, (1 << 32) + (1 << 26), (1 << 32) + (2 << 26)
@@ -77,7 +77,7 @@ def test_every_block_runs_in_its_stack():
     tr = kernel()
     n = tr.num_warps
     sess = session()
-    sess.set_block_offload(Plan("always"))
+    sess.attach(BlockOffloadHardware(Plan("always")))
     r = rows(sess.run_launch(tr))
     ob = r["offload.blocks"]
     assert ob["instances"] == ob["offloaded"] == ob["completed"] == n
@@ -93,7 +93,7 @@ def test_every_block_runs_in_its_stack():
     assert r["cross_link"]["bytes"] == 0
     assert r["dram"]["reads"] == 2 * n
     assert r["l2"]["accesses"] == 0  # stack SMs bypass the GPU's L2
-    sess.set_block_offload(None)
+    sess.attach(None)
     sess.run_launch(alu_chain(3000))  # writes still queued at a kernel's end count in the next launch
     assert rows(sess.totals())["dram"]["writes"] == n
     assert r["offload.blocks"]["round_trip"] > 0
@@ -103,9 +103,9 @@ def test_remote_store_crosses_one_cross_stack_link():
     tr = kernel()
     n = tr.num_warps
     sess = session(c_channel=2 * 16 + 3)  # C in stack 2
-    sess.set_block_offload(Plan("always"))
+    sess.attach(BlockOffloadHardware(Plan("always")))
     sess.run_launch(tr)
-    sess.set_block_offload(None)
+    sess.attach(None)
     sess.run_launch(alu_chain(3000))  # writes still queued at a kernel's end (and their acks) count in the next launch
     r = rows(sess.totals())
     write_flits = 1 + 128 // 16
@@ -121,7 +121,7 @@ def test_same_work_without_offload_and_with_condition_false():
     tr = kernel()
     base = rows(session().run_launch(tr))
     sess = session()
-    sess.set_block_offload(Plan("always", allowed=0))
+    sess.attach(BlockOffloadHardware(Plan("always", allowed=0)))
     r = rows(sess.run_launch(tr))
     assert r["offload.blocks"]["declined_condition"] == tr.num_warps
     assert r["offload.blocks"]["offloaded"] == 0
@@ -134,14 +134,14 @@ def test_busy_channel_and_pending_limit_decline_under_control():
     tr = kernel(num_ctas=8)
     n = tr.num_warps
     sess = session()
-    sess.set_block_offload(Plan("ctrl", busy_threshold=0.0))  # every channel counts as busy
+    sess.attach(BlockOffloadHardware(Plan("ctrl", busy_threshold=0.0)))  # every channel counts as busy
     r = rows(sess.run_launch(tr))["offload.blocks"]
     assert r["declined_busy"] == n and r["offloaded"] == 0
     sess = session()
-    sess.set_block_offload(Plan("ctrl", adds=(0, 0), busy_threshold=0.0))  # a block that adds no traffic
+    sess.attach(BlockOffloadHardware(Plan("ctrl", adds=(0, 0), busy_threshold=0.0)))  # a block that adds no traffic
     assert rows(sess.run_launch(tr))["offload.blocks"]["offloaded"] == n
     sess = session()
-    sess.set_block_offload(Plan("ctrl", pending_limit=2))
+    sess.attach(BlockOffloadHardware(Plan("ctrl", pending_limit=2)))
     r = rows(sess.run_launch(tr))["offload.blocks"]
     assert r["declined_pending"] > 0 and r["offloaded"] >= 2
     assert r["offloaded"] + r["declined_pending"] == n == r["instances"]
@@ -150,9 +150,9 @@ def test_busy_channel_and_pending_limit_decline_under_control():
 def test_stack_sm_queues_blocks_beyond_its_warp_capacity():
     tr = kernel(num_ctas=8)
     wide = session()
-    wide.set_block_offload(Plan("always"))
+    wide.attach(BlockOffloadHardware(Plan("always")))
     narrow = session(**{"stacks.sm_max_warps": 2})
-    narrow.set_block_offload(Plan("always"))
+    narrow.attach(BlockOffloadHardware(Plan("always")))
     a, b = rows(wide.run_launch(tr)), rows(narrow.run_launch(tr))
     assert a["offload.blocks"]["completed"] == b["offload.blocks"]["completed"] == tr.num_warps
     assert b["offload.blocks"]["stack_time"] > a["offload.blocks"]["stack_time"]
@@ -170,7 +170,7 @@ def test_acknowledged_lines_are_invalidated_in_the_l2():
         reader.run(w, ex)
     sess = session()
     sess.run_launch(reader.build())  # the GPU's L2 now holds C
-    sess.set_block_offload(Plan("always"))
+    sess.attach(BlockOffloadHardware(Plan("always")))
     r = rows(sess.run_launch(tr))
     assert r["offload.blocks"]["invalidated_l2_lines"] == n
 
@@ -178,13 +178,13 @@ def test_acknowledged_lines_are_invalidated_in_the_l2():
 def test_ideal_offload_is_free_and_local():
     tr = kernel()
     sess = session(c_channel=2 * 16 + 3)
-    sess.set_block_offload(Plan("ideal"))
+    sess.attach(BlockOffloadHardware(Plan("ideal")))
     r = rows(sess.run_launch(tr))
     assert r["offload.blocks"]["offloaded"] == tr.num_warps
     assert r["link"]["tx_bytes"] == r["link"]["rx_bytes"] == 0
     assert r["cross_link"]["bytes"] == 0
     real = session(c_channel=2 * 16 + 3)
-    real.set_block_offload(Plan("always"))
+    real.attach(BlockOffloadHardware(Plan("always")))
     assert rows(real.run_launch(tr))["kernel"]["cycles"] > r["kernel"]["cycles"]
 
 
@@ -193,10 +193,10 @@ def test_deterministic_and_refuses_machines_without_stack_sms():
     outs = []
     for _ in range(2):
         sess = session()
-        sess.set_block_offload(Plan("ctrl", pending_limit=3))
+        sess.attach(BlockOffloadHardware(Plan("ctrl", pending_limit=3)))
         outs.append(sess.run_launch(tr).rows())
     assert outs[0] == outs[1]
     sess = TimingSession("tom-baseline")
-    sess.set_block_offload(Plan("always"))
+    sess.attach(BlockOffloadHardware(Plan("always")))
     with pytest.raises(ValueError, match="sms_per_stack"):
         sess.run_launch(tr)

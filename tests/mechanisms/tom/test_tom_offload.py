@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from ndpgpu.experiments.policies import PolicyError, make_policy
+from ndpgpu.mechanisms.tom.blocks import OFFLOAD_INSTANCE_FIELDS
 from ndpgpu.mechanisms.tom.candidates import Candidate, CandidateTable
 from ndpgpu.mechanisms.tom.instances import (
     I_DOFF,
@@ -30,7 +31,6 @@ from ndpgpu.mechanisms.tom.instances import (
 from ndpgpu.mechanisms.tom.offload import TomConfig, TomOffload
 from ndpgpu.mechanisms.tom.policy import TomPolicySpec, allocation_table
 from ndpgpu.timing import load_machine
-from ndpgpu.timing.interfaces import OFFLOAD_INSTANCE_FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "timing"))
 from tracegen import TraceBuilder  # noqa: E402

@@ -1,6 +1,6 @@
 """TOM's offload hardware as a timing-engine plan: which instances may go, with which packets (section 3.3).
 
-The engine's block offload (``ndpgpu.timing.interfaces.BlockOffload``) holds the compiled parts: the
+The block-offload hardware (:mod:`.hardware`, attached by :mod:`.blocks`) holds the compiled parts: the
 decision at the block's first memory instruction, the channel busy monitor, the per-stack pending counters,
 the stack SMs and the coherence actions. This module turns a launch's candidate instances into its plan:
 
@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from ...timing.interfaces import OFFLOAD_INSTANCE_FIELDS, BlockOffload, OffloadPlan
 from ...trace.format import KernelTrace
+from .blocks import OFFLOAD_INSTANCE_FIELDS, BlockOffload, OffloadPlan
 from .candidates import Candidate, CandidateTable
 from .cost import DEFAULT_PARAMS, CostParams
 from .instances import (

@@ -26,6 +26,7 @@ import numpy as np
 
 from ...experiments.policies import PolicyError, SessionPolicy, register_policy
 from ...timing.policies import ParityMapping
+from .blocks import BlockOffloadHardware
 from .candidates import CandidateTable
 from .cost import DEFAULT_PARAMS
 from .instances import I_ORDINAL, I_REC0, I_REC1, I_WARP, BlockInstances
@@ -171,7 +172,7 @@ class TomPolicy(SessionPolicy):
             session.map_range(lo, hi, parity(mp))
         session.map_range(0, ADDRESS_SPACE, parity(BASELINE))
         if sp.control != "gpu":
-            session.set_block_offload(offload)
+            session.attach(BlockOffloadHardware(offload))
 
     def _learning_phase(self, offload: TomOffload, n_learn: int, owner: list[tuple[int, np.ndarray]],
                         per_launch: list[BlockInstances], traces: list[Any], machine: Any) -> None:

@@ -1,0 +1,52 @@
+"""Set-associative line tables shared by L1 and L2: set index, lookup, victim choice, sector masks.
+"""
+
+from .layout import *  # noqa: F403  (columns and codes: see layout.py)
+
+
+@njit
+def c_set(key, sets, setidx, xbits):
+    if setidx == 1:
+        h = key
+        y = key >> xbits
+        while y != 0:
+            h ^= y
+            y >>= xbits
+        return h % sets
+    return key % sets
+
+
+@njit
+def c_find(lt, base, assoc, tag):
+    for w in range(assoc):
+        i = base + w
+        if lt[i, LN_VALID] != 0 and lt[i, LN_TAG] == tag:
+            return i
+    return -1
+
+
+@njit
+def c_victim(lt, base, assoc):
+    best = base
+    bs = INF
+    for w in range(assoc):
+        i = base + w
+        if lt[i, LN_VALID] == 0:
+            return i
+        if lt[i, LN_STAMP] < bs:
+            bs = lt[i, LN_STAMP]
+            best = i
+    return best
+
+
+@njit
+def expand(mask, sect_atoms, line_atoms):
+    """Widen an atom mask to whole sectors of ``sect_atoms`` atoms."""
+    if sect_atoms <= 1:
+        return mask
+    full = (1 << sect_atoms) - 1
+    r = 0
+    for i in range(0, line_atoms, sect_atoms):
+        if mask & (full << i):
+            r |= full << i
+    return r

@@ -1,0 +1,415 @@
+"""The DRAM channel: a controller queue scheduled FR-FCFS or FCFS over bank state, with the full set
+of timing constraints, open or closed pages, refresh and subarray-level parallelism.
+"""
+
+from . import hooks
+from .layout import *  # noqa: F403  (columns and codes: see layout.py)
+from .links import link_data_flits, link_send
+from .queues import cyc_at, edge, popcount, q_push, q_space, rq_release
+
+
+@njit
+def dram_log(dlog, g, cfg, k, c, cmd, bank, row, mx):
+    if cfg[C_MECH] != 0:
+        hooks.dram_command(cfg[C_MECH], c, cmd, bank, row, k, mx)
+    if cfg[C_RECORD_DLOG] != 0:
+        n = g[G_DLOG_N]
+        if n < dlog.shape[0]:
+            dlog[n, 0] = k
+            dlog[n, 1] = c
+            dlog[n, 2] = cmd
+            dlog[n, 3] = bank
+            dlog[n, 4] = row
+            g[G_DLOG_N] = n + 1
+
+
+@njit
+def sa_cap_state(bank, b0, nsa, k):
+    """Open-subarray cap (``dram.max_open_subarrays``) of the bank whose first row-buffer unit is ``b0``.
+
+    Returns (open units, units holding a row latch: open or precharged less than tRP ago, the
+    least-recently-used open unit (last ACT or column command; ties: the lower subarray), the earliest
+    latch release of a precharging unit)."""
+    nopen = 0
+    nocc = 0
+    lru = -1
+    lru_t = INF
+    free_t = INF
+    for s in range(nsa):
+        bi = b0 + s
+        if bank[bi, B_ROW] >= 0:
+            nopen += 1
+            nocc += 1
+            if bank[bi, B_USE] < lru_t:
+                lru_t = bank[bi, B_USE]
+                lru = bi
+        elif bank[bi, B_FREE] > k:
+            nocc += 1
+            if bank[bi, B_FREE] < free_t:
+                free_t = bank[bi, B_FREE]
+    return nopen, nocc, lru, free_t
+
+
+@njit_inline
+def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
+    """Time (ps) of the earliest DRAM edge after cycle ``k`` at which channel ``c`` could issue any command.
+
+    A lower bound from the channel's own timing state alone (it ignores the scheduling order, the
+    L2 return queue's space and which bank a PRE may close), so a tick then may still issue nothing.
+    Valid only while the channel's state is unchanged: arrivals lower the wake in ``dram_enqueue``."""
+    nsa = cfg[C_NSA]
+    nb_ = cfg[C_NBANK] * nsa  # row-buffer units (bank x subarray); DQ_BANK holds the unit
+    base = c * nb_
+    gbase = c * cfg[C_NBG]
+    capo = cfg[C_MAXOPEN]
+    kb = INF
+    minready = INF
+    for i in range(cfg[C_DQ_SIZE]):
+        if dq[c, i, DQ_RID] < 0:
+            continue
+        rr = dq[c, i, DQ_READY]
+        if rr > now:
+            minready = min(minready, rr)
+            continue
+        bi = base + dq[c, i, DQ_BANK]
+        grp = gbase + dq[c, i, DQ_BG]
+        orow = bank[bi, B_ROW]
+        if orow == dq[c, i, DQ_ROW]:
+            e = max(bank[bi, B_RCD_READY], chs[c, H_LAST_COL] + cfg[C_tCCD_S], bgt[grp, BG_LAST_COL] + cfg[C_tCCD_L])
+            if dq[c, i, DQ_WR] != 0:
+                e = max(e, chs[c, H_LAST_RD] + cfg[C_tRTW], chs[c, H_BUS_FREE] - cfg[C_tCWL])
+            else:
+                e = max(e, chs[c, H_LAST_WR_END] + cfg[C_tWTR], chs[c, H_BUS_FREE] - cfg[C_tCL])
+        elif orow < 0:
+            e = max(bank[bi, B_ACT_READY], chs[c, H_LAST_ACT] + cfg[C_tRRD_S], bgt[grp, BG_LAST_ACT] + cfg[C_tRRD_L])
+            if cfg[C_tFAW] != 0:
+                e = max(e, faw[c, chs[c, H_FAW_I]] + cfg[C_tFAW])
+            if capo > 0:
+                nopen, nocc, lru, free_t = sa_cap_state(bank, bi - dq[c, i, DQ_BANK] % nsa, nsa, k)
+                if nopen >= capo:
+                    e = bank[lru, B_PRE_READY]  # it needs the LRU subarray's PRE first
+                elif nocc >= capo:
+                    e = max(e, free_t)
+        else:
+            e = bank[bi, B_PRE_READY]
+        if e < kb:
+            kb = e
+            if kb <= k + 1:
+                break
+    ref = INF
+    if cfg[C_REFRESH] != 0 and chs[c, H_REF_PENDING] == 0:
+        ref = chs[c, H_NEXT_REF]
+    if kb >= INF:
+        # no ready request: like a tick at k + 1 that finds none, sleep until one is ready (or an arrival);
+        # a refresh due by then is noticed at k + 1, one due later only at that wake
+        if ref <= k + 1:
+            return edge(clk, D_DRAM, k + 1)
+        return minready
+    return min(minready, edge(clk, D_DRAM, max(min(kb, ref), k + 1)))
+
+
+@njit
+def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, dlog, hitpend,
+              mx):
+    # the bank table and DQ_BANK index row-buffer units: unit = bank x subarrays_per_bank + subarray
+    nsa = cfg[C_NSA]
+    nb_ = cfg[C_NBANK] * nsa
+    base = c * nb_
+    gbase = c * cfg[C_NBG]
+    dqs = cfg[C_DQ_SIZE]
+    capo = cfg[C_MAXOPEN]
+    n = chs[c, H_NQ]
+    progress = False
+    # ---------------------------------------------------------------- refresh
+    if cfg[C_REFRESH] != 0 and k >= chs[c, H_NEXT_REF] and chs[c, H_REF_PENDING] == 0:
+        refi = cfg[C_tREFI]
+        if n == 0 and k >= chs[c, H_NEXT_REF] + refi:
+            # idle through one or more intervals: those refreshes happened in the background
+            missed = (k - chs[c, H_NEXT_REF]) // refi + 1
+            last = chs[c, H_NEXT_REF] + (missed - 1) * refi
+            for b in range(nb_):
+                bi = base + b
+                bank[bi, B_ROW] = -1
+                bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], last + cfg[C_tRFC])
+            ctr[T_DR_REF] += missed
+            chs[c, H_NEXT_REF] = last + refi
+        elif n > 0 and k >= chs[c, H_NEXT_REF] + refi:
+            # the channel woke with requests after sleeping through whole intervals: the refreshes due
+            # before its oldest request arrived happened while it was idle (in the background, rows left as
+            # they were: an approximation), the later ones are still to do (one now, the rest on time)
+            first = INF
+            for i in range(dqs):
+                if dq[c, i, DQ_RID] >= 0 and dq[c, i, DQ_READY] < first:
+                    first = dq[c, i, DQ_READY]
+            arrived = cyc_at(clk, D_DRAM, first) - cfg[C_CTRL_LAT]
+            if arrived > chs[c, H_NEXT_REF]:
+                missed = (min(arrived - 1, k) - chs[c, H_NEXT_REF]) // refi + 1
+                ctr[T_DR_REF] += missed
+                chs[c, H_NEXT_REF] += missed * refi
+            if k >= chs[c, H_NEXT_REF] + refi:
+                chs[c, H_NEXT_REF] = k - (k - chs[c, H_NEXT_REF]) % refi  # overdue ones collapse into one
+        if k >= chs[c, H_NEXT_REF]:
+            chs[c, H_REF_PENDING] = 1
+    if chs[c, H_REF_PENDING] != 0:
+        all_closed = True
+        for b in range(nb_):
+            bi = base + b
+            if bank[bi, B_ROW] >= 0:
+                all_closed = False
+                if k >= bank[bi, B_PRE_READY]:
+                    bank[bi, B_ROW] = -1
+                    bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
+                    bank[bi, B_FREE] = k + cfg[C_tRP]
+                    ctr[T_DR_PRE] += 1
+                    dram_log(dlog, g, cfg, k, c, CMD_PRE, b // nsa, -1 - b % nsa, mx)
+                    progress = True
+                    break
+        if all_closed:
+            ready = 0
+            for b in range(nb_):
+                ready = max(ready, bank[base + b, B_ACT_READY])
+            if k >= ready:
+                for b in range(nb_):
+                    bank[base + b, B_ACT_READY] = k + cfg[C_tRFC]
+                chs[c, H_REF_PENDING] = 0
+                chs[c, H_NEXT_REF] += cfg[C_tREFI]
+                ctr[T_DR_REF] += 1
+                dram_log(dlog, g, cfg, k, c, CMD_REF, -1, -1, mx)
+                progress = True
+        wake[cfg[C_WK_CH] + c] = edge(clk, D_DRAM, k + 1)
+        if progress:
+            g[G_LAST_PROGRESS] = now
+        return
+    if n == 0:
+        wake[cfg[C_WK_CH] + c] = INF
+        return
+    # ---------------------------------------------------------------- candidates (one pass)
+    # hitpend[b]: a ready request hits bank b's open row; [nb_ + b]: best PRE candidate key for bank b
+    fcfs = cfg[C_DRAM_SCHED] == DS_FCFS
+    for b in range(nb_):
+        hitpend[b] = 0
+        hitpend[nb_ + b] = INF
+        hitpend[2 * nb_ + b] = -1
+    minready = INF
+    col = -1
+    col_key = INF
+    act_i = -1
+    act_key = INF
+    oldest_key = INF
+    oldest = -1
+    for i in range(dqs):
+        if dq[c, i, DQ_RID] < 0:
+            continue
+        rr = dq[c, i, DQ_READY]
+        if rr > now:
+            if rr < minready:
+                minready = rr
+            continue
+        key = dq[c, i, DQ_KEY]
+        if key < oldest_key:
+            oldest_key = key
+            oldest = i
+        b = dq[c, i, DQ_BANK]
+        bi = base + b
+        orow = bank[bi, B_ROW]
+        if orow == dq[c, i, DQ_ROW]:
+            hitpend[b] = 1
+            if key >= col_key:
+                continue
+            if k < bank[bi, B_RCD_READY] or k < chs[c, H_LAST_COL] + cfg[C_tCCD_S]:
+                continue
+            if k < bgt[gbase + dq[c, i, DQ_BG], BG_LAST_COL] + cfg[C_tCCD_L]:
+                continue
+            if dq[c, i, DQ_WR] != 0:
+                if k < chs[c, H_LAST_RD] + cfg[C_tRTW] or k + cfg[C_tCWL] < chs[c, H_BUS_FREE]:
+                    continue
+            else:
+                if k < chs[c, H_LAST_WR_END] + cfg[C_tWTR] or k + cfg[C_tCL] < chs[c, H_BUS_FREE]:
+                    continue
+                if q_space(qm, cfg[C_Q_L2RET] + dq[c, i, DQ_SLICE]) <= 0 and rq[dq[c, i, DQ_RID], R_BURSTS] == 1:
+                    continue
+            col = i
+            col_key = key
+        elif orow < 0:
+            if capo > 0:
+                nopen, nocc, lru, _f = sa_cap_state(bank, bi - b % nsa, nsa, k)
+                if nopen >= capo:
+                    # the bank is at its cap: this request's ACT needs the LRU open subarray precharged first
+                    v = lru - base
+                    if key < hitpend[nb_ + v] and k >= bank[lru, B_PRE_READY]:
+                        hitpend[nb_ + v] = key
+                        hitpend[2 * nb_ + v] = i
+                    continue
+                if nocc >= capo:
+                    continue  # a precharging subarray still holds the last latch
+            if key < act_key and k >= bank[bi, B_ACT_READY]:
+                act_i = i
+                act_key = key
+        elif key < hitpend[nb_ + b] and k >= bank[bi, B_PRE_READY]:
+            hitpend[nb_ + b] = key
+            hitpend[2 * nb_ + b] = i
+    if oldest < 0:
+        wake[cfg[C_WK_CH] + c] = minready
+        return
+    strict = fcfs
+    if not fcfs and col >= 0 and (col_key >> 48) > (oldest_key >> 48):
+        # priority classes first: no ready row hit of the oldest's (top) class; open its row
+        strict = True
+    if strict:
+        # only the oldest request may be served
+        if col != oldest:
+            col = -1
+        b = dq[c, oldest, DQ_BANK]
+        if act_i != oldest:
+            act_i = -1
+        for bb in range(nb_):
+            if hitpend[2 * nb_ + bb] != oldest:  # (the oldest's PRE: of its own unit, or of its bank's LRU)
+                hitpend[2 * nb_ + bb] = -1
+    # the best row command: an ACT (channel-level ACT constraints), or a PRE of a bank nobody hits
+    row_i = -1
+    row_key = INF
+    row_cmd = 0
+    row_u = -1
+    if act_i >= 0:
+        grp = gbase + dq[c, act_i, DQ_BG]
+        if (k >= chs[c, H_LAST_ACT] + cfg[C_tRRD_S] and k >= bgt[grp, BG_LAST_ACT] + cfg[C_tRRD_L]
+                and (cfg[C_tFAW] == 0 or k >= faw[c, chs[c, H_FAW_I]] + cfg[C_tFAW])):
+            row_i = act_i
+            row_key = act_key
+            row_cmd = CMD_ACT
+            row_u = dq[c, act_i, DQ_BANK]
+    for b in range(nb_):
+        pi = hitpend[2 * nb_ + b]
+        if pi >= 0 and (hitpend[b] == 0 or strict) and hitpend[nb_ + b] < row_key:
+            row_i = pi
+            row_key = hitpend[nb_ + b]
+            row_cmd = CMD_PRE
+            row_u = b
+    issued_col = False
+    if col >= 0:
+        r = dq[c, col, DQ_RID]
+        b = rq[r, R_BANK]
+        u = dq[c, col, DQ_BANK]
+        bi = base + u
+        grp = gbase + rq[r, R_BG]
+        is_wr = rq[r, R_KIND] == PK_DWRITE
+        bc = cfg[C_BURST_CYC]
+        chs[c, H_LAST_COL] = k
+        bgt[grp, BG_LAST_COL] = k
+        bank[bi, B_LAST_COL] = k
+        bank[bi, B_USE] = k
+        dirn = 2 if is_wr else 1
+        if chs[c, H_LAST_DIR] != 0 and chs[c, H_LAST_DIR] != dirn:
+            if is_wr:
+                ctr[T_DR_RTW] += 1
+            else:
+                ctr[T_DR_WTR] += 1
+        chs[c, H_LAST_DIR] = dirn
+        if rq[r, R_TDS] < 0:
+            rq[r, R_TDS] = now
+            h = rq[r, R_HIT]
+            if h == 0:
+                ctr[T_DR_ROWHIT] += 1
+                chst[c, CHS_ROWHIT] += 1
+            elif h == 1:
+                ctr[T_DR_ROWMISS] += 1
+            else:
+                ctr[T_DR_ROWCONF] += 1
+        if is_wr:
+            ctr[T_DR_WBURST] += 1
+            dend = k + cfg[C_tCWL] + bc
+            chs[c, H_LAST_WR_END] = dend
+            bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], dend + cfg[C_tWR])
+            dram_log(dlog, g, cfg, k, c, CMD_WR, b, rq[r, R_ROW], mx)
+        else:
+            dend = k + cfg[C_tCL] + bc
+            chs[c, H_LAST_RD] = k
+            bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], k + cfg[C_tRTP])
+            dram_log(dlog, g, cfg, k, c, CMD_RD, b, rq[r, R_ROW], mx)
+        chs[c, H_BUS_FREE] = dend
+        ctr[T_DR_BURST] += 1
+        chst[c, CHS_BUSY] += bc
+        rq[r, R_BURSTS] -= 1
+        if rq[r, R_BURSTS] <= 0:
+            dq[c, col, DQ_RID] = -1
+            if chs[c, H_NQ] >= dqs:
+                spc = cfg[C_SLICES_PER_CH]
+                for j in range(c * spc, c * spc + spc):
+                    if j < cfg[C_NSL] and now < wake[cfg[C_WK_SL] + j]:
+                        wake[cfg[C_WK_SL] + j] = now
+            chs[c, H_NQ] -= 1
+            nbytes = popcount(rq[r, R_SECT]) * 32
+            chst[c, CHS_BYTES] += nbytes
+            if cfg[C_PAGE_POLICY] == PAGE_CLOSED:
+                other = False
+                for i in range(dqs):
+                    if dq[c, i, DQ_RID] >= 0 and dq[c, i, DQ_BANK] == u and dq[c, i, DQ_ROW] == rq[r, R_ROW]:
+                        other = True
+                        break
+                if not other:
+                    bank[bi, B_ROW] = -1
+                    bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], bank[bi, B_PRE_READY] + cfg[C_tRP])
+                    bank[bi, B_FREE] = bank[bi, B_PRE_READY] + cfg[C_tRP]
+                    ctr[T_DR_PRE] += 1
+            if is_wr:
+                ctr[T_DR_WR] += 1
+                ctr[T_DR_WR_BYTES] += nbytes
+                chst[c, CHS_WR] += 1
+                ls = rq[r, R_LROW]
+                if ls >= 0:  # the write acknowledgement returns over RX
+                    link_send(ls, 1 - rq[r, R_LDIR], chs[ls, H_LK_ACK_FL], edge(clk, D_DRAM, dend), chs)
+                rq_release(rq_free, g, r)
+            else:
+                ctr[T_DR_RD] += 1
+                ctr[T_DR_RD_BYTES] += nbytes
+                chst[c, CHS_RD] += 1
+                t = edge(clk, D_DRAM, dend)
+                ls = rq[r, R_LROW]
+                if ls >= 0:  # read data returns over RX before the L2 fill
+                    t = link_send(ls, 1 - rq[r, R_LDIR], chs[ls, H_LK_RESP_HDR] + link_data_flits(ls, nbytes, chs), t,
+                                  chs)
+                rq[r, R_READY] = t
+                rq[r, R_T4] = t
+                q = cfg[C_Q_L2RET] + rq[r, R_SLICE]
+                q_push(qb, qm, q, r)
+                w = cfg[C_WK_SL] + rq[r, R_SLICE]
+                if t < wake[w]:
+                    wake[w] = t
+        issued_col = True
+        progress = True
+    if row_i >= 0 and (not issued_col or cfg[C_DUAL_CMD] != 0):
+        r = dq[c, row_i, DQ_RID]
+        b = rq[r, R_BANK]
+        u = row_u  # the request's unit; for a PRE at the bank's cap, the LRU unit of its bank
+        bi = base + u
+        grp = gbase + rq[r, R_BG]
+        if row_cmd == CMD_ACT:
+            bank[bi, B_ROW] = rq[r, R_ROW]
+            bank[bi, B_USE] = k
+            bank[bi, B_RCD_READY] = k + cfg[C_tRCD]
+            bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], k + cfg[C_tRAS])
+            bank[bi, B_ACT_READY] = k + cfg[C_tRC]
+            chs[c, H_LAST_ACT] = k
+            bgt[grp, BG_LAST_ACT] = k
+            fi = chs[c, H_FAW_I]
+            faw[c, fi] = k
+            chs[c, H_FAW_I] = (fi + 1) % 4
+            if rq[r, R_HIT] == 0:
+                rq[r, R_HIT] = 1
+            ctr[T_DR_ACT] += 1
+            chst[c, CHS_ACT] += 1
+            dram_log(dlog, g, cfg, k, c, CMD_ACT, b, rq[r, R_ROW], mx)
+        else:
+            bank[bi, B_ROW] = -1
+            bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
+            bank[bi, B_FREE] = k + cfg[C_tRP]
+            rq[r, R_HIT] = 2
+            ctr[T_DR_PRE] += 1
+            dram_log(dlog, g, cfg, k, c, CMD_PRE, b, -1 - u % nsa, mx)
+        if rq[r, R_TDS] < 0:
+            rq[r, R_TDS] = -2  # marks "row command issued" without counting it as the data start
+        progress = True
+    if progress:
+        g[G_LAST_PROGRESS] = now
+    # the channel's state cannot change until a command's timing allows one (or an arrival lowers the wake)
+    wake[cfg[C_WK_CH] + c] = dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw)

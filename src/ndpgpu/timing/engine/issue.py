@@ -1,0 +1,541 @@
+"""The SM's issue stage: the scoreboard and unit checks, the warp schedulers of each sub-core, and the
+SM's per-cycle tick. Mechanisms act here through the hook points of :mod:`.hooks`.
+"""
+
+from . import hooks
+from .caches import c_find
+from .layout import *  # noqa: F403  (columns and codes: see layout.py)
+from .ldst import l1_base, l1_send_miss, sm_fill, tx_process, wake_warp, warp_maybe_exit_flag
+from .queues import edge, ld_alloc, popcount, q_head, q_pop, q_space, rq_alloc
+from .warps import advance, barrier_release, stream_done, warp_done_issuing, warp_exit, warp_pc
+from .xbar import net_push
+
+
+@njit_inline
+def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr):
+    """Could warp ``slot`` issue its next instruction now? 0 yes, else 1 + stall reason (READY updated)."""
+    g[G_IT_TRY] += 1
+    if wt[slot, W_MX] >= 0 and wt[slot, W_HOST] < 0:
+        # the mechanism decides whether the warp's next stretch runs here
+        if hooks.decide(cfg[C_MECH], slot, now, wt, chs, mx) == 0:
+            if wt[slot, W_PEND_LD] > 0 or wt[slot, W_PEND_ST] > 0:
+                # live-ins must be ready and earlier writes flushed (write-through) before the stretch leaves
+                wt[slot, W_READY] = edge(clk, D_CORE, k + 4)
+                return 1 + R_MEM
+            wt[slot, W_DIVERT] = 1
+            return 0
+    wt[slot, W_DIVERT] = 0
+    pc = seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
+    dep = 0
+    for j in range(4):
+        r = pct[pc, P_S0 + j]
+        if r >= 0 and regrdy[slot, r] > dep:
+            dep = regrdy[slot, r]
+        r = pct[pc, P_D0 + j]
+        if r >= 0 and regrdy[slot, r] > dep:
+            dep = regrdy[slot, r]
+    if dep > now:
+        wt[slot, W_READY] = dep
+        return 1 + (R_MEM if dep >= INF else R_SB)
+    kind = pct[pc, P_KIND]
+    if kind == IK_BARRIER:
+        return 0
+    if pct[pc, P_PLACE] >= 0 and kind == IK_ALU:
+        if g[G_LD_TOP] < 1 or g[G_RQ_TOP] < 1 or q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0:
+            wt[slot, W_READY] = edge(clk, D_CORE, k + 1)
+            return 1 + R_MEMSTRUCT
+        return 0
+    ri = wt[slot, W_REC]
+    has_rec = ri < wt[slot, W_REC_END] and rec[ri, RC_PC] == pc
+    if kind == IK_PARAM or (kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec):
+        if smt[sm, S_LDST_REC] >= 0:
+            wt[slot, W_READY] = WAIT_LDST
+            smt[sm, S_LDST_WAITERS] = 1
+            return 1 + R_LDST
+        if smt[sm, S_LDST_FREE] > now:
+            wt[slot, W_READY] = smt[sm, S_LDST_FREE]
+            return 1 + R_LDST
+        if kind != IK_PARAM and kind != IK_STORE and rec[ri, RC_SPACE] != SP_SHARED and g[G_LD_TOP] < 1:
+            wt[slot, W_READY] = edge(clk, D_CORE, k + 1)
+            return 1 + R_MEMSTRUCT
+        return 0
+    unit = pct[pc, P_UNIT]
+    nunit = cfg[C_UCNT_SP + unit]
+    if cfg[C_SUB_UNITS] != 0:
+        t = ufree[sm, unit, sub % nunit]
+    else:
+        t = INF
+        for u in range(nunit):
+            if ufree[sm, unit, u] < t:
+                t = ufree[sm, unit, u]
+    if t > now:
+        wt[slot, W_READY] = t
+        return 1 + R_UNIT
+    return 0
+
+
+@njit_inline
+def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
+             rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx):
+    """Issue warp ``slot``'s next instruction (``check_issue`` said it can)."""
+    si = wt[slot, W_SEG]
+    pc = seg[si, 0] + wt[slot, W_SEG_OFF]
+    mask = seg[si, 2]
+    kind = pct[pc, P_KIND]
+    ri = wt[slot, W_REC]
+    has_rec = ri < wt[slot, W_REC_END] and rec[ri, RC_PC] == pc
+    if kind == IK_BARRIER:
+        cs = wt[slot, W_CTA_SLOT]
+        ctat[cs, CT_BAR_COUNT] += 1
+        ctr[T_BARRIERS] += 1
+        advance(slot, seg, wt)
+        issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
+        if stream_done(slot, wt):
+            ctat[cs, CT_BAR_COUNT] -= 1
+            warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
+            return
+        wt[slot, W_STATE] = WS_BARRIER
+        wt[slot, W_READY] = INF
+        if ctat[cs, CT_BAR_COUNT] >= ctat[cs, CT_LIVE]:
+            ctat[cs, CT_BAR_COUNT] = 0
+            barrier_release(sm, cs, k, cfg, clk, wt, subt)
+        return
+    if pct[pc, P_PLACE] >= 0 and kind == IK_ALU:
+        # execution placed on a memory-side unit: operands out, results back, as packets
+        ldop = ld_alloc(ldo, ld_free, g)
+        nact = popcount(mask)
+        nsrc = 0
+        ndst = 0
+        for j in range(4):
+            if pct[pc, P_S0 + j] >= 0:
+                nsrc += 1
+            d = pct[pc, P_D0 + j]
+            ldo[ldop, L_D0 + j] = d
+            if d >= 0:
+                ndst += 1
+                regrdy[slot, d] = INF
+        ldo[ldop, L_SLOT] = slot
+        ldo[ldop, L_PC] = pc
+        ldo[ldop, L_OUT] = 1
+        ldo[ldop, L_HIT_READY] = 0
+        ldo[ldop, L_T0] = now
+        ldo[ldop, L_LEVEL] = 0
+        ldo[ldop, L_SM] = sm
+        wt[slot, W_PEND_LD] += 1
+        r = rq_alloc(rq, rq_free, g)
+        rq[r, R_KIND] = pct[pc, P_PKIND]  # PK_OFFLOAD or a registered user packet type
+        rq[r, R_SRC] = sm
+        rq[r, R_SLICE] = pct[pc, P_PLACE]
+        rq[r, R_BYTES] = nact * 4 * nsrc
+        rq[r, R_RBYTES] = nact * 4 * ndst
+        rq[r, R_LDOP] = ldop
+        rq[r, R_PC] = pc
+        rq[r, R_T0] = now
+        rq[r, R_READY] = edge(clk, D_CORE, k + 1)
+        net_push(cfg[C_Q_SMOUT] + sm, r, cfg, qb, qm, wake, NET_REQ, rq)
+        ctr[T_OFFLOADS] += 1
+        if has_rec:
+            wt[slot, W_REC] = ri + 1
+    elif kind == IK_PARAM:
+        smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + 1)
+        t = edge(clk, D_CORE, k + cfg[C_PARAM_LAT])
+        for j in range(4):
+            r = pct[pc, P_D0 + j]
+            if r >= 0:
+                regrdy[slot, r] = t
+    elif kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec:
+        space = rec[ri, RC_SPACE]
+        if space == SP_SHARED:
+            conf = rec[ri, RC_CONF]
+            if conf < 1:
+                conf = 1
+            smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + conf)
+            extra = conf - 1
+            if kind == IK_ATOMIC:
+                extra += conf
+            t = edge(clk, D_CORE, k + cfg[C_SMEM_LAT] + extra)
+            for j in range(4):
+                r = pct[pc, P_D0 + j]
+                if r >= 0:
+                    regrdy[slot, r] = t
+            ctr[T_SMEM_ACC] += 1
+            ctr[T_SMEM_CONF_CYC] += conf - 1
+        else:
+            ldop = -1
+            if kind == IK_LOAD or kind == IK_ATOMIC:
+                ldop = ld_alloc(ldo, ld_free, g)
+                ldo[ldop, L_SLOT] = slot
+                ldo[ldop, L_PC] = pc
+                ldo[ldop, L_OUT] = rec[ri, RC_NTX]
+                ldo[ldop, L_HIT_READY] = 0
+                ldo[ldop, L_T0] = now
+                ldo[ldop, L_LEVEL] = 1
+                ldo[ldop, L_SM] = sm
+                for j in range(4):
+                    r = pct[pc, P_D0 + j]
+                    ldo[ldop, L_D0 + j] = r
+                    if r >= 0:
+                        regrdy[slot, r] = INF
+                wt[slot, W_PEND_LD] += 1
+            smt[sm, S_LDST_REC] = ri
+            smt[sm, S_LDST_TX] = rec[ri, RC_TXS]
+            smt[sm, S_LDST_TXEND] = rec[ri, RC_TXS] + rec[ri, RC_NTX]
+            smt[sm, S_LDST_LDOP] = ldop
+            smt[sm, S_LDST_SLOT] = slot
+            smt[sm, S_LDST_KIND] = kind
+            smt[sm, S_LDST_START] = k
+            smt[sm, S_LDST_BLOCK] = 0
+        if kind == IK_LOAD:
+            ctr[T_LOADS] += 1
+        elif kind == IK_STORE:
+            ctr[T_STORES] += 1
+        else:
+            ctr[T_ATOMICS] += 1
+        wt[slot, W_REC] = ri + 1
+    else:
+        # ALU / control / predicated-off memory instruction: its unit, its latency
+        unit = pct[pc, P_UNIT]
+        nunit = cfg[C_UCNT_SP + unit]
+        inst = 0
+        if cfg[C_SUB_UNITS] != 0:
+            inst = sub % nunit
+        else:
+            best = INF
+            for u in range(nunit):
+                if ufree[sm, unit, u] < best:
+                    best = ufree[sm, unit, u]
+                    inst = u
+        ufree[sm, unit, inst] = edge(clk, D_CORE, k + pct[pc, P_II])
+        t = edge(clk, D_CORE, k + pct[pc, P_LAT])
+        for j in range(4):
+            r = pct[pc, P_D0 + j]
+            if r >= 0:
+                regrdy[slot, r] = t
+        if has_rec:
+            wt[slot, W_REC] = ri + 1
+    advance(slot, seg, wt)
+    issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
+    wt[slot, W_READY] = edge(clk, D_CORE, k + 1)
+    if stream_done(slot, wt):
+        warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
+
+
+@njit
+def issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx):
+    ctr[T_WARP_INSTS] += 1
+    ctr[T_THREAD_INSTS] += popcount(mask)
+    smst[sm, SMS_INSTS] += 1
+    pcst[pc, PCS_ISSUED] += 1
+    clst[pct[pc, P_CLASS]] += 1
+    wt[slot, W_ISSUED] += 1
+    wt[slot, W_LAST_ISSUE] = k
+    if wt[slot, W_HOST] >= 0:
+        hooks.guest_issued(cfg[C_MECH], slot, mask, wt, mx)
+
+
+@njit_inline
+def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
+              rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs):
+    """One cycle of sub-core ``s``'s warp scheduler; returns instructions issued."""
+    nsub = cfg[C_NSUB]
+    nsl = cfg[C_NSLOT]
+    per = nsl // nsub
+    sb = sm * nsub + s
+    b0 = sm * nsl + s
+    sched = cfg[C_SCHED]
+    first_reason = -1
+    first_pc = -1
+    first_age = INF
+    chosen = -1
+    minr = INF
+    if sched == SCHED_GTO:
+        cand = subt[sb, SB_LAST]
+        if cand >= 0 and wt[cand, W_STATE] == WS_ACTIVE and wt[cand, W_READY] <= now:
+            res = check_issue(sm, s, cand, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
+                              ctr)
+            if res == 0:
+                chosen = cand
+                minr = now  # the other warps were not scanned: look again next cycle
+            else:
+                first_reason = res - 1
+                first_pc = warp_pc(cand, seg, wt)
+                first_age = -1
+        if chosen < 0:
+            best_age = INF
+            for i in range(per):
+                slot = b0 + i * nsub
+                if slot == cand or wt[slot, W_STATE] != WS_ACTIVE:
+                    continue
+                rd = wt[slot, W_READY]
+                if rd > now:
+                    if rd < minr:
+                        minr = rd
+                    continue
+                age = wt[slot, W_AGE]
+                if age >= best_age:
+                    minr = now
+                    continue
+                res = check_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
+                              ctr)
+                if res == 0:
+                    if chosen >= 0:
+                        minr = now
+                    best_age = age
+                    chosen = slot
+                else:
+                    if wt[slot, W_READY] < minr:
+                        minr = wt[slot, W_READY]
+                    if age < first_age:
+                        first_reason = res - 1
+                        first_pc = warp_pc(slot, seg, wt)
+                        first_age = age
+            if cand >= 0 and chosen != cand and wt[cand, W_STATE] == WS_ACTIVE and wt[cand, W_READY] < minr:
+                minr = wt[cand, W_READY]
+    else:
+        two = sched == SCHED_TWO_LEVEL
+        if two:
+            pool = cfg[C_ACTIVE_POOL]
+            for i in range(per):
+                slot = b0 + i * nsub
+                if wt[slot, W_ACTIVE_POOL] != 0 and (wt[slot, W_STATE] != WS_ACTIVE or wt[slot, W_READY] >= INF):
+                    wt[slot, W_ACTIVE_POOL] = 0
+                    subt[sb, SB_NACTIVE] -= 1
+            while subt[sb, SB_NACTIVE] < pool:
+                best = INF
+                pick = -1
+                for i in range(per):
+                    slot = b0 + i * nsub
+                    if (wt[slot, W_STATE] == WS_ACTIVE and wt[slot, W_ACTIVE_POOL] == 0
+                            and wt[slot, W_READY] < INF and wt[slot, W_AGE] < best):
+                        best = wt[slot, W_AGE]
+                        pick = slot
+                if pick < 0:
+                    break
+                wt[pick, W_ACTIVE_POOL] = 1
+                subt[sb, SB_NACTIVE] += 1
+        last = subt[sb, SB_LAST]
+        start = 0 if last < 0 else ((last - b0) // nsub + 1)
+        for j in range(per):
+            i = (start + j) % per
+            slot = b0 + i * nsub
+            if wt[slot, W_STATE] != WS_ACTIVE:
+                continue
+            rd = wt[slot, W_READY]
+            if chosen >= 0 or rd > now or (two and wt[slot, W_ACTIVE_POOL] == 0):
+                if rd < minr:
+                    minr = rd
+                continue
+            res = check_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
+                              ctr)
+            if res == 0:
+                chosen = slot
+                continue
+            if wt[slot, W_READY] < minr:
+                minr = wt[slot, W_READY]
+            if first_reason < 0:
+                first_reason = res - 1
+                first_pc = warp_pc(slot, seg, wt)
+    ctr[T_SCHED_CYCLES] += 1
+    if chosen >= 0:
+        if wt[chosen, W_DIVERT] != 0:  # the warp's next stretch runs elsewhere
+            hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
+        else:
+            do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free, rq,
+                     rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx)
+        issued = 1
+        subt[sb, SB_LAST] = chosen
+        for _x in range(cfg[C_ISSUE_W] - 1):
+            if wt[chosen, W_STATE] != WS_ACTIVE or wt[chosen, W_READY] >= INF:  # done, at a barrier, or offloaded
+                break
+            if check_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
+                           ctr) != 0:
+                wt[chosen, W_READY] = edge(clk, D_CORE, k + 1)
+                break
+            if wt[chosen, W_DIVERT] != 0:
+                hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
+                break
+            do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
+                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx)
+            issued += 1
+        ctr[T_ISSUE_SLOTS] += 1
+        subt[sb, SB_REASON] = R_SB
+        subt[sb, SB_RPC] = -1
+        if wt[chosen, W_STATE] == WS_ACTIVE and wt[chosen, W_READY] < minr:
+            minr = wt[chosen, W_READY]
+        subt[sb, SB_MINREADY] = minr
+        return issued
+    reason = first_reason
+    rpc = first_pc
+    if reason < 0:
+        best = INF
+        has_bar = -1
+        has_drain = False
+        for i in range(per):
+            slot = b0 + i * nsub
+            st = wt[slot, W_STATE]
+            if st == WS_ACTIVE:
+                if wt[slot, W_AGE] < best:
+                    best = wt[slot, W_AGE]
+                    rd = wt[slot, W_READY]
+                    reason = R_MEM if rd >= INF else (R_LDST if rd == WAIT_LDST else R_SB)
+                    rpc = warp_pc(slot, seg, wt)
+            elif st == WS_BARRIER:
+                has_bar = slot
+            elif st == WS_DRAIN:
+                has_drain = True
+        if reason < 0:
+            if has_bar >= 0:
+                reason = R_BAR
+                rpc = warp_pc(has_bar, seg, wt)
+            elif has_drain:
+                reason = R_DRAIN
+            else:
+                reason = R_IDLE
+    ctr[T_ST_IDLE + reason] += 1
+    if rpc >= 0:
+        pcst[rpc, PCS_STALL] += 1
+    subt[sb, SB_REASON] = reason
+    subt[sb, SB_RPC] = rpc
+    subt[sb, SB_MINREADY] = minr
+    return 0
+
+
+@njit
+def account_skipped(sm, cycles, cfg, subt, ctr, pcst):
+    if cycles <= 0:
+        return
+    nsub = cfg[C_NSUB]
+    for s in range(nsub):
+        sb = sm * nsub + s
+        ctr[T_ST_IDLE + subt[sb, SB_REASON]] += cycles
+        ctr[T_SCHED_CYCLES] += cycles
+        pc = subt[sb, SB_RPC]
+        if pc >= 0:
+            pcst[pc, PCS_STALL] += cycles
+
+
+@njit
+def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
+            rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs,
+            l2t):
+    nsub = cfg[C_NSUB]
+    nsl = cfg[C_NSLOT]
+    account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
+    smt[sm, S_LAST_TICK] = k
+    progress = False
+    arrival = INF
+    if cfg[C_MECH] != 0:  # a mechanism may start guest warps here
+        arrival = hooks.sm_tick(cfg[C_MECH], sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx)
+    # replies from the network
+    qi = cfg[C_Q_SMIN] + sm
+    for _p in range(cfg[C_L1_FILL_PORTS]):
+        if qm[qi, Q_COUNT] == 0:
+            break
+        r = q_head(qb, qm, qi)
+        if rq[r, R_READY] > now:
+            break
+        if not sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g, ctr,
+                       prst, pcst, wt, regrdy, smt, mapd, mrange, subt):
+            break
+        q_pop(qb, qm, qi)
+        progress = True
+    # warp schedulers
+    for s in range(nsub):
+        sb = sm * nsub + s
+        if subt[sb, SB_MINREADY] > now:
+            # nothing can issue: the last cycle's stall reason still holds
+            ctr[T_SCHED_CYCLES] += 1
+            ctr[T_ST_IDLE + subt[sb, SB_REASON]] += 1
+            if subt[sb, SB_RPC] >= 0:
+                pcst[subt[sb, SB_RPC], PCS_STALL] += 1
+            continue
+        if sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
+                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs) > 0:
+            progress = True
+    # LD/ST unit: transactions of the current memory instruction against L1
+    if smt[sm, S_LDST_REC] >= 0:
+        for _p in range(cfg[C_L1_PORTS]):
+            if smt[sm, S_LDST_TX] >= smt[sm, S_LDST_TXEND]:
+                break
+            blk = smt[sm, S_LDST_BLOCK]
+            if blk == 1 and smt[sm, S_MSHR_USED] >= cfg[C_L1_MSHR]:
+                break
+            if blk == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0:
+                break
+            if not tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm,
+                              wake, g, ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt):
+                break
+            smt[sm, S_LDST_BLOCK] = 0
+            smt[sm, S_LDST_TX] += 1
+            progress = True
+        if smt[sm, S_LDST_TX] >= smt[sm, S_LDST_TXEND]:
+            smt[sm, S_LDST_REC] = -1
+            warp_maybe_exit_flag(smt[sm, S_LDST_SLOT], wt, smt, cfg)
+            if smt[sm, S_LDST_WAITERS] != 0:
+                smt[sm, S_LDST_WAITERS] = 0
+                t = edge(clk, D_CORE, k + 1)
+                for j in range(nsl):
+                    slot = sm * nsl + j
+                    if wt[slot, W_READY] == WAIT_LDST:
+                        wt[slot, W_READY] = INF
+                        wake_warp(slot, t, cfg, wt, subt)
+    # CTA preloads (one line per cycle)
+    pre_busy = smt[sm, S_PRE_PENDING] > 0
+    if pre_busy:
+        ncs = cfg[C_NCTA_SLOTS]
+        for j in range(ncs):
+            cs = sm * ncs + j
+            if ctat[cs, CT_CTA] >= 0 and ctat[cs, CT_PRE_NEXT] < ctat[cs, CT_PRE_END]:
+                line = pre_lines[ctat[cs, CT_PRE_NEXT]]
+                if c_find(l1t, l1_base(sm, line, cfg), cfg[C_L1_ASSOC], line) >= 0:
+                    ctat[cs, CT_PRE_NEXT] += 1
+                else:
+                    full = (1 << ((1 << cfg[C_L1_LINE_SHIFT]) // 32)) - 1
+                    if l1_send_miss(sm, line, full, PK_PRELOAD, cfg[C_PRELOAD_PRIO], -1, -1, cfg[C_PRELOAD_TO_L1],
+                                    now, k, cfg, clk, rq, rq_free, l1m, l1w, qb, qm, wake, g, mapd, mrange,
+                                    smt) != 0:
+                        ctat[cs, CT_PRE_NEXT] += 1
+                        ctr[T_PRELOADS] += 1
+                        progress = True
+                if ctat[cs, CT_PRE_NEXT] >= ctat[cs, CT_PRE_END]:
+                    smt[sm, S_PRE_PENDING] -= 1
+                break
+    # retire drained warps; next wake
+    if smt[sm, S_RETIRE] != 0:
+        smt[sm, S_RETIRE] = 0
+        for j in range(nsl):
+            slot = sm * nsl + j
+            if (wt[slot, W_STATE] == WS_DRAIN and wt[slot, W_PEND_LD] == 0 and wt[slot, W_PEND_ST] == 0
+                    and not (smt[sm, S_LDST_REC] >= 0 and smt[sm, S_LDST_SLOT] == slot)):
+                # (a warp whose last memory instruction is still in the LD/ST unit has not sent it yet)
+                if wt[slot, W_HOST] >= 0:
+                    hooks.guest_done(cfg[C_MECH], sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd, mrange,
+                                     wake, mx)
+                warp_exit(sm, slot, now, k, cfg, wt, ctat, smt, wake, g, ctr, smst)
+                progress = True
+    w = INF
+    for s in range(nsub):
+        t = subt[sm * nsub + s, SB_MINREADY]
+        if t < w:
+            w = t
+    nxt = edge(clk, D_CORE, k + 1)
+    ldst_poll = smt[sm, S_LDST_REC] >= 0 and not (
+        (smt[sm, S_LDST_BLOCK] == 1 and smt[sm, S_MSHR_USED] >= cfg[C_L1_MSHR])
+        or (smt[sm, S_LDST_BLOCK] == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0))
+    if progress or pre_busy or ldst_poll:
+        w = nxt
+    if smt[sm, S_LDST_FREE] > now and smt[sm, S_LDST_FREE] < w:
+        w = smt[sm, S_LDST_FREE]
+    if arrival < w:
+        w = arrival
+    if qm[qi, Q_COUNT] > 0:
+        t = rq[q_head(qb, qm, qi), R_READY]
+        if t < w:
+            w = t
+    if w >= WAIT_LDST:
+        w = INF  # only replies (which wake the SM on delivery) or the LD/ST unit can unblock it
+    if w < nxt:
+        w = nxt
+    if progress:
+        g[G_LAST_PROGRESS] = now
+    wake[sm] = w

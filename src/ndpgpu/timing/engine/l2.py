@@ -1,0 +1,410 @@
+"""The L2 slice: tag lookup with MSHR merging, write policy, DRAM requests, fills and replies; the
+memory-side execution of placed instructions (offload packets).
+"""
+
+from . import hooks
+from .caches import c_find, c_set, c_victim, expand
+from .layout import *  # noqa: F403  (columns and codes: see layout.py)
+from .links import dram_enqueue, dram_space, src_stack
+from .mapping import map_addr, rq_map
+from .queues import edge, popcount, q_head, q_pop, q_space, rq_alloc, rq_release
+from .xbar import net_push
+
+
+@njit
+def l2_reply(j, r, ready, now, cfg, rq, qb, qm, wake):
+    """Turn request ``r`` into its reply and queue it toward the SM (caller checked the space)."""
+    kd = rq[r, R_KIND]
+    if kd == PK_WRITE:
+        rq[r, R_KIND] = PK_ACK
+        rq[r, R_BYTES] = 0
+    elif kd >= PK_OFFLOAD:
+        rq[r, R_BYTES] = rq[r, R_RBYTES]
+    else:
+        rq[r, R_BYTES] = popcount(rq[r, R_SECT]) * 32
+    rq[r, R_T4] = ready
+    rq[r, R_READY] = ready
+    net_push(cfg[C_Q_L2OUT] + j, r, cfg, qb, qm, wake, NET_REP, rq)
+
+
+@njit
+def l2_evict_needs_wb(l2t, vi, cfg):
+    return cfg[C_L2_WPOL] == WP_BACK and l2t[vi, LN_VALID] != 0 and l2t[vi, LN_DIRTY] != 0
+
+
+@njit
+def l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j):
+    """Write the dirty atoms of victim line ``vi`` to DRAM (caller checked DRAM queue space)."""
+    d = rq_alloc(rq, rq_free, g)
+    if d < 0:
+        return False
+    line = l2t[vi, LN_TAG]
+    rq[d, R_KIND] = PK_DWRITE
+    rq[d, R_LINE] = line
+    rq[d, R_SECT] = l2t[vi, LN_DIRTY]
+    rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
+    dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+    ctr[T_L2_WB] += 1
+    slst[j, SLS_WB] += 1
+    return True
+
+
+@njit
+def l2_lookup(j, line, key, cfg, l2t):
+    sets = cfg[C_L2_SETS]
+    assoc = cfg[C_L2_ASSOC]
+    s = c_set(key, sets, cfg[C_L2_SETIDX], cfg[C_L2_XOR_BITS])
+    base = (j * sets + s) * assoc
+    return base, c_find(l2t, base, assoc, line)
+
+
+@njit
+def l2_install(l2t, idx, line, valid, dirty, g):
+    if l2t[idx, LN_TAG] != line or l2t[idx, LN_VALID] == 0:
+        l2t[idx, LN_TAG] = line
+        l2t[idx, LN_VALID] = 0
+        l2t[idx, LN_DIRTY] = 0
+        g[G_STAMP] += 1
+        l2t[idx, LN_STAMP] = g[G_STAMP]
+    l2t[idx, LN_VALID] |= valid
+    l2t[idx, LN_DIRTY] |= dirty
+
+
+@njit
+def l2_touch(l2t, idx, cfg, g):
+    if cfg[C_L2_REPL] == 0:  # LRU
+        g[G_STAMP] += 1
+        l2t[idx, LN_STAMP] = g[G_STAMP]
+
+
+@njit
+def l2_count_miss(j, r, kd, rq, ctr, slst, pcst):
+    """Count an L2 miss of request ``r`` (kind ``kd``) at slice ``j``: totals, the slice, its PC, atomics."""
+    ctr[T_L2_ACC] += 1
+    ctr[T_L2_MISS] += 1
+    slst[j, SLS_ACC] += 1
+    slst[j, SLS_MISS] += 1
+    pc = rq[r, R_PC]
+    if pc >= 0 and kd == PK_READ:
+        pcst[pc, PCS_L2_MISS] += 1
+    if kd == PK_ATOMIC:
+        ctr[T_L2_ATOM] += 1
+
+
+@njit_inline
+def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd,
+              mrange, ptype):
+    """Serve the request at the head of slice ``j``'s input queue; False when blocked (nothing changed)."""
+    kd = rq[r, R_KIND]
+    line = rq[r, R_LINE]
+    c = rq[r, R_CHAN]
+    qout = cfg[C_Q_L2OUT] + j
+    xs = src_stack(rq[r, R_SRC], cfg)
+    en = cfg[C_L2_EN] != 0 and xs < 0  # SMs in the stacks bypass the GPU's L2
+    line_atoms = 1 << (cfg[C_L1_LINE_SHIFT] - 5)
+    rq[r, R_T3] = now
+    if kd >= PK_OFFLOAD:
+        if q_space(qm, qout) <= 0:
+            return False
+        rq[r, R_LEVEL] = 2
+        l2_reply(j, r, edge(clk, D_L2, k + ptype[kd, 0]), now, cfg, rq, qb, qm, wake)
+        return True
+    if kd == PK_WRITE or kd == PK_WBACK:
+        need_ack = kd == PK_WRITE and cfg[C_WAIT_ACKS] != 0
+        if need_ack and q_space(qm, qout) <= 0:
+            return False
+        sect = rq[r, R_SECT]
+        through = (not en) or cfg[C_L2_WPOL] != WP_BACK
+        base = 0
+        idx = -1
+        if en:
+            base, idx = l2_lookup(j, line, rq[r, R_KEY], cfg, l2t)
+        alloc = en and idx < 0 and cfg[C_L2_WALLOC] != 0
+        vi = -1
+        wb = False
+        if alloc:
+            vi = c_victim(l2t, base, cfg[C_L2_ASSOC])
+            wb = l2_evict_needs_wb(l2t, vi, cfg)
+        if not en or (idx < 0 and not alloc):
+            through = True
+        need_dq = (1 if through else 0) + (1 if wb else 0)
+        if dram_space(cfg, chs, c) < need_dq or (wb and dram_space(cfg, chs, rq[r, R_CHAN]) < need_dq):
+            return False
+        if g[G_RQ_TOP] < need_dq + 1:
+            return False
+        if wb:
+            vch = map_addr(mapd, mrange, cfg[C_NRANGE], l2t[vi, LN_TAG])[0]
+            if dram_space(cfg, chs, vch) < 1 + (1 if (through and vch == c) else 0):
+                return False
+            l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j)
+        if xs < 0:
+            ctr[T_L2_ST] += 1
+            ctr[T_L2_ACC] += 1
+            slst[j, SLS_ACC] += 1
+        if en:
+            if idx >= 0:
+                ctr[T_L2_HIT] += 1
+                slst[j, SLS_HIT] += 1
+                l2_touch(l2t, idx, cfg, g)
+                if cfg[C_L2_WPOL] == WP_BACK:
+                    l2t[idx, LN_DIRTY] |= sect
+                l2t[idx, LN_VALID] |= sect
+            elif alloc:
+                ctr[T_L2_MISS] += 1
+                slst[j, SLS_MISS] += 1
+                l2_install(l2t, vi, line, sect, sect if cfg[C_L2_WPOL] == WP_BACK else 0, g)
+            else:
+                ctr[T_L2_MISS] += 1
+                slst[j, SLS_MISS] += 1
+        if through:
+            d = rq_alloc(rq, rq_free, g)
+            rq[d, R_KIND] = PK_DWRITE
+            rq[d, R_LINE] = line
+            rq[d, R_SECT] = sect
+            rq[d, R_PRIO] = rq[r, R_PRIO]
+            rq[d, R_XSTK] = xs
+            rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
+            dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+        if need_ack:
+            rq[r, R_LEVEL] = 2
+            l2_reply(j, r, edge(clk, D_L2, k + cfg[C_L2_LAT]), now, cfg, rq, qb, qm, wake)
+        else:
+            rq_release(rq_free, g, r)
+        return True
+    # reads, prefetches, preloads, atomics: need data
+    sect = rq[r, R_SECT]
+    if not en:
+        if dram_space(cfg, chs, c) < 1 or g[G_RQ_TOP] < 1:
+            return False
+        d = rq_alloc(rq, rq_free, g)
+        rq[d, R_KIND] = PK_DREAD
+        rq[d, R_LINE] = line
+        rq[d, R_SECT] = sect
+        rq[d, R_PRIO] = rq[r, R_PRIO]
+        rq[d, R_ORIG] = r
+        rq[d, R_SLICE] = j
+        rq[d, R_XSTK] = xs
+        rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
+        rq[d, R_SLICE] = j
+        dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+        rq[r, R_TDQ] = now
+        if xs < 0:  # (a stack SM's request passes the L2 by)
+            ctr[T_L2_ACC] += 1
+            ctr[T_L2_MISS] += 1
+            slst[j, SLS_ACC] += 1
+            slst[j, SLS_MISS] += 1
+            if kd == PK_ATOMIC:
+                ctr[T_L2_ATOM] += 1
+        return True
+    base, idx = l2_lookup(j, line, rq[r, R_KEY], cfg, l2t)
+    present = l2t[idx, LN_VALID] if idx >= 0 else 0
+    if (sect & ~present) == 0:
+        if q_space(qm, qout) <= 0:
+            return False
+        ctr[T_L2_ACC] += 1
+        ctr[T_L2_HIT] += 1
+        slst[j, SLS_ACC] += 1
+        slst[j, SLS_HIT] += 1
+        l2_touch(l2t, idx, cfg, g)
+        lat = cfg[C_L2_LAT]
+        if kd == PK_ATOMIC:
+            lat += cfg[C_L2_ATOM_LAT]
+            l2t[idx, LN_DIRTY] |= sect
+            ctr[T_L2_ATOM] += 1
+        rq[r, R_LEVEL] = 2
+        l2_reply(j, r, edge(clk, D_L2, k + lat), now, cfg, rq, qb, qm, wake)
+        return True
+    mm = expand(sect & ~present, cfg[C_L2_SECT_ATOMS], line_atoms)
+    nm = cfg[C_L2_MSHR]
+    mb = j * nm
+    ent = -1
+    free_e = -1
+    for m in range(mb, mb + nm):
+        if l2m[m, M_NREQ] > 0:
+            if l2m[m, M_LINE] == line and (mm & ~l2m[m, M_SECT]) == 0 and l2m[m, M_NWAIT] < cfg[C_L2_MERGE]:
+                ent = m
+                break
+        elif free_e < 0:
+            free_e = m
+    if ent >= 0:
+        # merge into the outstanding miss
+        dr = l2m[ent, M_DREQ]
+        if rq[r, R_PRIO] > rq[dr, R_PRIO]:
+            rq[dr, R_PRIO] = rq[r, R_PRIO]
+            ch = rq[dr, R_CHAN]
+            for i in range(cfg[C_DQ_SIZE]):
+                if dq[ch, i, DQ_RID] == dr:
+                    dq[ch, i, DQ_KEY] = (NPRIO - 1 - rq[dr, R_PRIO]) * (1 << 48) + rq[dr, R_SEQ]
+                    break
+        rq[r, R_NEXT] = -1
+        rq[l2m[ent, M_TAIL], R_NEXT] = r
+        l2m[ent, M_TAIL] = r
+        l2m[ent, M_NWAIT] += 1
+        ctr[T_L2_MERGE] += 1
+        l2_count_miss(j, r, kd, rq, ctr, slst, pcst)
+        rq[r, R_TDQ] = now
+        return True
+    if free_e < 0 or g[G_RQ_TOP] < 1:
+        return False
+    if dram_space(cfg, chs, c) < 1:
+        qm[cfg[C_Q_L2IN] + j, Q_BLOCK] = c + 1
+        return False
+    d = rq_alloc(rq, rq_free, g)
+    rq[d, R_KIND] = PK_DREAD
+    rq[d, R_LINE] = line
+    rq[d, R_SECT] = mm
+    rq[d, R_PRIO] = rq[r, R_PRIO]
+    rq[d, R_MSHR] = free_e
+    rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
+    rq[d, R_SLICE] = j
+    dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+    l2m[free_e, M_LINE] = line
+    l2m[free_e, M_SECT] = mm
+    l2m[free_e, M_NWAIT] = 1
+    l2m[free_e, M_NREQ] = 1
+    l2m[free_e, M_HEAD] = r
+    l2m[free_e, M_TAIL] = r
+    l2m[free_e, M_DREQ] = d
+    rq[r, R_NEXT] = -1
+    rq[r, R_TDQ] = now
+    l2_count_miss(j, r, kd, rq, ctr, slst, pcst)
+    return True
+
+
+@njit
+def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, mapd, mrange):
+    """A DRAM read returned to slice ``j``: fill the line and reply to every merged request."""
+    qout = cfg[C_Q_L2OUT] + j
+    ready = edge(clk, D_L2, k + 1)
+    m = rq[d, R_MSHR]
+    if m < 0:  # no L2: reply to the one request
+        if q_space(qm, qout) <= 0:
+            return False
+        o = rq[d, R_ORIG]
+        rq[o, R_LEVEL] = 3
+        rq[o, R_TDS] = rq[d, R_TDS]
+        l2_reply(j, o, ready, now, cfg, rq, qb, qm, wake)
+        rq_release(rq_free, g, d)
+        return True
+    if q_space(qm, qout) < l2m[m, M_NWAIT]:
+        return False
+    line = rq[d, R_LINE]
+    base, idx = l2_lookup(j, line, rq[d, R_KEY], cfg, l2t)
+    if idx < 0:
+        vi = c_victim(l2t, base, cfg[C_L2_ASSOC])
+        if l2_evict_needs_wb(l2t, vi, cfg):
+            vch = map_addr(mapd, mrange, cfg[C_NRANGE], l2t[vi, LN_TAG])[0]
+            if dram_space(cfg, chs, vch) < 1 or g[G_RQ_TOP] < 1:
+                return False
+            l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j)
+        idx = vi
+    dirty = 0
+    r = l2m[m, M_HEAD]
+    while r >= 0:
+        if rq[r, R_KIND] == PK_ATOMIC:
+            dirty |= rq[r, R_SECT]
+        r = rq[r, R_NEXT]
+    l2_install(l2t, idx, line, rq[d, R_SECT], dirty, g)
+    r = l2m[m, M_HEAD]
+    while r >= 0:
+        nx = rq[r, R_NEXT]
+        rq[r, R_LEVEL] = 3
+        rq[r, R_TDS] = rq[d, R_TDS]
+        l2_reply(j, r, ready, now, cfg, rq, qb, qm, wake)
+        r = nx
+    l2m[m, M_NREQ] = 0
+    l2m[m, M_NWAIT] = 0
+    l2m[m, M_LINE] = -1
+    l2m[m, M_HEAD] = -1
+    ctr[T_L2_FILL] += 1
+    rq_release(rq_free, g, d)
+    return True
+
+
+@njit
+def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
+            ptype, mx):
+    progress = False
+    qr = cfg[C_Q_L2RET] + j
+    if qm[qr, Q_COUNT] > 0:
+        d = q_head(qb, qm, qr)
+        if rq[d, R_READY] <= now:
+            if l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, mapd,
+                       mrange):
+                q_pop(qb, qm, qr)
+                progress = True
+    qi = cfg[C_Q_L2IN] + j
+    blocked = False
+    for _p in range(cfg[C_L2_PORTS]):
+        if qm[qi, Q_COUNT] == 0:
+            break
+        r = q_head(qb, qm, qi)
+        if rq[r, R_READY] > now:
+            break
+        bc = qm[qi, Q_BLOCK] - 1
+        if bc >= 0 and dram_space(cfg, chs, bc) <= 0:
+            ctr[T_L2_BLOCK] += 1
+            blocked = True
+            break
+        qm[qi, Q_BLOCK] = 0
+        kind, line = rq[r, R_KIND], rq[r, R_LINE]
+        if not l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
+                         mapd, mrange, ptype):
+            ctr[T_L2_BLOCK] += 1
+            blocked = True
+            break
+        q_pop(qb, qm, qi)
+        if cfg[C_MECH] != 0:
+            hooks.l2_request(cfg[C_MECH], j, kind, line, now, mx)
+        progress = True
+    # requests of SMs inside the stacks: straight to the vault (l2_access passes them by the L2), one a cycle
+    qv = cfg[C_Q_L2VIN] + j
+    vblocked = False
+    if qm[qv, Q_COUNT] > 0:
+        r = q_head(qb, qm, qv)
+        if rq[r, R_READY] <= now:
+            kind, line = rq[r, R_KIND], rq[r, R_LINE]
+            if l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
+                         mapd, mrange, ptype):
+                q_pop(qb, qm, qv)
+                if cfg[C_MECH] != 0:
+                    hooks.l2_request(cfg[C_MECH], j, kind, line, now, mx)
+                progress = True
+            else:
+                vblocked = True
+    if progress:
+        g[G_LAST_PROGRESS] = now
+    nxt = edge(clk, D_L2, k + 1)
+    w = INF
+    if qm[qv, Q_COUNT] > 0:
+        w = nxt if vblocked else max(rq[q_head(qb, qm, qv), R_READY], nxt)
+    if qm[qr, Q_COUNT] > 0:
+        w = min(w, max(rq[q_head(qb, qm, qr), R_READY], nxt))
+    if qm[qi, Q_COUNT] > 0:
+        bc = qm[qi, Q_BLOCK] - 1
+        if blocked and bc >= 0 and bc == j // cfg[C_SLICES_PER_CH] and dram_space(cfg, chs, bc) <= 0:
+            t = INF  # the channel wakes its slices when a queue slot frees
+        else:
+            t = nxt if blocked else max(rq[q_head(qb, qm, qi), R_READY], nxt)
+        if t < w:
+            w = t
+    wake[cfg[C_WK_SL] + j] = w
+
+
+@njit
+def l2_install_range(lo, hi, cfg, l2t, mapd, mrange, g):
+    """Place the lines of [lo, hi) clean and valid in their L2 slices (host copies with place_in_l2)."""
+    shift = cfg[C_L1_LINE_SHIFT]
+    lb = 1 << shift
+    full = (1 << (lb // 32)) - 1
+    a = (lo >> shift) << shift
+    n = 0
+    while a < hi:
+        _ch, sl, _bg, _bk, _row, key = map_addr(mapd, mrange, cfg[C_NRANGE], a)
+        base, idx = l2_lookup(sl, a, key, cfg, l2t)
+        if idx < 0:
+            idx = c_victim(l2t, base, cfg[C_L2_ASSOC])
+        l2_install(l2t, idx, a, full, 0, g)
+        a += lb
+        n += 1
+    return n

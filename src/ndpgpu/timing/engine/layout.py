@@ -1,0 +1,251 @@
+"""The compiled engine's layout: constants, codes and the columns of every table, each declared once.
+
+Every engine table is an int64 array whose columns are named here. A table is declared by one call,
+``WT_NAMES = columns("W_", "STATE READY ...")``, which defines the module constants ``W_STATE = 0``,
+``W_READY = 1``, ... and returns the names in order; statistics and summaries read the same tuple, so
+the indices and the names cannot drift apart. The component modules import everything from here
+(``from .layout import *``); numba reads the constants at compile time.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+
+njit = nb.njit(cache=True, _nrt=False)
+# numba-IR inlining for hot callees with many array arguments (each array is passed as ~9 scalars)
+njit_inline = nb.njit(cache=True, _nrt=False, inline="always")
+
+
+def columns(prefix: str, names: str) -> tuple[str, ...]:
+    """Declare a table: define ``prefix + name = index`` for each of the whitespace-separated ``names``."""
+    cols = tuple(names.split())
+    scope = globals()
+    for i, name in enumerate(cols):
+        key = prefix + name
+        if key in scope:
+            raise ValueError(f"engine layout: {key} is declared twice")
+        scope[key] = i
+    return cols
+
+
+INF = 1 << 62
+NEG = -(1 << 40)
+WAIT_LDST = INF - 1  # a warp's READY while it waits for the SM's LD/ST unit to finish an instruction
+
+D_CORE, D_ICNT, D_L2, D_DRAM = 0, 1, 2, 3
+NDOM = 4
+K_FKHZ, K_NEXT, K_PERIOD = 0, 1, 2
+
+# loop status codes
+ST_DONE, ST_WATCHDOG, ST_CAP, ST_TS_FULL, ST_POOL, ST_DEADLOCK = 0, 1, 2, 3, 4, 5
+# instruction kinds (static table)
+IK_ALU, IK_LOAD, IK_STORE, IK_ATOMIC, IK_BARRIER, IK_PARAM, IK_NOP = 0, 1, 2, 3, 4, 5, 6
+# units
+U_SP, U_INT, U_DP, U_SFU, U_LDST, U_BRANCH = 0, 1, 2, 3, 4, 5
+NUNITS = 6
+MAXU = 8
+# memory spaces (trace.format.SPACES)
+SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM = 1, 2, 3, 4, 5
+# warp states
+WS_FREE, WS_ACTIVE, WS_BARRIER, WS_DRAIN = 0, 1, 2, 3
+# scheduler codes
+SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL = 0, 1, 2
+# dispatch modes
+DISP_RR, DISP_STATIC, DISP_GREEDY = 0, 1, 2
+# cache line table columns and write policies
+LN_TAG, LN_VALID, LN_DIRTY, LN_STAMP = 0, 1, 2, 3
+NLN = 4
+WP_BACK, WP_THROUGH, WP_EVICT = 0, 1, 2
+# packet kinds
+PK_READ, PK_WRITE, PK_ATOMIC, PK_PREFETCH, PK_PRELOAD, PK_WBACK, PK_DREAD, PK_DWRITE, PK_ACK, PK_OFFLOAD = range(10)
+PK_USER = 16
+NPK = 32
+# DRAM commands (log)
+CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF = 1, 2, 3, 4, 5
+# DRAM schedulers and page policies
+DS_FRFCFS, DS_FCFS = 0, 1
+PAGE_OPEN, PAGE_CLOSED = 0, 1
+# mapping kinds
+MAPK_BITFIELDS, MAPK_PINNED, MAPK_PARITY = 0, 1, 2
+# networks
+NET_REQ, NET_REP = 0, 1
+# queue columns
+Q_HEAD, Q_COUNT, Q_CAP, Q_BLOCK = 0, 1, 2, 3
+# DRAM queue entry columns (a dense copy of what the scheduler scans)
+DQ_RID, DQ_READY, DQ_BANK, DQ_ROW, DQ_KEY, DQ_WR, DQ_BG, DQ_SLICE = range(8)
+NDQF = 8
+# per-bank-group columns
+BG_LAST_ACT, BG_LAST_COL = 0, 1
+# prefetchers
+PF_NONE, PF_NEXT_LINE = 0, 1
+# stall reasons: offsets from T_ST_IDLE
+R_IDLE, R_MEM, R_SB, R_BAR, R_UNIT, R_LDST, R_MEMSTRUCT, R_DRAIN = 0, 1, 2, 3, 4, 5, 6, 7
+
+
+# per-component statistics tables
+SMS_INSTS, SMS_L1_ACC, SMS_L1_MISS, SMS_CTAS, SMS_OCC, SMS_BUSY = 0, 1, 2, 3, 4, 5
+NSMS = 6
+SLS_ACC, SLS_HIT, SLS_MISS, SLS_WB = 0, 1, 2, 3
+NSLS = 4
+CHS_RD, CHS_WR, CHS_ACT, CHS_ROWHIT, CHS_BUSY, CHS_BYTES = 0, 1, 2, 3, 4, 5
+NCHS = 6
+PCS_ISSUED, PCS_STALL, PCS_L1_MISS, PCS_L2_MISS, PCS_LAT = 0, 1, 2, 3, 4
+NPCS = 5
+PRS_N, PRS_LAT, PRS_DRAM = 0, 1, 2
+NPRS = 3
+NPRIO = 4
+TS_NAMES = ("cycle", "warp_insts", "l1_misses", "l2_accesses", "l2_misses", "dram_read_bytes",
+            "dram_write_bytes", "flits_req", "flits_rep", "active_warps")
+NTS = len(TS_NAMES)
+
+
+# machine and launch configuration vector ``cfg``
+CFG_NAMES = columns("C_", """
+    NSM NSUB NSLOT NCTA_SLOTS MAXW_SUB ISSUE_W SCHED ACTIVE_POOL NREG DISPATCH_MODE DISPATCH_PER_CYCLE
+    CTA_LAUNCH_LAT KERNEL_LAUNCH_LAT SUB_UNITS WAIT_ACKS FILL_TO_USE PARAM_LAT SMEM_LAT L1_EN L1_SETS
+    L1_ASSOC L1_LINE_SHIFT L1_SECT_ATOMS L1_LAT L1_WPOL L1_WALLOC L1_REPL L1_SETIDX L1_MSHR L1_MERGE
+    L1_PORTS L1_MISSQ L1_CACHE_GLOBAL L1_FILL_PORTS L1_MISS_LAT L2_EN L2_SETS L2_ASSOC L2_SECT_ATOMS
+    L2_LAT L2_WPOL L2_WALLOC L2_REPL L2_SETIDX L2_MSHR L2_MERGE L2_ROP L2_ATOM_LAT L2_RETQ L2_RESPQ
+    SLICES_PER_CH NSL IC_FLIT IC_HDR IC_LAT IC_INBUF IC_EJBUF IC_PRIO NCH NBANK NBG BANKS_PER_BG
+    ATOM_BYTES BURST_CYC DUAL_CMD PAGE_POLICY REFRESH CTRL_LAT DRAM_SCHED DQ_SIZE tRCD tRP tRAS tRC tCL
+    tCWL tCCD_S tCCD_L tRRD_S tRRD_L tFAW tWR tWTR tRTW tRTP tREFI tRFC WATCHDOG_PS TS_INTERVAL_PS
+    RECORD_DLOG PF_KIND PF_DEGREE PF_PRIO PRELOAD_PRIO PRELOAD_TO_L1 NPC NWARPS NCTAS WARPS_PER_CTA NMAP
+    NRANGE Q_SMOUT Q_SMIN Q_L2IN Q_L2OUT Q_L2RET WK_SL WK_CH WK_NET WK_DISP NCOMP NLDO NRQP DLOG_CAP
+    TS_CAP L1_XOR_BITS L2_XOR_BITS CTA_THREADS CTA_WARPS CTA_REGS CTA_SMEM NCLASS UCNT_SP UCNT_INT
+    UCNT_DP UCNT_SFU UCNT_LDST UCNT_BRANCH L2_PORTS MAX_THREADS REGFILE SMEM_SIZE NSA NGPU NSTK VPS SPS
+    XL0 SWARPS Q_L2VIN MAXOPEN MECH
+""")
+NCFG = len(CFG_NAMES)
+
+# global loop state ``g``
+G_NAMES = columns("G_", """
+    NOW NEXT_CTA CTAS_DONE WARPS_ISSUED_TOTAL CAP LAST_PROGRESS RQ_TOP LD_TOP RR_SM TS_NEXT TS_N DLOG_N
+    DISPATCH_AT AGE STATUS START_PS LIVE_CTAS STAMP DQ_SEQ PF_DROP IT_LOOP IT_SM IT_L2 IT_DRAM IT_NET
+    IT_TRY IT_TX
+""")
+NG = len(G_NAMES)
+
+# static per-PC instruction table ``pct``
+PCT_NAMES = columns("P_", """
+    CLASS KIND UNIT LAT II SPACE PLACE D0 D1 D2 D3 S0 S1 S2 S3 PKIND
+""")
+NPCT = len(PCT_NAMES)
+
+# memory records of the trace ``rec``
+REC_NAMES = columns("RC_", """
+    PC SPACE FLAGS TXS NTX CONF BYTES
+""")
+NREC = len(REC_NAMES)
+
+# warp slots ``wt``
+WT_NAMES = columns("W_", """
+    STATE READY AGE SEG SEG_OFF SEG_END REC REC_END GWARP CTA_SLOT SUB PEND_LD PEND_ST ISSUED
+    ACTIVE_POOL LAST_ISSUE END_OFF MX HOST DIVERT
+""")
+NWT = len(WT_NAMES)
+
+# SMs ``smt``
+SM_NAMES = columns("S_", """
+    CTAS THREADS REGS SMEM WARPS LDST_FREE OCC_T OCC_ACC ACTIVE_T MSHR_USED LAST_TICK LDST_REC LDST_TX
+    LDST_TXEND LDST_LDOP LDST_SLOT LDST_KIND LDST_START BUSY_T LDST_BLOCK LDST_WAITERS RETIRE
+    PRE_PENDING
+""")
+NSMT = len(SM_NAMES)
+
+# sub-cores (warp schedulers) ``subt``
+SUB_NAMES = columns("SB_", """
+    LAST NACTIVE REASON RPC MINREADY
+""")
+NSUBT = len(SUB_NAMES)
+
+# resident CTA slots ``ctat``
+CTA_NAMES = columns("CT_", """
+    CTA LIVE BAR_COUNT WARPS THREADS REGS SMEM PRE_NEXT PRE_END
+""")
+NCTAT = len(CTA_NAMES)
+
+# MSHR entries ``l1m``/``l2m``
+MSHR_NAMES = columns("M_", """
+    LINE SECT NWAIT NREQ ALLOC HEAD TAIL KIND DREQ
+""")
+NMSHR = len(MSHR_NAMES)
+
+# outstanding load operations ``ldo``
+LD_NAMES = columns("L_", """
+    SLOT PC OUT HIT_READY T0 LEVEL D0 D1 D2 D3 SM
+""")
+NLD = len(LD_NAMES)
+
+# the request pool ``rq`` (every packet in flight)
+RQ_NAMES = columns("R_", """
+    KIND READY BANK ROW PRIO SEQ BURSTS SLICE LINE SECT BYTES RBYTES SRC CHAN MSHR LDOP SLOT PC T0 T1 T2
+    T3 T4 T5 T6 TDQ TDS NEXT LEVEL BG HIT ORIG KEY XSTK LROW LDIR
+""")
+NRQ = len(RQ_NAMES)
+
+# DRAM banks ``bank``
+BANK_NAMES = columns("B_", """
+    ROW ACT_READY PRE_READY RCD_READY LAST_COL USE FREE
+""")
+NBANKT = len(BANK_NAMES)
+
+# DRAM channels and serial links ``chs``
+CH_NAMES = columns("H_", """
+    NQ LAST_ACT LAST_COL LAST_RD LAST_WR_END BUS_FREE NEXT_REF REF_PENDING FAW_I LAST_DIR LAST_TICK
+    LK_STACK LK_TX_FREE LK_RX_FREE LK_TX_BUSY LK_RX_BUSY LK_TX_BYTES LK_RX_BYTES LK_TX_PKTS LK_RX_PKTS
+    LK_TX_MBPS LK_RX_MBPS LK_TX_LAT LK_RX_LAT LK_FLIT LK_REQ_FL LK_RESP_HDR LK_WR_HDR LK_ACK_FL
+""")
+NCHT = len(CH_NAMES)
+
+# address-mapping descriptors ``mapd``
+MAP_NAMES = columns("MD_", """
+    KIND CHAN_SHIFT NCHAN CHAN_XOR BANK_XOR FIXED_CHAN MROW MBANK MBG MSLICE TOP NROWL LOGBPG LOGNBG
+    KEEP NKEEP SPC PCH0 PCH1 PCH2 PCH3 PCH4 PCH5 PCH6 PCH7 PBK0 PBK1 PBK2 PBK3 PBK4 NPCH NPBK
+""")
+NMAPD = len(MAP_NAMES)
+
+# crossbar networks ``netd``
+NET_NAMES = columns("N_", """
+    RR NSRC NDST SRCQ DSTQ DST_DELAY
+""")
+NNETT = len(NET_NAMES)
+
+# launch counters ``ctr`` (statistics read them by name)
+CTR_NAMES = columns("T_", """
+    WARP_INSTS THREAD_INSTS SCHED_CYCLES ISSUE_SLOTS ST_IDLE ST_MEM ST_SB ST_BAR ST_UNIT ST_LDST
+    ST_MEMSTRUCT ST_DRAIN L1_ACC L1_HIT L1_MISS L1_SECT_MISS L1_MERGE L1_MSHR_FULL L1_EVICT L1_WB L1_ST
+    L1_ST_HIT SMEM_ACC SMEM_CONF_CYC L2_ACC L2_HIT L2_MISS L2_MERGE L2_WB L2_ST L2_ATOM L2_BLOCK L2_FILL
+    DR_RD DR_WR DR_RD_BYTES DR_WR_BYTES DR_ACT DR_PRE DR_REF DR_ROWHIT DR_ROWMISS DR_ROWCONF DR_BURST
+    DR_WBURST DR_WTR DR_RTW LAT_N LAT_SUM LAT_Q LAT_NET LAT_SVC LAT_DQ LU_N1 LU_S1 LU_N2 LU_S2 LU_N3
+    LU_S3 LU_N0 LU_S0 LOADS STORES ATOMICS BARRIERS CTAS_LAUNCHED WARPS_LAUNCHED PF_ISSUED PF_USEFUL
+    PRELOADS OFFLOADS END_PS BEGIN_PS
+""")
+NCTR = len(CTR_NAMES)
+
+# mesh configuration vector (followed by the node of each SM, then the node of each L2 slice)
+MC_ON, MC_W, MC_H, MC_NNODE, MC_NVC, MC_VCBUF, MC_RLAT, MC_LLAT, MC_YX, MC_CDEL, MC_ISLIP, MC_PRIO = range(12)
+MC_HDR = 16
+# per-packet slot columns (slot = VC * vc_buffers + FIFO position): packet, ready time (ps), output port,
+# flits, hops so far, destination node, destination id. A slot whose packet has left but whose credit has
+# not yet returned (credit_delay > 0) keeps its flits, and its ready time is when the credit is visible.
+MV_PKT, MV_READY, MV_OUT, MV_FLITS, MV_HOPS, MV_DNODE, MV_DID = range(7)
+NMV = 7
+# per-VC FIFO columns (VC = (node * 5 + input port) * vcs + v): head slot, packets, flits held as seen
+# upstream (packets present plus departed ones whose credit is pending), departed packets with a pending
+# credit (the slots just before the head)
+VQ_HEAD, VQ_COUNT, VQ_USED, VQ_PEND = range(4)
+NVQ = 4
+# per-port columns (port = node * 5 + direction): input busy, output busy, injection busy (ps), link flits
+# and packets of the output, credit waits of the output, packets held by the router (port 0), router RR
+MP_IN_BUSY, MP_OUT_BUSY, MP_INJ_BUSY, MP_FLITS, MP_PKTS, MP_WAIT, MP_OCC, MP_RR = range(8)
+NMP = 8
+MESH_DIRS = ("north", "east", "south", "west", "local")
+# iSLIP state per port (``msw``): the output's grant pointer (an input port), the input's accept pointer
+# (an output port) and VC pointer, the input's request to each output this cycle (a VC or -1), and the
+# outputs that granted the input (bit mask)
+SW_GP, SW_AP, SW_VP, SW_REQ, SW_GR = 0, 1, 2, 3, 8
+NSW = 9
+# per-network counters
+MS_INJ, MS_EJ, MS_CREDIT_WAIT, MS_INJ_WAIT, MS_EJ_WAIT, MS_MAX_OCC = range(6)
+NMS = 6
+MS_NAMES = ("injected", "ejected", "credit_waits", "injection_waits", "ejection_waits", "max_router_packets")

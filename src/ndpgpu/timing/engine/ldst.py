@@ -1,0 +1,381 @@
+"""The SM's memory side: L1 lookups and misses, the LD/ST unit's transactions, fills, load completion
+and the next-line prefetcher.
+"""
+
+from .caches import c_find, c_set, c_victim, expand
+from .layout import *  # noqa: F403  (columns and codes: see layout.py)
+from .mapping import rq_map
+from .queues import edge, ld_release, popcount, q_space, rq_alloc, rq_release
+from .xbar import net_push
+
+
+@njit
+def l1_base(sm, line, cfg):
+    sets = cfg[C_L1_SETS]
+    key = line >> cfg[C_L1_LINE_SHIFT]
+    s = c_set(key, sets, cfg[C_L1_SETIDX], cfg[C_L1_XOR_BITS])
+    return (sm * sets + s) * cfg[C_L1_ASSOC]
+
+
+@njit
+def new_request(sm, kind, line, sect, nbytes, prio, pc, slot, now, k, cfg, clk, rq, rq_free, g, mapd, mrange):
+    r = rq_alloc(rq, rq_free, g)
+    if r < 0:
+        return -1
+    rq[r, R_KIND] = kind
+    rq[r, R_LINE] = line
+    rq[r, R_SECT] = sect
+    rq[r, R_BYTES] = nbytes
+    rq[r, R_SRC] = sm
+    rq[r, R_PRIO] = prio
+    rq[r, R_PC] = pc
+    rq[r, R_SLOT] = slot
+    rq[r, R_T0] = now
+    rq[r, R_READY] = edge(clk, D_CORE, k + cfg[C_L1_MISS_LAT])
+    rq_map(rq, r, mapd, mrange, cfg[C_NRANGE], line)
+    return r
+
+
+@njit
+def l1_send_miss(sm, line, mm, kind, prio, ldop, pc, alloc, now, k, cfg, clk, rq, rq_free, l1m, l1w, qb, qm,
+                 wake, g, mapd, mrange, smt):
+    """Allocate or extend an L1 MSHR for ``mm`` atoms of ``line`` and send the request.
+
+    Returns 1 on success, 2 when merged without a new request, 0 when blocked (nothing changed).
+    """
+    nm = cfg[C_L1_MSHR]
+    mb = sm * nm
+    ent = -1
+    free_e = -1
+    for m in range(mb, mb + nm):
+        if l1m[m, M_NREQ] > 0:
+            if l1m[m, M_LINE] == line:
+                ent = m
+                break
+        elif free_e < 0:
+            free_e = m
+    if ent >= 0:
+        if ldop >= 0 and l1m[ent, M_NWAIT] >= cfg[C_L1_MERGE]:
+            smt[sm, S_LDST_BLOCK] = 4
+            return 0
+        extra = mm & ~l1m[ent, M_SECT]
+        if extra == 0:
+            if ldop >= 0:
+                l1w[ent, l1m[ent, M_NWAIT]] = ldop
+                l1m[ent, M_NWAIT] += 1
+            return 2
+        mm = extra
+    elif free_e < 0:
+        smt[sm, S_LDST_BLOCK] = 1
+        return 0
+    qo = cfg[C_Q_SMOUT] + sm
+    if q_space(qm, qo) <= 0:
+        smt[sm, S_LDST_BLOCK] = 2
+        return 0
+    r = new_request(sm, kind, line, mm, 0, prio, pc, -1, now, k, cfg, clk, rq, rq_free, g, mapd, mrange)
+    if r < 0:
+        smt[sm, S_LDST_BLOCK] = 3
+        return 0
+    m = ent if ent >= 0 else free_e
+    if ent < 0:
+        l1m[m, M_LINE] = line
+        l1m[m, M_SECT] = 0
+        l1m[m, M_NWAIT] = 0
+        l1m[m, M_NREQ] = 0
+        l1m[m, M_ALLOC] = alloc
+        l1m[m, M_KIND] = kind
+        smt[sm, S_MSHR_USED] += 1
+    l1m[m, M_SECT] |= mm
+    l1m[m, M_NREQ] += 1
+    if ldop >= 0:
+        l1w[m, l1m[m, M_NWAIT]] = ldop
+        l1m[m, M_NWAIT] += 1
+    rq[r, R_MSHR] = m
+    net_push(qo, r, cfg, qb, qm, wake, NET_REQ, rq)
+    return 1
+
+
+@njit
+def wake_warp(slot, t, cfg, wt, subt):
+    """Lower warp ``slot``'s READY to ``t`` and its sub-core's earliest-ready time with it."""
+    if t < wt[slot, W_READY]:
+        wt[slot, W_READY] = t
+    sb = (slot // cfg[C_NSLOT]) * cfg[C_NSUB] + wt[slot, W_SUB]
+    if t < subt[sb, SB_MINREADY]:
+        subt[sb, SB_MINREADY] = t
+
+
+@njit
+def ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt):
+    slot = ldo[i, L_SLOT]
+    t = ldo[i, L_HIT_READY]
+    lvl = ldo[i, L_LEVEL]
+    if lvl >= 2:
+        t = max(t, edge(clk, D_CORE, k + cfg[C_FILL_TO_USE]))
+    for j in range(4):
+        d = ldo[i, L_D0 + j]
+        if d >= 0:
+            regrdy[slot, d] = t
+    wake_warp(slot, t, cfg, wt, subt)
+    wt[slot, W_PEND_LD] -= 1
+    lat = t - ldo[i, L_T0]
+    if lvl == 1:
+        ctr[T_LU_N1] += 1
+        ctr[T_LU_S1] += lat
+    elif lvl == 2:
+        ctr[T_LU_N2] += 1
+        ctr[T_LU_S2] += lat
+    elif lvl == 3:
+        ctr[T_LU_N3] += 1
+        ctr[T_LU_S3] += lat
+    else:
+        ctr[T_LU_N0] += 1
+        ctr[T_LU_S0] += lat
+    pc = ldo[i, L_PC]
+    if pc >= 0:
+        pcst[pc, PCS_LAT] += lat
+    ld_release(ld_free, g, i)
+    return slot
+
+
+@njit_inline
+def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g,
+               ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt):
+    """The LD/ST unit handles transaction ``S_LDST_TX`` of its current instruction; False when blocked."""
+    g[G_IT_TX] += 1
+    t = smt[sm, S_LDST_TX]
+    ri = smt[sm, S_LDST_REC]
+    kind = smt[sm, S_LDST_KIND]
+    slot = smt[sm, S_LDST_SLOT]
+    ldop = smt[sm, S_LDST_LDOP]
+    line = txl[t]
+    sect = txs[t]
+    space = rec[ri, RC_SPACE]
+    pc = rec[ri, RC_PC]
+    en = cfg[C_L1_EN] != 0
+    cached = en and (space == SP_LOCAL or cfg[C_L1_CACHE_GLOBAL] != 0)
+    line_atoms = 1 << (cfg[C_L1_LINE_SHIFT] - 5)
+    assoc = cfg[C_L1_ASSOC]
+    base = l1_base(sm, line, cfg)
+    idx = c_find(l1t, base, assoc, line) if en else -1
+    present = l1t[idx, LN_VALID] if idx >= 0 else 0
+    if kind == IK_LOAD:
+        if cached and (sect & ~present) == 0:
+            if cfg[C_L1_REPL] == 0:
+                g[G_STAMP] += 1
+                l1t[idx, LN_STAMP] = g[G_STAMP]
+            ready = edge(clk, D_CORE, k + cfg[C_L1_LAT])
+            if ready > ldo[ldop, L_HIT_READY]:
+                ldo[ldop, L_HIT_READY] = ready
+            ctr[T_L1_ACC] += 1
+            ctr[T_L1_HIT] += 1
+            smst[sm, SMS_L1_ACC] += 1
+            ldo[ldop, L_OUT] -= 1
+            if ldo[ldop, L_OUT] == 0:
+                s2 = ld_complete(ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)
+                warp_maybe_exit_flag(s2, wt, smt, cfg)
+            return True
+        mm = expand(sect & ~present, cfg[C_L1_SECT_ATOMS], line_atoms) if cached else sect
+        res = l1_send_miss(sm, line, mm, PK_READ, 0, ldop, pc, 1 if cached else 0, now, k, cfg, clk, rq, rq_free,
+                           l1m, l1w, qb, qm, wake, g, mapd, mrange, smt)
+        if res == 0:
+            ctr[T_L1_MSHR_FULL] += 1
+            return False
+        ctr[T_L1_ACC] += 1
+        ctr[T_L1_MISS] += 1
+        smst[sm, SMS_L1_ACC] += 1
+        smst[sm, SMS_L1_MISS] += 1
+        pcst[pc, PCS_L1_MISS] += 1
+        if present != 0:
+            ctr[T_L1_SECT_MISS] += 1
+        if res == 2:
+            ctr[T_L1_MERGE] += 1
+        if ldo[ldop, L_LEVEL] < 2:
+            ldo[ldop, L_LEVEL] = 2
+        if cfg[C_PF_KIND] == PF_NEXT_LINE and cached and res == 1:
+            prefetch_next(sm, line, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, mapd, mrange,
+                          smt)
+        return True
+    nbytes = popcount(sect) * 32
+    qo = cfg[C_Q_SMOUT] + sm
+    if kind == IK_ATOMIC:
+        if q_space(qm, qo) <= 0:
+            smt[sm, S_LDST_BLOCK] = 2
+            return False
+        r = new_request(sm, PK_ATOMIC, line, sect, nbytes, 0, pc, slot, now, k, cfg, clk, rq, rq_free, g, mapd,
+                        mrange)
+        if r < 0:
+            return False
+        rq[r, R_LDOP] = ldop
+        if idx >= 0:
+            l1t[idx, LN_VALID] = 0
+        if ldo[ldop, L_LEVEL] < 2:
+            ldo[ldop, L_LEVEL] = 2
+        net_push(qo, r, cfg, qb, qm, wake, NET_REQ, rq)
+        ctr[T_L1_ACC] += 1
+        ctr[T_L1_MISS] += 1
+        return True
+    # store
+    wpol = cfg[C_L1_WPOL]
+    if cached and wpol == WP_BACK and (idx >= 0 or cfg[C_L1_WALLOC] != 0):
+        vi = idx
+        if vi < 0:
+            vi = c_victim(l1t, base, assoc)
+            if l1t[vi, LN_VALID] != 0 and l1t[vi, LN_DIRTY] != 0:
+                if q_space(qm, qo) <= 0:
+                    return False
+                vline = l1t[vi, LN_TAG]
+                vs = l1t[vi, LN_DIRTY]
+                r = new_request(sm, PK_WBACK, vline, vs, popcount(vs) * 32, 0, -1, -1, now, k, cfg, clk, rq,
+                                rq_free, g, mapd, mrange)
+                if r < 0:
+                    return False
+                net_push(qo, r, cfg, qb, qm, wake, NET_REQ, rq)
+                ctr[T_L1_WB] += 1
+            if l1t[vi, LN_VALID] != 0:
+                ctr[T_L1_EVICT] += 1
+            l1t[vi, LN_TAG] = line
+            l1t[vi, LN_VALID] = 0
+            l1t[vi, LN_DIRTY] = 0
+        g[G_STAMP] += 1
+        l1t[vi, LN_STAMP] = g[G_STAMP]
+        l1t[vi, LN_VALID] |= sect
+        l1t[vi, LN_DIRTY] |= sect
+        ctr[T_L1_ST] += 1
+        ctr[T_L1_ST_HIT] += 1 if idx >= 0 else 0
+        return True
+    if q_space(qm, qo) <= 0:
+        smt[sm, S_LDST_BLOCK] = 2
+        return False
+    r = new_request(sm, PK_WRITE, line, sect, nbytes, 0, pc, slot, now, k, cfg, clk, rq, rq_free, g, mapd, mrange)
+    if r < 0:
+        return False
+    if idx >= 0:
+        if wpol == WP_EVICT:
+            l1t[idx, LN_VALID] = 0
+        ctr[T_L1_ST_HIT] += 1
+    ctr[T_L1_ST] += 1
+    if cfg[C_WAIT_ACKS] != 0:
+        wt[slot, W_PEND_ST] += 1
+    net_push(qo, r, cfg, qb, qm, wake, NET_REQ, rq)
+    return True
+
+
+@njit
+def warp_maybe_exit_flag(slot, wt, smt, cfg):
+    """Flag a draining warp with nothing pending: its SM retires it at the end of the tick."""
+    if wt[slot, W_STATE] == WS_DRAIN and wt[slot, W_PEND_LD] == 0 and wt[slot, W_PEND_ST] == 0:
+        smt[slot // cfg[C_NSLOT], S_RETIRE] = 1
+
+
+@njit
+def prefetch_next(sm, line, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, mapd, mrange, smt):
+    lb = 1 << cfg[C_L1_LINE_SHIFT]
+    full = (1 << (lb // 32)) - 1
+    for dgr in range(1, cfg[C_PF_DEGREE] + 1):
+        pl = line + dgr * lb
+        if c_find(l1t, l1_base(sm, pl, cfg), cfg[C_L1_ASSOC], pl) >= 0:
+            continue
+        if smt[sm, S_MSHR_USED] >= cfg[C_L1_MSHR] - 1:
+            g[G_PF_DROP] += 1
+            return
+        res = l1_send_miss(sm, pl, full, PK_PREFETCH, cfg[C_PF_PRIO], -1, -1, 1, now, k, cfg, clk, rq, rq_free,
+                           l1m, l1w, qb, qm, wake, g, mapd, mrange, smt)
+        if res == 0:
+            g[G_PF_DROP] += 1
+            return
+        if res == 1:
+            ctr[T_PF_ISSUED] += 1
+
+
+@njit_inline
+def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g, ctr, prst, pcst, wt,
+            regrdy, smt, mapd, mrange, subt):
+    """Accept reply ``r`` at SM ``sm``; False when blocked (nothing changed)."""
+    kd = rq[r, R_KIND]
+    if kd == PK_ACK:
+        s = rq[r, R_SLOT]
+        wt[s, W_PEND_ST] -= 1
+        warp_maybe_exit_flag(s, wt, smt, cfg)
+        rq_release(rq_free, g, r)
+        return True
+    if kd == PK_ATOMIC or kd >= PK_OFFLOAD:
+        i = rq[r, R_LDOP]
+        if rq[r, R_LEVEL] > ldo[i, L_LEVEL]:
+            ldo[i, L_LEVEL] = rq[r, R_LEVEL]
+        ldo[i, L_OUT] -= 1
+        if ldo[i, L_OUT] == 0:
+            s = ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)
+            warp_maybe_exit_flag(s, wt, smt, cfg)
+        rq_release(rq_free, g, r)
+        return True
+    m = rq[r, R_MSHR]
+    line = rq[r, R_LINE]
+    if l1m[m, M_ALLOC] != 0 and cfg[C_L1_EN] != 0:
+        assoc = cfg[C_L1_ASSOC]
+        base = l1_base(sm, line, cfg)
+        idx = c_find(l1t, base, assoc, line)
+        if idx < 0:
+            vi = c_victim(l1t, base, assoc)
+            if l1t[vi, LN_VALID] != 0 and l1t[vi, LN_DIRTY] != 0:
+                qo = cfg[C_Q_SMOUT] + sm
+                if q_space(qm, qo) <= 0:
+                    return False
+                vs = l1t[vi, LN_DIRTY]
+                w = new_request(sm, PK_WBACK, l1t[vi, LN_TAG], vs, popcount(vs) * 32, 0, -1, -1, now, k, cfg, clk,
+                                rq, rq_free, g, mapd, mrange)
+                if w < 0:
+                    return False
+                net_push(qo, w, cfg, qb, qm, wake, NET_REQ, rq)
+                ctr[T_L1_WB] += 1
+            if l1t[vi, LN_VALID] != 0:
+                ctr[T_L1_EVICT] += 1
+            l1t[vi, LN_TAG] = line
+            l1t[vi, LN_VALID] = 0
+            l1t[vi, LN_DIRTY] = 0
+            idx = vi
+        g[G_STAMP] += 1
+        if cfg[C_L1_REPL] == 0 or l1t[idx, LN_VALID] == 0:
+            l1t[idx, LN_STAMP] = g[G_STAMP]
+        l1t[idx, LN_VALID] |= rq[r, R_SECT]
+    # latency statistics of demand reads
+    pr = rq[r, R_PRIO]
+    total = now - rq[r, R_T0]
+    if kd == PK_READ:
+        net_t = (rq[r, R_T2] - rq[r, R_T1]) + (rq[r, R_T6] - rq[r, R_T5])
+        svc = rq[r, R_T4] - rq[r, R_T3]
+        ctr[T_LAT_N] += 1
+        ctr[T_LAT_SUM] += total
+        ctr[T_LAT_NET] += net_t
+        ctr[T_LAT_SVC] += svc
+        ctr[T_LAT_Q] += total - net_t - svc
+        if rq[r, R_TDS] >= 0:
+            ctr[T_LAT_DQ] += rq[r, R_TDS] - rq[r, R_TDQ]
+    prst[pr, PRS_N] += 1
+    prst[pr, PRS_LAT] += total
+    if rq[r, R_LEVEL] == 3:
+        prst[pr, PRS_DRAM] += 1
+    l1m[m, M_NREQ] -= 1
+    if l1m[m, M_NREQ] == 0:
+        lvl = rq[r, R_LEVEL]
+        for w in range(l1m[m, M_NWAIT]):
+            i = l1w[m, w]
+            if lvl > ldo[i, L_LEVEL]:
+                ldo[i, L_LEVEL] = lvl
+            ldo[i, L_OUT] -= 1
+            if ldo[i, L_OUT] == 0:
+                s = ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)
+                warp_maybe_exit_flag(s, wt, smt, cfg)
+            if l1m[m, M_KIND] == PK_PREFETCH:
+                ctr[T_PF_USEFUL] += 1
+        l1m[m, M_NWAIT] = 0
+        l1m[m, M_LINE] = -1
+        smt[sm, S_MSHR_USED] -= 1
+    elif rq[r, R_LEVEL] > 0:
+        # remember the deepest level any part of this miss reached
+        for w in range(l1m[m, M_NWAIT]):
+            i = l1w[m, w]
+            if rq[r, R_LEVEL] > ldo[i, L_LEVEL]:
+                ldo[i, L_LEVEL] = rq[r, R_LEVEL]
+    rq_release(rq_free, g, r)
+    return True

@@ -1,0 +1,426 @@
+"""The 2D-mesh interconnect (``icnt.impl: mesh``): the same two networks as two subnets of routers
+with virtual channels, credit flow control and dimension-order routing.
+"""
+
+from .layout import *  # noqa: F403  (columns and codes: see layout.py)
+from .queues import cyc_at, edge, q_head, q_pop, q_push
+
+
+@njit
+def mesh_count_wait(net, p0, o, mst, mport):
+    """A head packet could not move this cycle: its ejection queue is full (o = 4) or no downstream VC has room."""
+    if o == 4:
+        mst[net, MS_EJ_WAIT] += 1
+    else:
+        mst[net, MS_CREDIT_WAIT] += 1
+        mport[net, p0 + o, MP_WAIT] += 1
+
+
+@njit
+def mesh_route(node, dnode, w, yx):
+    """Output port of dimension-order routing: 0 N (y-1), 1 E (x+1), 2 S (y+1), 3 W (x-1), 4 eject."""
+    x = node % w
+    y = node // w
+    dx = dnode % w
+    dy = dnode // w
+    if yx != 0:
+        if dy < y:
+            return 0
+        if dy > y:
+            return 2
+    if dx > x:
+        return 1
+    if dx < x:
+        return 3
+    if dy < y:
+        return 0
+    if dy > y:
+        return 2
+    return 4
+
+
+@njit
+def mesh_next(node, o, w):
+    if o == 0:
+        return node - w
+    if o == 1:
+        return node + 1
+    if o == 2:
+        return node + w
+    return node - 1
+
+
+@njit
+def mesh_credits(mvc, mvq, net, vi, vcbuf, now):
+    """Return to VC ``vi`` the space of departed packets whose credit is visible by ``now``."""
+    while mvq[net, vi, VQ_PEND] > 0:
+        s = vi * vcbuf + (mvq[net, vi, VQ_HEAD] - mvq[net, vi, VQ_PEND] + vcbuf) % vcbuf
+        if mvc[net, s, MV_READY] > now:
+            return
+        mvq[net, vi, VQ_USED] -= mvc[net, s, MV_FLITS]
+        mvq[net, vi, VQ_PEND] -= 1
+
+
+@njit
+def mesh_port_credits(mvc, mvq, net, node, port, nvc, vcbuf, now):
+    """Return the due credits of every VC of input ``port`` of ``node`` (credit_delay > 0 only)."""
+    base = (node * 5 + port) * nvc
+    for v in range(nvc):
+        mesh_credits(mvc, mvq, net, base + v, vcbuf, now)
+
+
+@njit
+def mesh_pick_vc(mvq, net, node, port, nvc, fl, vcbuf):
+    """The VC of input ``port`` of ``node`` with room for ``fl`` flits (the emptiest), or -1 (no credit)."""
+    base = (node * 5 + port) * nvc
+    best = -1
+    for v in range(nvc):
+        used = mvq[net, base + v, VQ_USED]
+        if used + fl <= vcbuf or used == 0:
+            if best < 0 or used < mvq[net, best, VQ_USED]:
+                best = base + v
+    return best
+
+
+@njit
+def mesh_push(mvc, mvq, net, vi, vcbuf, fl):
+    """Append a packet to VC ``vi``; returns its slot (the caller fills the slot's columns)."""
+    slot = vi * vcbuf + (mvq[net, vi, VQ_HEAD] + mvq[net, vi, VQ_COUNT]) % vcbuf
+    mvq[net, vi, VQ_COUNT] += 1
+    mvq[net, vi, VQ_USED] += fl
+    return slot
+
+
+@njit_inline
+def mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq):
+    """Where the packet in slot ``v`` at ``node`` can go through output ``o`` now: the next router's VC
+    with room for it, 0 for an ejection with room in the destination queue, or -1 (it must wait)."""
+    if o == 4:
+        dqid = netd[net, N_DSTQ] + mvc[net, v, MV_DID]
+        return -1 if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP] else 0
+    nb = mesh_next(node, o, mcfg[MC_W])
+    if mcfg[MC_CDEL] > 0:
+        mesh_port_credits(mvc, mvq, net, nb, (o + 2) % 4, mcfg[MC_NVC], mcfg[MC_VCBUF], now)
+    return mesh_pick_vc(mvq, net, nb, (o + 2) % 4, mcfg[MC_NVC], mvc[net, v, MV_FLITS], mcfg[MC_VCBUF])
+
+
+@njit_inline
+def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq, mport, mst,
+              mkst):
+    """Grant the head packet of VC ``vi`` (input port ``ip`` of ``node``) to output ``o``: eject it into its
+    destination queue or push it into VC ``nvi`` of the next router; free its slot (credit now, or after
+    ``credit_delay``) and hold both ports for its flits. Returns the earliest time something here moves."""
+    vcbuf = mcfg[MC_VCBUF]
+    p0 = node * 5
+    v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
+    r = mvc[net, v, MV_PKT]
+    fl = mvc[net, v, MV_FLITS]
+    done = edge(clk, D_ICNT, k + fl)
+    if o == 4:
+        d = mvc[net, v, MV_DID]
+        delay = netd[net, N_DST_DELAY]
+        rq[r, R_READY] = done if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, done) + delay)
+        if net == NET_REQ:
+            rq[r, R_T2] = done
+            wcomp = cfg[C_WK_SL] + d
+        else:
+            rq[r, R_T6] = done
+            wcomp = d
+        q_push(qb, qm, netd[net, N_DSTQ] + d, r)
+        if rq[r, R_READY] < wake[wcomp]:
+            wake[wcomp] = rq[r, R_READY]
+        nst[net, 1, d] += fl
+        h = mvc[net, v, MV_HOPS]
+        kd = rq[r, R_KIND]
+        mkst[net, kd, 0] += 1
+        mkst[net, kd, 1] += h
+        mkst[net, kd, 2] += h * fl
+        mst[net, MS_EJ] += 1
+        mport[net, p0, MP_OCC] -= 1
+        wk = INF
+    else:
+        nb = mesh_next(node, o, mcfg[MC_W])
+        nv = mesh_push(mvc, mvq, net, nvi, vcbuf, fl)
+        for col in range(NMV):
+            mvc[net, nv, col] = mvc[net, v, col]
+        mvc[net, nv, MV_READY] = edge(clk, D_ICNT, k + mcfg[MC_LLAT] + mcfg[MC_RLAT])
+        mvc[net, nv, MV_HOPS] += 1
+        mvc[net, nv, MV_OUT] = mesh_route(nb, mvc[net, v, MV_DNODE], mcfg[MC_W], mcfg[MC_YX])
+        mport[net, p0, MP_OCC] -= 1
+        mport[net, nb * 5, MP_OCC] += 1
+        if mport[net, nb * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
+            mst[net, MS_MAX_OCC] = mport[net, nb * 5, MP_OCC]
+        wk = mvc[net, nv, MV_READY]
+    # the packet leaves its VC; its space is credited back at once, or after credit_delay cycles
+    mvc[net, v, MV_PKT] = -1
+    mvq[net, vi, VQ_HEAD] = (mvq[net, vi, VQ_HEAD] + 1) % vcbuf
+    mvq[net, vi, VQ_COUNT] -= 1
+    cdel = mcfg[MC_CDEL]
+    if cdel == 0:
+        mvq[net, vi, VQ_USED] -= fl
+    else:
+        mvq[net, vi, VQ_PEND] += 1
+        mvc[net, v, MV_READY] = edge(clk, D_ICNT, k + cdel)
+    if mvq[net, vi, VQ_COUNT] > 0:  # the next packet of this VC
+        t2 = max(mvc[net, vi * vcbuf + mvq[net, vi, VQ_HEAD], MV_READY], done)
+        if t2 < wk:
+            wk = t2
+    mport[net, p0 + ip, MP_IN_BUSY] = done
+    mport[net, p0 + o, MP_OUT_BUSY] = done
+    mport[net, p0 + o, MP_FLITS] += fl
+    mport[net, p0 + o, MP_PKTS] += 1
+    return wk
+
+
+@njit
+def mesh_head_prio(net, vi, vcbuf, rq, mvc, mvq):
+    """Priority class of the head packet of VC ``vi``."""
+    return rq[mvc[net, vi * vcbuf + mvq[net, vi, VQ_HEAD], MV_PKT], R_PRIO]
+
+
+@njit
+def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq, mport, msw, mst, mkst):
+    """One iSLIP iteration at ``node``'s router. Request: each free input port asks, for each free output
+    its ready head packets route to (and that has room downstream), with one VC (the first from the input's
+    VC pointer; with priority arbitration the highest class first). Grant: each output grants the first
+    requesting input from its grant pointer (highest class first). Accept: each input accepts the first
+    granting output from its accept pointer (highest class first). Accepted pairs move; the output's grant
+    pointer goes to one past the input, the input's accept pointer to one past the output, its VC pointer to
+    one past the VC. Returns (the earliest time something here may move, whether a packet moved)."""
+    nvc = mcfg[MC_NVC]
+    vcbuf = mcfg[MC_VCBUF]
+    prio = mcfg[MC_PRIO]
+    nxt = edge(clk, D_ICNT, k + 1)
+    p0 = node * 5
+    wk = INF
+    nreq = 0
+    ncand = 0  # ready head packets with free ports: each either moves this cycle or is looked at again next
+    # request
+    for ip in range(5):
+        pr = p0 + ip
+        for o in range(5):
+            msw[net, pr, SW_REQ + o] = -1
+        msw[net, pr, SW_GR] = 0
+        ib = mport[net, pr, MP_IN_BUSY]
+        vp = msw[net, pr, SW_VP]
+        for j in range(nvc):
+            vi = pr * nvc + (vp + j) % nvc
+            if mvq[net, vi, VQ_COUNT] == 0:
+                continue
+            v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
+            t = mvc[net, v, MV_READY]
+            if t > now:
+                if t < wk:
+                    wk = t
+                continue
+            if ib > now:
+                if ib < wk:
+                    wk = ib
+                break  # the input port is sending: none of its VCs may request
+            o = mvc[net, v, MV_OUT]
+            ob = mport[net, p0 + o, MP_OUT_BUSY]
+            if ob > now:
+                if ob < wk:
+                    wk = ob
+                continue
+            ncand += 1
+            cur = msw[net, pr, SW_REQ + o]
+            if cur >= 0 and (prio == 0 or mesh_head_prio(net, cur, vcbuf, rq, mvc, mvq)
+                             >= rq[mvc[net, v, MV_PKT], R_PRIO]):
+                continue
+            if mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq) < 0:
+                mesh_count_wait(net, p0, o, mst, mport)
+                wk = min(wk, nxt)
+                continue
+            if cur < 0:
+                nreq += 1
+            msw[net, pr, SW_REQ + o] = vi
+    if nreq == 0:
+        return wk, False
+    # grant
+    for o in range(5):
+        po = p0 + o
+        gp = msw[net, po, SW_GP]
+        best = -1
+        bestc = -1
+        for j in range(5):
+            ip = (gp + j) % 5
+            vi = msw[net, p0 + ip, SW_REQ + o]
+            if vi < 0:
+                continue
+            c = mesh_head_prio(net, vi, vcbuf, rq, mvc, mvq) if prio != 0 else 0
+            if c > bestc:
+                best = ip
+                bestc = c
+        if best >= 0:
+            msw[net, p0 + best, SW_GR] |= 1 << o
+    # accept
+    moved = 0
+    for ip in range(5):
+        pr = p0 + ip
+        gm = msw[net, pr, SW_GR]
+        if gm == 0:
+            continue
+        ap = msw[net, pr, SW_AP]
+        best = -1
+        bestc = -1
+        for j in range(5):
+            o = (ap + j) % 5
+            if (gm >> o) & 1 == 0:
+                continue
+            c = mesh_head_prio(net, msw[net, pr, SW_REQ + o], vcbuf, rq, mvc, mvq) if prio != 0 else 0
+            if c > bestc:
+                best = o
+                bestc = c
+        o = best
+        vi = msw[net, pr, SW_REQ + o]
+        v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
+        nvi = mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq)  # as in the request: outputs differ
+        if nvi < 0:
+            continue
+        t = mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq,
+                      mport, mst, mkst)
+        if t < wk:
+            wk = t
+        msw[net, p0 + o, SW_GP] = (ip + 1) % 5
+        msw[net, pr, SW_AP] = (o + 1) % 5
+        msw[net, pr, SW_VP] = (vi - pr * nvc + 1) % nvc
+        moved += 1
+    if moved < ncand:  # packets not served this cycle (not granted, not accepted, or not offered) compete again
+        wk = min(wk, nxt)
+    return wk, moved > 0
+
+
+@njit
+def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, mvc, mvq, mport, msw, mst, mkst):
+    """One interconnect cycle of subnet ``net`` of the mesh: router hops and ejections, then injections."""
+    nsrc = netd[net, N_NSRC]
+    sq = netd[net, N_SRCQ]
+    flit = cfg[C_IC_FLIT]
+    hdr = cfg[C_IC_HDR]
+    w = mcfg[MC_W]
+    nnode = mcfg[MC_NNODE]
+    nvc = mcfg[MC_NVC]
+    vcbuf = mcfg[MC_VCBUF]
+    rlat = mcfg[MC_RLAT]
+    yx = mcfg[MC_YX]
+    cdel = mcfg[MC_CDEL]
+    prio = mcfg[MC_PRIO]
+    islip = mcfg[MC_ISLIP] != 0
+    src_base = MC_HDR if net == NET_REQ else MC_HDR + cfg[C_NSM]
+    dst_base = MC_HDR + cfg[C_NSM] if net == NET_REQ else MC_HDR
+    nxt = edge(clk, D_ICNT, k + 1)
+    nin = 5 * nvc
+    wk = INF
+    progress = False
+    for node in range(nnode):
+        p0 = node * 5
+        if mport[net, p0, MP_OCC] == 0:
+            continue
+        if islip:
+            t, mv = mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq, mport, msw,
+                               mst, mkst)
+            if t < wk:
+                wk = t
+            progress = progress or mv
+            continue
+        rr = mport[net, p0, MP_RR]
+        maxp = 0
+        if prio != 0:  # the highest class among the ready head packets goes first
+            for vi in range(node * nin, node * nin + nin):
+                if mvq[net, vi, VQ_COUNT] > 0 and mvc[net, vi * vcbuf + mvq[net, vi, VQ_HEAD], MV_READY] <= now:
+                    maxp = max(maxp, mesh_head_prio(net, vi, vcbuf, rq, mvc, mvq))
+        for p in range(maxp, -1, -1):
+            for i in range(nin):
+                iv = (rr + i) % nin
+                vi = node * nin + iv
+                if mvq[net, vi, VQ_COUNT] == 0:
+                    continue
+                v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
+                r = mvc[net, v, MV_PKT]
+                t = mvc[net, v, MV_READY]
+                if t > now:
+                    if t < wk:
+                        wk = t
+                    continue
+                if prio != 0 and rq[r, R_PRIO] != p:
+                    continue
+                ip = iv // nvc
+                o = mvc[net, v, MV_OUT]
+                b = max(mport[net, p0 + ip, MP_IN_BUSY], mport[net, p0 + o, MP_OUT_BUSY])
+                if b > now:
+                    if b < wk:
+                        wk = b
+                    continue
+                nvi = mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq)
+                if nvi < 0:
+                    mesh_count_wait(net, p0, o, mst, mport)
+                    wk = min(wk, nxt)
+                    continue
+                t = mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc,
+                              mvq, mport, mst, mkst)
+                if t < wk:
+                    wk = t
+                progress = True
+        mport[net, p0, MP_RR] = (rr + 1) % nin
+    # injection: the head of each source's queue enters a VC of its router's local input port
+    rr = netd[net, N_RR]
+    for i in range(nsrc):
+        s = (rr + i) % nsrc
+        q = sq + s
+        if qm[q, Q_COUNT] == 0:
+            continue
+        r = q_head(qb, qm, q)
+        node = mcfg[src_base + s]
+        t = max(rq[r, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY])
+        if t > now:
+            if t < wk:
+                wk = t
+            continue
+        fl = (hdr + rq[r, R_BYTES] + flit - 1) // flit
+        if fl < 1:
+            fl = 1
+        if cdel > 0:
+            mesh_port_credits(mvc, mvq, net, node, 4, nvc, vcbuf, now)
+        vi = mesh_pick_vc(mvq, net, node, 4, nvc, fl, vcbuf)
+        if vi < 0:
+            mst[net, MS_INJ_WAIT] += 1
+            wk = min(wk, nxt)
+            continue
+        if net == NET_REQ and qm[q, Q_COUNT] >= qm[q, Q_CAP] and now < wake[s]:
+            wake[s] = now  # the SM may be blocked on this full queue
+        q_pop(qb, qm, q)
+        d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
+        dnode = mcfg[dst_base + d]
+        v = mesh_push(mvc, mvq, net, vi, vcbuf, fl)
+        mvc[net, v, MV_PKT] = r
+        mvc[net, v, MV_READY] = edge(clk, D_ICNT, k + rlat)
+        mvc[net, v, MV_OUT] = mesh_route(node, dnode, w, yx)
+        mvc[net, v, MV_FLITS] = fl
+        mvc[net, v, MV_HOPS] = 0
+        mvc[net, v, MV_DNODE] = dnode
+        mvc[net, v, MV_DID] = d
+        mport[net, node * 5 + 4, MP_INJ_BUSY] = edge(clk, D_ICNT, k + fl)
+        mport[net, node * 5, MP_OCC] += 1
+        if mport[net, node * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
+            mst[net, MS_MAX_OCC] = mport[net, node * 5, MP_OCC]
+        if net == NET_REQ:
+            rq[r, R_T1] = now
+        else:
+            rq[r, R_T5] = now
+        nst[net, 0, s] += fl
+        kd = rq[r, R_KIND]
+        kst[kd, 2 * net] += 1
+        kst[kd, 2 * net + 1] += fl
+        mst[net, MS_INJ] += 1
+        wk = min(wk, mvc[net, v, MV_READY])
+        progress = True
+        if qm[q, Q_COUNT] > 0:
+            r2 = q_head(qb, qm, q)
+            t2 = max(rq[r2, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY], nxt)
+            if t2 < wk:
+                wk = t2
+    netd[net, N_RR] = (rr + 1) % nsrc
+    if progress:
+        g[G_LAST_PROGRESS] = now
+    wake[cfg[C_WK_NET] + net] = max(wk, nxt) if wk < INF else INF

@@ -1,0 +1,100 @@
+"""The crossbar interconnect: two networks (requests SM -> slice, replies slice -> SM); every port moves
+one flit per cycle; sources arbitrate round-robin within priority classes.
+"""
+
+from .layout import *  # noqa: F403  (columns and codes: see layout.py)
+from .queues import cyc_at, edge, q_head, q_pop, q_push
+
+
+@njit
+def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst):
+    nsrc = netd[net, N_NSRC]
+    sq = netd[net, N_SRCQ]
+    dqb = netd[net, N_DSTQ]
+    delay = netd[net, N_DST_DELAY]
+    flit = cfg[C_IC_FLIT]
+    hdr = cfg[C_IC_HDR]
+    lat = cfg[C_IC_LAT]
+    rr = netd[net, N_RR]
+    maxp = 0
+    if cfg[C_IC_PRIO] != 0:
+        for s in range(nsrc):
+            q = sq + s
+            if qm[q, Q_COUNT] > 0:
+                r = q_head(qb, qm, q)
+                if rq[r, R_READY] <= now and rq[r, R_PRIO] > maxp:
+                    maxp = rq[r, R_PRIO]
+    progress = False
+    for p in range(maxp, -1, -1):
+        for i in range(nsrc):
+            s = (rr + i) % nsrc
+            q = sq + s
+            if qm[q, Q_COUNT] == 0 or pbusy[net, 0, s] > now:
+                continue
+            r = q_head(qb, qm, q)
+            if rq[r, R_READY] > now:
+                continue
+            if cfg[C_IC_PRIO] != 0 and rq[r, R_PRIO] != p:
+                continue
+            d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
+            if pbusy[net, 1, d] > now:
+                continue
+            vault_side = net == NET_REQ and rq[r, R_SRC] >= cfg[C_NGPU]
+            # (an SM inside a stack reaches the vault controller beside the slice: its own queue, no ROP delay)
+            dqid = cfg[C_Q_L2VIN] + d if vault_side else dqb + d
+            if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP]:
+                continue
+            if net == NET_REQ and qm[q, Q_COUNT] >= qm[q, Q_CAP] and now < wake[s]:
+                wake[s] = now  # the SM may be blocked on this full queue
+            q_pop(qb, qm, q)
+            flits = (hdr + rq[r, R_BYTES] + flit - 1) // flit
+            if flits < 1:
+                flits = 1
+            done = edge(clk, D_ICNT, k + flits)
+            pbusy[net, 0, s] = done
+            pbusy[net, 1, d] = done
+            arrive = edge(clk, D_ICNT, k + lat + flits - 1)
+            # the destination's fixed delay (L2 ROP queue) counts whole L2 cycles after arrival
+            if delay == 0 or vault_side:
+                rq[r, R_READY] = arrive
+            else:
+                rq[r, R_READY] = edge(clk, D_L2, cyc_at(clk, D_L2, arrive) + delay)
+            if net == NET_REQ:
+                rq[r, R_T1] = now
+                rq[r, R_T2] = arrive
+                wcomp = cfg[C_WK_SL] + d
+            else:
+                rq[r, R_T5] = now
+                rq[r, R_T6] = arrive
+                wcomp = d
+            q_push(qb, qm, dqid, r)
+            if rq[r, R_READY] < wake[wcomp]:
+                wake[wcomp] = rq[r, R_READY]
+            nst[net, 0, s] += flits
+            nst[net, 1, d] += flits
+            kd = rq[r, R_KIND]
+            kst[kd, 2 * net] += 1
+            kst[kd, 2 * net + 1] += flits
+            progress = True
+    netd[net, N_RR] = (rr + 1) % nsrc
+    if progress:
+        g[G_LAST_PROGRESS] = now
+    nxt = edge(clk, D_ICNT, k + 1)
+    w = INF
+    for s in range(nsrc):
+        q = sq + s
+        if qm[q, Q_COUNT] > 0:
+            r = q_head(qb, qm, q)
+            t = max(rq[r, R_READY], pbusy[net, 0, s], nxt)
+            if t < w:
+                w = t
+    wake[cfg[C_WK_NET] + net] = w
+
+
+@njit
+def net_push(q, r, cfg, qb, qm, wake, net, rq):
+    """Push packet ``r`` into source queue ``q`` of network ``net`` and wake the network."""
+    q_push(qb, qm, q, r)
+    w = cfg[C_WK_NET] + net
+    if rq[r, R_READY] < wake[w]:
+        wake[w] = rq[r, R_READY]

@@ -1,0 +1,56 @@
+"""Run the worked example (``docs/extending.md``) in a process whose engine knows the mechanism.
+
+Started by ``tests/mechanisms/test_worked_example.py`` with ``NDPGPU_MECHANISMS=fixed_latency.hardware``;
+prints the statistics of one synthetic kernel with and without the accelerator, and the hook probe's
+counters on a streaming kernel, as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+
+from fixed_latency.accelerator import FixedLatencyAccelerator
+from hook_probe import HookProbe
+from tracegen import TraceBuilder, streaming_read
+
+from ndpgpu.timing import TimingSession
+
+
+def kernel():
+    """Every warp: an ALU op, a 16-op dependent chain (the stretch), a store, exit."""
+    b = TraceBuilder("chain", 8, 128)
+    first = b.op("mov.u32", "int", dst=(1,), src=(0,))
+    chain = [b.op("mad.lo.s32", "int", dst=(2,), src=(2, 1)) for _ in range(16)]
+    st = b.op("st.global.u32", "store", src=(3, 2), space="global", width=4)
+    ex = b.op("exit", "branch")
+    for w in range(8 * 4):
+        b.run(w, first)
+        for pc in chain:
+            b.run(w, pc)
+        b.run(w, st, base=(1 << 32) + w * 128)
+        b.run(w, ex)
+    return b.build(), chain[0], st
+
+
+def rows(stats) -> dict[str, float]:
+    return {f"{p}.{m}": v for p, m, v, _u in stats.rows() if isinstance(v, (int, float))}
+
+
+def main() -> None:
+    trace, start_pc, end_pc = kernel()
+    plain = TimingSession("gtx480")
+    base = rows(plain.run_launch(trace))
+    sess = TimingSession("gtx480")
+    sess.attach(FixedLatencyAccelerator(start_pc, end_pc, latency=500))
+    with_acc = rows(sess.run_launch(trace))
+    probe = TimingSession("gtx480", {"sim.record_dram_commands": True})
+    probe.attach(HookProbe())
+    st = probe.run_launch(streaming_read(16, 256, 4))
+    log = probe.dram_commands()
+    probed = {"counters": st.mechanism_counters, "rows": rows(st),
+              "dram_log": {str(cmd): int((log[:, 2] == cmd).sum()) for cmd in range(1, 6)}}
+    print(json.dumps({"warps": trace.num_warps, "base": base, "accelerated": with_acc, "probe": probed}))
+
+
+if __name__ == "__main__":
+    main()

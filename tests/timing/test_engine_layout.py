@@ -1,0 +1,112 @@
+"""The compiled engine's layout and hook points: columns declared once, statistics reading declared
+counters, mechanisms found without the core naming them."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ndpgpu.timing import engine as E
+from ndpgpu.timing.engine import hooks, layout
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "ndpgpu"
+TABLES = {"CFG_NAMES": ("C_", "NCFG"), "G_NAMES": ("G_", "NG"), "PCT_NAMES": ("P_", "NPCT"),
+          "REC_NAMES": ("RC_", "NREC"), "WT_NAMES": ("W_", "NWT"), "SM_NAMES": ("S_", "NSMT"),
+          "SUB_NAMES": ("SB_", "NSUBT"), "CTA_NAMES": ("CT_", "NCTAT"), "MSHR_NAMES": ("M_", "NMSHR"),
+          "LD_NAMES": ("L_", "NLD"), "RQ_NAMES": ("R_", "NRQ"), "BANK_NAMES": ("B_", "NBANKT"),
+          "CH_NAMES": ("H_", "NCHT"), "MAP_NAMES": ("MD_", "NMAPD"), "NET_NAMES": ("N_", "NNETT"),
+          "CTR_NAMES": ("T_", "NCTR")}
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_each_column_constant_is_its_position_in_the_declared_names(table):
+    prefix, count = TABLES[table]
+    names = getattr(E, table)
+    assert getattr(E, count) == len(names) == len(set(names))
+    for i, name in enumerate(names):
+        assert getattr(E, prefix + name) == i, f"{prefix}{name}"
+
+
+def test_a_column_declared_twice_is_refused():
+    with pytest.raises(ValueError, match="declared twice"):
+        layout.columns("C_", "NSM")
+
+
+def test_every_counter_the_statistics_read_is_declared():
+    """``c("NAME")`` in the statistics and in the mechanisms' metrics names a declared counter."""
+    hooks.bind()
+    declared = set(E.CTR_NAMES)
+    for mod in hooks.MECHANISMS.values():
+        declared |= set(getattr(mod, "COUNTER_NAMES", ()))
+    files = [SRC / "timing" / "stats.py", SRC / "timing" / "policies.py", *SRC.glob("mechanisms/*/*.py")]
+    text = "\n".join(f.read_text() for f in files)
+    exact = set(re.findall(r'\bc\(\s*"([A-Z0-9_]+)"\s*\)', text))
+    prefixes = set(re.findall(r'\bc\(\s*"([A-Z0-9_]+)"\s*\+', text))  # c("BO_NO_" + name)
+    assert len(exact) > 20 and prefixes, "no counter reads found: the pattern is stale"
+    assert not exact - declared
+    for p in prefixes:
+        assert any(d.startswith(p) for d in declared), p
+
+
+def test_launch_stats_counters_are_the_declared_ones():
+    from ndpgpu.timing.stats import combine
+
+    st = combine([], machine="m")
+    assert list(st.counters()) == list(E.CTR_NAMES)
+    assert st.c("WARP_INSTS") == 0
+
+
+def test_every_hook_point_has_a_default_and_a_dispatcher():
+    for point in hooks.HOOK_POINTS:
+        assert callable(getattr(hooks, f"_default_{point}")) and callable(getattr(hooks, point))
+    hooks.bind()
+    assert all(getattr(hooks, f"_{p.upper()}")[0] is getattr(hooks, f"_default_{p}") for p in hooks.HOOK_POINTS)
+
+
+def test_importing_the_timing_package_imports_no_mechanism():
+    code = ("import sys, ndpgpu.timing; bad = [m for m in sys.modules if m.startswith('ndpgpu.mechanisms') "
+            "or m.startswith('ndpgpu.timing.engine')]; print(bad); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("first", ["ndpgpu.mechanisms.tom.hardware", "ndpgpu.mechanisms.tom.policy",
+                                   "ndpgpu.timing.engine.l2"])
+def test_a_hardware_module_imported_first_is_found_whole(first):
+    """Whatever is imported first, the hooks find TOM's hardware fully imported (no partial module)."""
+    code = (f"import {first}; from ndpgpu.timing import engine as E; E.run_loop; "
+            "print(sorted(E.hooks.CODES))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and "'tom'" in r.stdout, r.stderr[-2000:]
+
+
+def test_no_core_file_names_a_mechanism():
+    mechanisms = [p.name for p in (SRC / "mechanisms").iterdir() if (p / "__init__.py").is_file()]
+    assert "tom" in mechanisms
+    words = re.compile(r"\b(" + "|".join(mechanisms) + r")\b", re.IGNORECASE)
+    offenders = [f"{f.relative_to(SRC)}:{i}" for f in sorted((SRC / "timing").rglob("*.py"))
+                 for i, line in enumerate(f.read_text().splitlines(), 1) if words.search(line)]
+    assert not offenders
+
+
+def test_mechanisms_are_found_by_package_and_coded_in_name_order():
+    hooks.bind()
+    assert "tom" in hooks.MECHANISMS
+    assert hooks.MECHANISMS["tom"].__name__ == "ndpgpu.mechanisms.tom.hardware"
+    assert list(hooks.CODES) == sorted(hooks.CODES)
+    assert sorted(hooks.CODES.values()) == list(range(1, len(hooks.CODES) + 1))
+    with pytest.raises(hooks.MechanismHardwareError, match="no hardware module"):
+        hooks.code_of("no-such-mechanism")
+
+
+def test_the_engine_cache_stamp_covers_the_mechanisms_hardware():
+    from ndpgpu import _numba_cache
+
+    hooks.bind()
+    files = _numba_cache.closure_files(str(SRC / "timing" / "engine" / "loop.py"))
+    assert Path(hooks.MECHANISMS["tom"].__file__).resolve() in files
+    assert (SRC / "timing" / "engine" / "issue.py").resolve() in files

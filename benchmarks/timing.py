@@ -5,6 +5,12 @@ sequence runs functionally with tracing (outputs are not checked here; CI checks
 launch is timed on the machine. Compilation (nvcc and numba, functional and timing engines) happens in a
 warm-up round whose time is reported separately; the figures are the best of ``--repeat`` rounds.
 
+``--against DIR`` compares the timing engine of this checkout with another (DIR: its repository root,
+e.g. a ``git worktree`` of the commit before a change): every case's traces are recorded once, then one
+child process per tree and round times all cases (``--rounds`` rounds, old and new alternating; each child
+warms up, then keeps the best of ``--repeat``), and the best timing seconds of each tree and their ratio
+are printed. Both trees run the cases through the public API (``TimingSession``, session policies).
+
 Reported per case: functional+trace seconds, timing seconds, their sum (the figure the targets apply
 to), simulated core cycles, warp-instructions, and cycles and warp-instructions simulated per second
 of timing. Targets (GPGPU-Sim 4.0 on this kind of machine / 100, ``shared/reference/gpgpusim.md``):
@@ -15,8 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import subprocess
+import sys
 import time
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -75,11 +85,100 @@ def run_case(name: str, params: dict[str, Any] | str, machine: str, policy: str 
             "cycles": int(total.cycles), "warp_instructions": int(total.c("WARP_INSTS"))}
 
 
+def record_cases(directory: Path, only: set[int] | None = None) -> None:
+    """Run every case's workload functionally once and save its traces and allocations under ``directory``."""
+    for i, (name, params, _machine, _, *_pol) in enumerate(CASES):
+        if only is not None and i not in only:
+            continue
+        cls = get_workload(name)
+        p = cls.params(params) if isinstance(params, str) else params
+        wl = cls()
+        inputs = wl.inputs(p, np.random.default_rng(cls.seed))
+        with ndpgpu.Device(trace=True) as dev:
+            wl.launch(RunContext(_module_for(cls), dev, "bench", p), inputs, p)
+        case = directory / f"case{i}"
+        case.mkdir(parents=True, exist_ok=True)
+        for k, trace in enumerate(dev.traces):
+            trace.save(case / f"launch{k}.npz")
+        allocs = [{"addr": a.address, "bytes": a.size} for a in dev.memory.allocations]
+        (case / "allocations.json").write_text(json.dumps(allocs))
+
+
+def time_recorded(directory: Path, repeat: int, only: set[int] | None = None) -> None:
+    """Child of ``--against``: time every recorded case on its machine (a warm-up, then best of ``repeat``)
+    and print ``{case: [timing seconds, cycles]}`` as JSON."""
+    from ndpgpu.trace.format import KernelTrace
+
+    out: dict[str, list[float]] = {}
+    for i, (name, _params, machine, _, *pol) in enumerate(CASES):
+        if only is not None and i not in only:
+            continue
+        case = directory / f"case{i}"
+        traces = [KernelTrace.load(f) for f in sorted(case.glob("launch*.npz"), key=lambda f: int(f.stem[6:]))]
+        allocs = json.loads((case / "allocations.json").read_text())
+        best = float("inf")
+        for r in range(repeat + 1):  # round 0 warms up (numba cache loads, first touch) and is not counted
+            t0 = time.perf_counter()
+            session = TimingSession(machine)
+            if pol:
+                make_policy(pol[0]).prepare(session, SimpleNamespace(workload=name, allocations=allocs), traces)
+            for trace in traces:
+                session.run_launch(trace)
+            dt = time.perf_counter() - t0
+            if r > 0:
+                best = min(best, dt)
+        out[str(i)] = [best, int(session.totals().cycles)]
+    print(json.dumps(out))
+
+
+def compare(other: Path, rounds: int, repeat: int, only: set[int] | None = None) -> None:
+    """Timing-only comparison of this checkout and ``other``, interleaved (see the module docstring)."""
+    import tempfile
+
+    here = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        record_cases(Path(tmp), only)
+        runs: dict[str, list[dict[str, list[float]]]] = {"old": [], "new": []}
+        for _ in range(rounds):
+            for label, tree in (("old", other), ("new", here)):
+                env = dict(os.environ, PYTHONPATH=str(tree / "src"))
+                cases = ["--cases", ",".join(map(str, sorted(only)))] if only else []
+                cmd = [sys.executable, __file__, "--child", tmp, "--repeat", str(repeat), *cases]
+                res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+                runs[label].append(json.loads(res.stdout.strip().splitlines()[-1]))
+    print(f"# {platform.processor() or platform.machine()}, {platform.python_version()}; this tree {here} (new) "
+          f"against {other} (old); timing only (the traces recorded once), {rounds} interleaved rounds of one "
+          f"process per tree, best of {repeat} per process after a warm-up; the figure is the best over rounds")
+    print("| kernel | machine | old timing s | new timing s | new/old | cycles old | cycles new |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    tot_o = tot_n = 0.0
+    for i, (name, params, machine, _, *pol) in enumerate(CASES):
+        if only is not None and i not in only:
+            continue
+        o = min(r[str(i)][0] for r in runs["old"])
+        n = min(r[str(i)][0] for r in runs["new"])
+        tot_o, tot_n = tot_o + o, tot_n + n
+        label = machine + (f" {pol[0]}" if pol else "")
+        size = params if isinstance(params, str) else ", ".join(f"{k}={v}" for k, v in params.items() if k != "block")
+        print(f"| {name} ({size}) | {label} | {o:.3f} | {n:.3f} | {n / o:.3f} | {runs['old'][0][str(i)][1]:,} | "
+              f"{runs['new'][0][str(i)][1]:,} |")
+    print(f"| all | | {tot_o:.3f} | {tot_n:.3f} | {tot_n / tot_o:.3f} | | |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", help="also write the rows here")
+    ap.add_argument("--against", type=Path, help="compare with the checkout at this directory (interleaved)")
+    ap.add_argument("--rounds", type=int, default=2, help="interleaved rounds of --against")
+    ap.add_argument("--cases", help="with --against: only these case indices (comma-separated)")
+    ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    only = {int(x) for x in args.cases.split(",")} if args.cases else None
+    if args.child is not None:
+        return time_recorded(args.child, args.repeat, only)
+    if args.against is not None:
+        return compare(args.against.resolve(), args.rounds, args.repeat, only)
     t0 = time.perf_counter()
     for name, params, machine, _, *pol in CASES:  # nvcc, numba (both engines), first-touch
         run_case(name, params, machine, *pol)

@@ -42,7 +42,8 @@ def test_every_counter_the_statistics_read_is_declared():
     declared = set(E.CTR_NAMES)
     for mod in hooks.MECHANISMS.values():
         declared |= set(getattr(mod, "COUNTER_NAMES", ()))
-    files = [SRC / "timing" / "stats.py", SRC / "timing" / "policies.py", *SRC.glob("mechanisms/*/*.py")]
+    files = [SRC / "timing" / "stats.py", SRC / "timing" / "policies.py", *SRC.glob("timing/engine/*.py"),
+             *SRC.glob("mechanisms/*/*.py")]
     text = "\n".join(f.read_text() for f in files)
     exact = set(re.findall(r'\bc\(\s*"([A-Z0-9_]+)"\s*\)', text))
     prefixes = set(re.findall(r'\bc\(\s*"([A-Z0-9_]+)"\s*\+', text))  # c("BO_NO_" + name)
@@ -50,6 +51,16 @@ def test_every_counter_the_statistics_read_is_declared():
     assert not exact - declared
     for p in prefixes:
         assert any(d.startswith(p) for d in declared), p
+
+
+def test_each_component_declares_its_own_rows():
+    """The statistics are composed from the components' declarations, each naming its own paths."""
+    from ndpgpu.timing import stats
+
+    for component in stats.COMPONENT_METRICS:
+        assert callable(getattr(E, component).metrics), component
+    src = (SRC / "timing" / "stats.py").read_text()
+    assert 'put("dram"' not in src and 'put("l2"' not in src and 'put("kernel"' not in src
 
 
 def test_launch_stats_counters_are_the_declared_ones():

@@ -413,3 +413,48 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         g[G_LAST_PROGRESS] = now
     # the channel's state cannot change until a command's timing allows one (or an arrival lowers the wake)
     wake[cfg[C_WK_CH] + c] = dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw)
+
+
+# ------------------------------------------------------------------------------------------------------
+# statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
+
+
+def metrics(st, put, ratio) -> None:
+    """DRAM: requests, commands, row-buffer locality, turnarounds, bandwidth, per-channel counts."""
+    c, K = st.c, st.consts
+    secs = st.time_ps * 1e-12
+    rd, wr = c("DR_RD"), c("DR_WR")
+    rb, wb = c("DR_RD_BYTES"), c("DR_WR_BYTES")
+    put("dram", "reads", rd, "requests")
+    put("dram", "writes", wr, "requests")
+    put("dram", "read_bytes", rb, "bytes")
+    put("dram", "write_bytes", wb, "bytes")
+    put("dram", "bytes", rb + wb, "bytes")
+    put("dram", "activates", c("DR_ACT"), "commands")
+    put("dram", "precharges", c("DR_PRE"), "commands")
+    put("dram", "refreshes", c("DR_REF"), "commands")
+    bursts = c("DR_BURST")
+    put("dram", "bursts", bursts, "bursts")
+    put("dram", "read_bursts", bursts - c("DR_WBURST"), "bursts")
+    put("dram", "write_bursts", c("DR_WBURST"), "bursts")
+    hits = c("DR_ROWHIT")
+    put("dram", "row_hits", hits, "requests")
+    put("dram", "row_misses", c("DR_ROWMISS"), "requests")
+    put("dram", "row_conflicts", c("DR_ROWCONF"), "requests")
+    put("dram", "row_buffer_hit_rate", ratio(hits, rd + wr), "fraction")
+    put("dram", "row_locality", ratio(rd + wr, c("DR_ACT")), "accesses/activate")
+    put("dram", "read_to_write_turnarounds", c("DR_RTW"), "events")
+    put("dram", "write_to_read_turnarounds", c("DR_WTR"), "events")
+    put("dram", "bandwidth", ratio(rb + wb, secs) / 1e9, "GB/s")
+    put("dram", "peak_bandwidth", K["dram_peak_gbs"], "GB/s")
+    dcyc = st.time_ps / (1e6 / K["dram_mhz"])
+    busy_c = float(st.per_channel[:, CHS_BUSY].sum())
+    put("dram", "bus_utilisation", ratio(busy_c, K["channels"] * dcyc), "fraction")
+    put("dram", "efficiency", ratio(rb + wb, bursts * K["dram_atom_bytes"]), "fraction")
+    for ch in range(st.per_channel.shape[0]):
+        p = f"dram.channel{ch}"
+        put(p, "reads", int(st.per_channel[ch, CHS_RD]), "requests")
+        put(p, "writes", int(st.per_channel[ch, CHS_WR]), "requests")
+        put(p, "activates", int(st.per_channel[ch, CHS_ACT]), "commands")
+        put(p, "bytes", int(st.per_channel[ch, CHS_BYTES]), "bytes")
+        put(p, "bus_utilisation", ratio(float(st.per_channel[ch, CHS_BUSY]), dcyc), "fraction")

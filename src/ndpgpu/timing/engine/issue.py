@@ -2,6 +2,7 @@
 SM's per-cycle tick. Mechanisms act here through the hook points of :mod:`.hooks`.
 """
 
+from ...trace.format import OP_CLASSES
 from . import hooks
 from .caches import c_find
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
@@ -539,3 +540,63 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
     if progress:
         g[G_LAST_PROGRESS] = now
     wake[sm] = w
+
+
+# ------------------------------------------------------------------------------------------------------
+# statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
+
+
+STALL_NAMES = ("idle", "memory", "scoreboard", "barrier", "unit_busy", "ldst_busy", "memory_structural", "drain")
+
+
+def metrics(st, put, ratio) -> None:
+    """The kernel (cycles, instructions, IPC), the cores (occupancy, issue, stalls, instruction mix) and
+    each PC's issue, stall and miss counts."""
+    c, K = st.c, st.consts
+    cyc = max(st.cycles, 1)
+    wi, ti = c("WARP_INSTS"), c("THREAD_INSTS")
+    put("kernel", "cycles", st.cycles, "cycles")
+    put("kernel", "time", st.time_ps / 1000.0, "ns")
+    put("kernel", "launches", st.launches, "launches")
+    put("kernel", "warp_instructions", wi, "warp-instr")
+    put("kernel", "thread_instructions", ti, "thread-instr")
+    put("kernel", "ipc_warp", ratio(wi, cyc), "warp-instr/cycle")
+    put("kernel", "ipc_thread", ratio(ti, cyc), "thread-instr/cycle")
+    put("kernel", "ctas", c("CTAS_LAUNCHED"), "CTAs")
+    put("kernel", "warps", c("WARPS_LAUNCHED"), "warps")
+    put("kernel", "capped", int(st.capped), "flag")
+    nsm, maxw = K["num_sms"], K["max_warps"]
+    occ = float(st.per_sm[:nsm, SMS_OCC].sum())  # the GPU's SMs (stack SMs run no CTAs)
+    busy = float(st.per_sm[:nsm, SMS_BUSY].sum())
+    put("core", "occupancy", ratio(occ, nsm * maxw * cyc), "fraction")
+    put("core", "occupancy_active", ratio(occ, maxw * busy), "fraction")
+    for k, v in st.occupancy.items():
+        put("core", k, v, "fraction" if k == "occupancy_theoretical" else ("CTAs" if k == "ctas_per_sm" else ""))
+    sched = c("SCHED_CYCLES")
+    put("core.issue", "scheduler_cycles", sched, "cycles")
+    put("core.issue", "issue_cycles", c("ISSUE_SLOTS"), "cycles")
+    put("core.issue", "issue_rate", ratio(c("ISSUE_SLOTS"), sched), "fraction")
+    for i, name in enumerate(STALL_NAMES):
+        v = int(st.ctr[T_ST_IDLE + i])
+        put("core.stalls", name, v, "cycles")
+        put("core.stalls", name + "_fraction", ratio(v, sched), "fraction")
+    for i, name in enumerate(OP_CLASSES):
+        if st.per_class[i]:
+            put("core.instructions", name, int(st.per_class[i]), "warp-instr")
+    put("core", "loads", c("LOADS"), "warp-instr")
+    put("core", "stores", c("STORES"), "warp-instr")
+    put("core", "atomics", c("ATOMICS"), "warp-instr")
+    put("core", "barriers", c("BARRIERS"), "warp-instr")
+    if st.per_pc is not None:
+        for pc in range(st.per_pc.shape[0]):
+            row = st.per_pc[pc]
+            if not row.any():
+                continue
+            p = f"pc.{pc}"
+            if st.pc_info is not None and pc < len(st.pc_info):
+                put(p, "opcode", st.pc_info[pc][0], "")
+                put(p, "ptx_line", st.pc_info[pc][1], "line")
+            put(p, "issued", int(row[PCS_ISSUED]), "warp-instr")
+            put(p, "stall_cycles", int(row[PCS_STALL]), "cycles")
+            put(p, "l1_misses", int(row[PCS_L1_MISS]), "transactions")
+            put(p, "l2_misses", int(row[PCS_L2_MISS]), "requests")

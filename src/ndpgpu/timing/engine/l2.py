@@ -408,3 +408,24 @@ def l2_install_range(lo, hi, cfg, l2t, mapd, mrange, g):
         a += lb
         n += 1
     return n
+
+
+# ------------------------------------------------------------------------------------------------------
+# statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
+
+
+def metrics(st, put, ratio) -> None:
+    """The L2 slices, and instructions placed on memory-side units."""
+    c = st.c
+    a2, h2 = c("L2_ACC"), c("L2_HIT")
+    put("l2", "accesses", a2, "requests")
+    put("l2", "hits", h2, "requests")
+    put("l2", "misses", c("L2_MISS"), "requests")
+    put("l2", "hit_rate", ratio(h2, a2), "fraction")
+    put("l2", "miss_rate", ratio(c("L2_MISS"), a2), "fraction")
+    put("l2", "mshr_merges", c("L2_MERGE"), "requests")
+    put("l2", "writebacks", c("L2_WB"), "lines")
+    put("l2", "fills", c("L2_FILL"), "lines")
+    put("l2", "atomics", c("L2_ATOM"), "requests")
+    put("l2", "blocked", c("L2_BLOCK"), "cycles")
+    put("offload", "instructions", c("OFFLOADS"), "warp-instr")

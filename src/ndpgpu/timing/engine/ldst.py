@@ -379,3 +379,49 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
                 ldo[i, L_LEVEL] = rq[r, R_LEVEL]
     rq_release(rq_free, g, r)
     return True
+
+
+# ------------------------------------------------------------------------------------------------------
+# statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
+
+
+def metrics(st, put, ratio) -> None:
+    """The L1 data caches and shared memory, memory latency (fetch and load-to-use) and priority classes,
+    the prefetcher and preloads."""
+    c, K = st.c, st.consts
+    core_ps = 1e6 / K["core_mhz"]
+    acc, hit = c("L1_ACC"), c("L1_HIT")
+    put("l1d", "accesses", acc, "transactions")
+    put("l1d", "hits", hit, "transactions")
+    put("l1d", "misses", c("L1_MISS"), "transactions")
+    put("l1d", "hit_rate", ratio(hit, acc), "fraction")
+    put("l1d", "sector_misses", c("L1_SECT_MISS"), "transactions")
+    put("l1d", "mshr_merges", c("L1_MERGE"), "transactions")
+    put("l1d", "reservation_fails", c("L1_MSHR_FULL"), "events")
+    put("l1d", "stores", c("L1_ST"), "transactions")
+    put("l1d", "store_hits", c("L1_ST_HIT"), "transactions")
+    put("l1d", "evictions", c("L1_EVICT"), "lines")
+    put("l1d", "writebacks", c("L1_WB"), "lines")
+    put("smem", "accesses", c("SMEM_ACC"), "warp-instr")
+    put("smem", "bank_conflict_cycles", c("SMEM_CONF_CYC"), "cycles")
+    n = c("LAT_N")
+    put("latency", "memory_fetches", n, "requests")
+    put("latency", "average", ratio(c("LAT_SUM"), n) / core_ps, "cycles")
+    put("latency", "queueing", ratio(c("LAT_Q"), n) / core_ps, "cycles")
+    put("latency", "network", ratio(c("LAT_NET"), n) / core_ps, "cycles")
+    put("latency", "service", ratio(c("LAT_SVC"), n) / core_ps, "cycles")
+    put("latency", "dram_queueing", ratio(c("LAT_DQ"), n) / core_ps, "cycles")
+    for lvl, name in ((1, "l1"), (2, "l2"), (3, "dram"), (0, "other")):
+        cnt = c(f"LU_N{lvl}")
+        put("latency.load_to_use." + name, "loads", cnt, "warp-instr")
+        put("latency.load_to_use." + name, "average", ratio(c(f"LU_S{lvl}"), cnt) / core_ps, "cycles")
+    for p in range(NPRIO):
+        if st.per_prio[p, PRS_N]:
+            put(f"priority.class{p}", "requests", int(st.per_prio[p, PRS_N]), "requests")
+            put(f"priority.class{p}", "average_latency",
+                ratio(st.per_prio[p, PRS_LAT], st.per_prio[p, PRS_N]) / core_ps, "cycles")
+            put(f"priority.class{p}", "dram_served", int(st.per_prio[p, PRS_DRAM]), "requests")
+    put("prefetch", "issued", c("PF_ISSUED"), "requests")
+    put("prefetch", "useful", c("PF_USEFUL"), "requests")
+    put("prefetch", "dropped", st.extra.get("pf_drop", 0), "requests")
+    put("preload", "lines", c("PRELOADS"), "lines")

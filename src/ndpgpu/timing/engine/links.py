@@ -111,3 +111,108 @@ def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
 @njit
 def dram_space(cfg, chs, c):
     return cfg[C_DQ_SIZE] - chs[c, H_NQ]
+
+
+# ------------------------------------------------------------------------------------------------------
+# statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
+
+
+def metrics(st, put, ratio) -> None:
+    """Memory stacks (per-stack vault bandwidth), serial links (per channel), cross-stack links, the SMs
+    inside the stacks, and logic-die metadata."""
+    K = st.consts
+    secs = st.time_ps * 1e-12
+    sk = K.get("stacks")
+    if sk:
+        vps = sk["vaults_per_stack"]
+        put("stacks", "count", sk["count"], "stacks")
+        put("stacks", "vaults_per_stack", vps, "vaults")
+        put("stacks", "tsvs_per_vault", sk["tsvs_per_vault"], "TSVs")
+        put("stacks", "tsv_rate", sk["tsv_gbps"], "Gb/s")
+        put("stacks", "vault_peak_bandwidth", sk["vault_gbs"], "GB/s")
+        put("stacks", "internal_peak_bandwidth", sk["vault_gbs"] * vps, "GB/s")
+        put("stacks", "tsv_bits", 8 * int(st.per_channel[:, CHS_BYTES].sum()), "bits")
+        for s in range(sk["count"]):
+            b = int(st.per_channel[s * vps:(s + 1) * vps, CHS_BYTES].sum())
+            put(f"stacks.stack{s}", "bytes", b, "bytes")
+            put(f"stacks.stack{s}", "bandwidth", ratio(b, secs) / 1e9, "GB/s")
+    lk = K.get("links")
+    if lk:
+        x = st.extra
+        for name in ("tx", "rx"):
+            tb = tbusy = 0
+            for s in range(sk["count"]):
+                p = f"link.stack{s}.{name}"
+                busy = x.get(f"link{s}.{name}.busy_ps", 0)
+                nb = x.get(f"link{s}.{name}.bytes", 0)
+                put(p, "packets", x.get(f"link{s}.{name}.packets", 0), "packets")
+                put(p, "flits", nb // lk["flit_bytes"], "flits")
+                put(p, "bytes", nb, "bytes")
+                put(p, "busy_time", busy / 1000.0, "ns")
+                put(p, "utilisation", ratio(busy, st.time_ps), "fraction")
+                tb += nb
+                tbusy += busy
+            put("link", f"{name}_bytes", tb, "bytes")
+            put("link", f"{name}_bandwidth", ratio(tb, secs) / 1e9, "GB/s")
+            put("link", f"{name}_utilisation", ratio(tbusy, st.time_ps * sk["count"]), "fraction")
+            put("link", f"{name}_peak_bandwidth", lk[f"{name}_gbs"] * sk["count"], "GB/s")
+    xl = K.get("cross_links")
+    if xl:  # a logic die's links to the other stacks: row t holds home -> t (tx) and t -> home (rx)
+        x, h = st.extra, xl["home"]
+        tb = tbusy = 0
+        for s in range(sk["count"]):
+            if s == h:
+                continue
+            for name, p in (("tx", f"cross_link.stack{h}to{s}"), ("rx", f"cross_link.stack{s}to{h}")):
+                busy = x.get(f"link{s}.{name}.busy_ps", 0)
+                nb = x.get(f"link{s}.{name}.bytes", 0)
+                put(p, "packets", x.get(f"link{s}.{name}.packets", 0), "packets")
+                put(p, "flits", nb // xl["flit_bytes"], "flits")
+                put(p, "bytes", nb, "bytes")
+                put(p, "busy_time", busy / 1000.0, "ns")
+                put(p, "utilisation", ratio(busy, st.time_ps), "fraction")
+                tb += nb
+                tbusy += busy
+        nlinks = 2 * (sk["count"] - 1)
+        put("cross_link", "links", nlinks, "links")
+        put("cross_link", "bytes", tb, "bytes")
+        put("cross_link", "bandwidth", ratio(tb, secs) / 1e9, "GB/s")
+        put("cross_link", "utilisation", ratio(tbusy, st.time_ps * nlinks), "fraction")
+        put("cross_link", "peak_bandwidth", xl["gbs"] * nlinks, "GB/s")
+    ld = K.get("logic_die")
+    if ld:
+        put("logic_die", "stack", ld["stack"], "index")
+        put("logic_die", "area_budget_min", ld["area_budget_mm2_min"], "mm^2")
+        put("logic_die", "area_budget_max", ld["area_budget_mm2_max"], "mm^2")
+        put("logic_die", "power_budget", ld["power_budget_w"], "W")
+        put("logic_die", "area_estimate", ld["area_mm2"], "mm^2")
+    if K.get("stack_sms"):
+        _stack_metrics(st, put, ratio, secs)
+
+
+def _stack_metrics(st, put, ratio, secs: float) -> None:
+    """The SMs inside the memory stacks, and the cross-stack links between them."""
+    K, x = st.consts, st.extra
+    ss = K["stack_sms"]
+    first = ss["first"]
+    for i in range(ss["count"]):
+        put(f"offload.stack_sm{i}", "warp_instructions", int(st.per_sm[first + i, SMS_INSTS]), "warp-instr")
+    tb = tbusy = 0
+    for a, b in ss["pairs"]:
+        for u, v in ((a, b), (b, a)):
+            busy = x.get(f"xlink{u}to{v}.busy_ps", 0)
+            nb = x.get(f"xlink{u}to{v}.bytes", 0)
+            q = f"cross_link.stack{u}to{v}"
+            put(q, "packets", x.get(f"xlink{u}to{v}.packets", 0), "packets")
+            put(q, "flits", nb // ss["cross_flit_bytes"], "flits")
+            put(q, "bytes", nb, "bytes")
+            put(q, "utilisation", ratio(busy, st.time_ps), "fraction")
+            tb += nb
+            tbusy += busy
+    nlinks = 2 * len(ss["pairs"])
+    if nlinks:
+        put("cross_link", "links", nlinks, "links")
+        put("cross_link", "bytes", tb, "bytes")
+        put("cross_link", "bandwidth", ratio(tb, secs) / 1e9, "GB/s")
+        put("cross_link", "utilisation", ratio(tbusy, st.time_ps * nlinks), "fraction")
+        put("cross_link", "peak_bandwidth", ss["cross_gbs"] * nlinks, "GB/s")

@@ -2,6 +2,8 @@
 with virtual channels, credit flow control and dimension-order routing.
 """
 
+import numpy as np
+
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .queues import cyc_at, edge, q_head, q_pop, q_push
 
@@ -424,3 +426,45 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
     if progress:
         g[G_LAST_PROGRESS] = now
     wake[cfg[C_WK_NET] + net] = max(wk, nxt) if wk < INF else INF
+
+
+# ------------------------------------------------------------------------------------------------------
+# statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
+
+
+def metrics(st, put, ratio) -> None:
+    """2D mesh: per subnet totals, hops and weighted hops (flits x hops) per packet kind, per-link flits."""
+    ms = st.mesh
+    if not ms:
+        return
+    K = st.consts
+    icyc = st.time_ps / (1e6 / K["icnt_mhz"])
+    w = ms["width"]
+    hops = whops = 0
+    for net, nname in ((0, "mesh.request"), (1, "mesh.reply")):
+        for i, name in enumerate(MS_NAMES):
+            put(nname, name, int(ms["totals"][net, i]), "packets" if i < 2 or i == 5 else "events")
+        kinds = ms["kinds"][net]
+        put(nname, "hops", int(kinds[:, 1].sum()), "hops")
+        put(nname, "weighted_hops", int(kinds[:, 2].sum()), "flit-hops")
+        hops += int(kinds[:, 1].sum())
+        whops += int(kinds[:, 2].sum())
+        for kd in range(NPK):
+            if kinds[kd, 0]:
+                p = nname + ".kind." + st.packet_names.get(kd, f"type{kd}")
+                put(p, "packets", int(kinds[kd, 0]), "packets")
+                put(p, "hops", int(kinds[kd, 1]), "hops")
+                put(p, "weighted_hops", int(kinds[kd, 2]), "flit-hops")
+                put(p, "average_hops", ratio(kinds[kd, 1], kinds[kd, 0]), "hops/packet")
+        ports = ms["ports"][net]
+        busiest = int(np.argmax(ports[:, 0])) if ports.size else 0
+        put(nname, "max_link_utilisation", ratio(float(ports[busiest, 0]), icyc), "fraction")
+        for pi in np.nonzero(ports[:, 0])[0]:
+            node, d = divmod(int(pi), 5)
+            p = f"{nname}.link.x{node % w}y{node // w}.{MESH_DIRS[d] if d < 4 else 'eject'}"
+            put(p, "flits", int(ports[pi, 0]), "flits")
+            put(p, "packets", int(ports[pi, 1]), "packets")
+            put(p, "credit_waits", int(ports[pi, 2]), "events")
+            put(p, "utilisation", ratio(float(ports[pi, 0]), icyc), "fraction")
+    put("mesh", "hops", hops, "hops")
+    put("mesh", "weighted_hops", whops, "flit-hops")

@@ -98,3 +98,32 @@ def net_push(q, r, cfg, qb, qm, wake, net, rq):
     w = cfg[C_WK_NET] + net
     if rq[r, R_READY] < wake[w]:
         wake[w] = rq[r, R_READY]
+
+
+# ------------------------------------------------------------------------------------------------------
+# statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
+
+
+def metrics(st, put, ratio) -> None:
+    """The interconnect's packets, flits and port utilisation per network and packet kind; L2 bandwidth."""
+    K = st.consts
+    secs = st.time_ps * 1e-12
+    flit = K["flit_bytes"]
+    tot_flits = 0
+    for net, nname in ((0, "icnt.request"), (1, "icnt.reply")):
+        pk = int(st.packet_kinds[:, 2 * net].sum())
+        fl = int(st.packet_kinds[:, 2 * net + 1].sum())
+        tot_flits += fl
+        put(nname, "packets", pk, "packets")
+        put(nname, "flits", fl, "flits")
+        put(nname, "bytes", fl * flit, "bytes")
+        icyc = st.time_ps / (1e6 / K["icnt_mhz"])
+        ports = st.net_ports[net]
+        put(nname, "max_port_utilisation", ratio(float(ports.max()) if ports.size else 0.0, icyc), "fraction")
+        for kd in range(NPK):
+            if st.packet_kinds[kd, 2 * net]:
+                kn = st.packet_names.get(kd, f"type{kd}")
+                put(nname + ".kind." + kn, "packets", int(st.packet_kinds[kd, 2 * net]), "packets")
+                put(nname + ".kind." + kn, "flits", int(st.packet_kinds[kd, 2 * net + 1]), "flits")
+    put("icnt", "flits", tot_flits, "flits")
+    put("l2", "bandwidth", ratio(tot_flits * flit, secs) / 1e9, "GB/s")

@@ -121,3 +121,20 @@ def test_the_engine_cache_stamp_covers_the_mechanisms_hardware():
     files = _numba_cache.closure_files(str(SRC / "timing" / "engine" / "loop.py"))
     assert Path(hooks.MECHANISMS["tom"].__file__).resolve() in files
     assert (SRC / "timing" / "engine" / "issue.py").resolve() in files
+
+
+def test_attaching_a_mechanism_without_hardware_is_refused():
+    import numpy as np
+
+    from ndpgpu.timing import MechanismHardware, TimingSession
+
+    class Nowhere(MechanismHardware):
+        mechanism = "no-such-mechanism"
+
+        def launch_state(self, session, trace):
+            return np.zeros(1, np.int64)
+
+    sess = TimingSession("gtx480")
+    with pytest.raises(hooks.MechanismHardwareError, match="no hardware module for mechanism 'no-such-mechanism'"):
+        sess.attach(Nowhere())
+    assert sess.mechanism is None

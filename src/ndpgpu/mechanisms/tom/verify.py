@@ -699,17 +699,13 @@ def candidate_blocks(fn: Function, source: str = "auto", program: Any = None) ->
 
     ``source``: ``"candidates"`` (TOM's candidate pass, :mod:`.candidates`; ``program``, the decoded kernel,
     is passed on to it), ``"loops"`` (offloadable natural loops, else straight-line runs when the kernel
-    has none), or ``"auto"`` (the candidate pass when it is installed, else loops).
+    has none), or ``"auto"`` (the candidate pass).
     """
     if source in ("auto", "candidates"):
-        try:
-            from .candidates import find_candidates  # type: ignore[import-not-found]
-        except ImportError:
-            if source == "candidates":
-                raise
-        else:
-            return [(int(c.begin), int(c.end)) for c in find_candidates(fn, program).candidates]
-    if source not in ("auto", "loops"):
+        from .candidates import find_candidates
+
+        return [(int(c.begin), int(c.end)) for c in find_candidates(fn, program).candidates]
+    if source != "loops":
         raise ValueError(f"unknown block source {source!r}: candidates, loops or auto")
     return loop_blocks(fn) or straight_blocks(fn)
 

@@ -54,6 +54,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if overrides and not args.machine:
         raise SystemExit("ndpgpu run: --set overrides a machine's parameters; name the machine with --machine "
                          "(see `ndpgpu machines`)")
+    if args.policy and not args.machine:
+        raise SystemExit("ndpgpu run: --policy times the run with a mechanism's policy; name the machine with "
+                         "--machine (see `ndpgpu machines`)")
+    if args.policy and args.policy != "baseline":
+        return _run_with_policy(args, overrides)
     run = run_workload(args.workload, args.scale, machine=args.machine, overrides=overrides or None,
                        bounds_check=args.bounds_check)
     print(run.summary())
@@ -62,6 +67,33 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if run.device.timing is not None:
         totals = run.device.totals()
         print(totals.table() if hasattr(totals, "table") else totals)
+    return 0 if run.passed else 1
+
+
+def _run_with_policy(args: argparse.Namespace, overrides: dict) -> int:
+    """``ndpgpu run W --machine M --policy P``: run W functionally with traces, let the policy prepare a
+    timing session from them (as a sweep point does), time every launch, print the totals and the policy's rows."""
+    from types import SimpleNamespace
+
+    from .experiments.policies import make_policy
+    from .timing import TimingSession
+    from .workloads.runner import run_workload
+
+    policy = make_policy(args.policy)  # an unknown policy fails before the functional run
+    session = TimingSession(args.machine, overrides or None)
+    run = run_workload(args.workload, args.scale, trace=True, bounds_check=args.bounds_check)
+    print(run.summary())
+    allocs = [{"addr": a.address, "bytes": a.size} for a in run.device.memory.allocations]
+    policy.prepare(session, SimpleNamespace(workload=args.workload, allocations=allocs), run.device.traces)
+    for trace in run.device.traces:
+        session.run_launch(trace)
+    print(f"  timed on {args.machine} with policy {args.policy}")
+    print(session.totals().table())
+    rows = policy.rows()
+    if rows:
+        print(f"[{args.policy}]")
+        for path, metric, value, unit in rows:
+            print(f"  {path}.{metric:<28} {value:>14.6g} {unit}")
     return 0 if run.passed else 1
 
 
@@ -143,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", default="tiny")
     p.add_argument("--machine", help="time it on this machine preset (see `ndpgpu machines`)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="machine override, e.g. l1d.size_kb=48")
+    p.add_argument("--policy", help="time with a mechanism's session policy, e.g. tom:ctrl+tmap (needs --machine)")
     p.add_argument("--bounds-check", action="store_true", help="report accesses outside allocations")
     p.set_defaults(func=_cmd_run)
 

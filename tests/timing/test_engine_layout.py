@@ -138,3 +138,42 @@ def test_attaching_a_mechanism_without_hardware_is_refused():
     with pytest.raises(hooks.MechanismHardwareError, match="no hardware module for mechanism 'no-such-mechanism'"):
         sess.attach(Nowhere())
     assert sess.mechanism is None
+
+
+def _module(name: str, **attrs):
+    import importlib.machinery
+    import types
+
+    mod = types.ModuleType(name)
+    mod.__spec__ = importlib.machinery.ModuleSpec(name, None)
+    for k, v in attrs.items():
+        setattr(mod, k, v)
+    return mod
+
+
+def test_a_hardware_module_must_name_itself_and_use_known_hook_points():
+    with pytest.raises(hooks.MechanismHardwareError, match="names itself"):
+        hooks._check(_module("anon.hardware"))
+    with pytest.raises(hooks.MechanismHardwareError, match="unknown hook points \\['on_tuesday'\\]"):
+        hooks._check(_module("odd.hardware", MECHANISM="odd", HOOKS=("decide", "on_tuesday")))
+    assert hooks._check(_module("fine.hardware", MECHANISM="fine", HOOKS=("decide",))) == "fine"
+
+
+def test_a_hardware_module_still_importing_is_refused_with_the_rule():
+    mod = _module("busy.hardware", MECHANISM="busy")
+    mod.__spec__._initializing = True
+    with pytest.raises(hooks.MechanismHardwareError, match="not engine.issue, dispatch, loop or hooks"):
+        hooks._check(mod)
+
+
+def test_two_hardware_modules_with_one_name_are_refused(monkeypatch):
+    a, b = _module("a.hardware", MECHANISM="same"), _module("b.hardware", MECHANISM="same")
+    monkeypatch.setattr(hooks, "discover", lambda package, name: [a, b])
+    monkeypatch.setattr(hooks, "_external", lambda: [])
+    with pytest.raises(hooks.MechanismHardwareError, match="same"):
+        hooks._load()
+
+
+def test_mechanisms_named_in_the_environment_are_loaded(monkeypatch):
+    monkeypatch.setenv("NDPGPU_MECHANISMS", " x.hardware, ,y.hardware")
+    assert hooks._external()[:2] == ["x.hardware", "y.hardware"]

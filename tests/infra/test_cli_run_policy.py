@@ -1,0 +1,29 @@
+"""``ndpgpu run W --machine M --policy P``: a mechanism's session policy from the shell, on any workload."""
+
+from __future__ import annotations
+
+import pytest
+
+from ndpgpu.cli import main
+
+
+def test_policy_needs_a_machine(capsys):
+    with pytest.raises(SystemExit, match="--policy times the run with a mechanism's policy"):
+        main(["run", "vecadd", "--policy", "tom:ctrl+bmap"])
+
+
+def test_an_unknown_policy_is_refused_before_running(capsys):
+    assert main(["run", "vecadd", "--machine", "tom-ndp", "--policy", "nope:x"]) == 2
+    assert "unknown policy 'nope:x'" in capsys.readouterr().err
+
+
+def test_tom_policy_offloads_blocks_of_a_workload(capsys):
+    """kmeans's distance loop is a TOM candidate: with tom:always+bmap its instances run in the stacks."""
+    assert main(["run", "kmeans", "--machine", "tom-ndp", "--policy", "tom:always+bmap"]) == 0
+    out = capsys.readouterr().out
+    assert "timed on tom-ndp with policy tom:always+bmap" in out
+    block = out[out.index("offload.blocks"):]
+    offloaded = next(line.split()[1] for line in block.splitlines() if line.strip().startswith("offloaded"))
+    offloaded = int(offloaded.replace(",", ""))
+    assert offloaded > 0
+    assert "[tom:always+bmap]" in out and "tom.candidates" in out

@@ -45,3 +45,8 @@ def test_fixed_latency_accelerator_skips_its_stretch_and_every_hook_is_called(re
     for cmd, name in enumerate(("P_ACT", "P_PRE", "P_RD", "P_WR", "P_REF"), 1):
         assert c[name] == p["dram_log"][str(cmd)], name
     assert c["P_ACT"] == r["dram.activates"] > 0
+    # its prefetch hook is a next-line prefetcher: the engine's own next_line gives the same run
+    b = p["builtin_prefetcher"]
+    assert 0 < c["P_MISSES"] <= r["l1d.misses"]
+    assert r["prefetch.issued"] == b["prefetch.issued"] > 0
+    assert r["kernel.cycles"] == b["kernel.cycles"] and r["dram.reads"] == b["dram.reads"]

@@ -47,8 +47,10 @@ def main() -> None:
     probe.attach(HookProbe())
     st = probe.run_launch(streaming_read(16, 256, 4))
     log = probe.dram_commands()
+    builtin = TimingSession("gtx480", {"sim.record_dram_commands": True, "l1d.prefetch.impl": "next_line"})
     probed = {"counters": st.mechanism_counters, "rows": rows(st),
-              "dram_log": {str(cmd): int((log[:, 2] == cmd).sum()) for cmd in range(1, 6)}}
+              "dram_log": {str(cmd): int((log[:, 2] == cmd).sum()) for cmd in range(1, 6)},
+              "builtin_prefetcher": rows(builtin.run_launch(streaming_read(16, 256, 4)))}
     print(json.dumps({"warps": trace.num_warps, "base": base, "accelerated": with_acc, "probe": probed}))
 
 

@@ -56,6 +56,10 @@ HOOK_POINTS: dict[str, tuple[str, str]] = {
     "l2_request": ("slice, kind, line, now, mx",
                    "an L2 slice accepted a request of packet kind ``kind`` for ``line`` (requests of stack SMs "
                    "included: they pass the L2 by)"),
+    "prefetch": ("sm, pc, line, d, now, mx",
+                 "a cacheable access of instruction ``pc`` missed in SM ``sm``'s L1 on ``line`` (a new miss): the "
+                 "d-th line to prefetch for it, or -1 (asked for d = 0, 1, ... until -1 or MAX_MECH_PREFETCH; the "
+                 "core issues each as the next-line prefetcher does, and stops when the L1 is full)"),
     "dram_command": ("channel, cmd, bank, row, k, mx",
                      "a DRAM channel issued command ``cmd`` (CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF) at its "
                      "cycle ``k``"),
@@ -105,6 +109,11 @@ def _default_l2_request(slice, kind, line, now, mx):
 @njit
 def _default_dram_command(channel, cmd, bank, row, k, mx):
     return 0
+
+
+@njit
+def _default_prefetch(sm, pc, line, d, now, mx):
+    return -1
 
 
 class MechanismHardwareError(ImportError):
@@ -157,7 +166,7 @@ MECHANISMS: dict[str, ModuleType] = {}  # filled by bind()
 CODES: dict[str, int] = {}
 # the dispatch tables; None until bind(), so that a hook compiled before it fails loudly
 _DECIDE = _DIVERT = _GUEST_ISSUED = _GUEST_DONE = _SM_TICK = _WARP_START = None
-_CTA_START = _L2_REQUEST = _DRAM_COMMAND = None
+_CTA_START = _L2_REQUEST = _DRAM_COMMAND = _PREFETCH = None
 
 
 def _table(point: str) -> tuple:
@@ -276,3 +285,14 @@ def dram_command(code, channel, cmd, bank, row, k, mx):
         if i == code:
             f(channel, cmd, bank, row, k, mx)
         i += 1
+
+
+@njit
+def prefetch(code, sm, pc, line, d, now, mx):
+    r = -1
+    i = 0
+    for f in literal_unroll(_PREFETCH):
+        if i == code:
+            r = f(sm, pc, line, d, now, mx)
+        i += 1
+    return r

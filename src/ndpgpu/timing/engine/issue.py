@@ -464,7 +464,7 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
             if blk == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0:
                 break
             if not tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm,
-                              wake, g, ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt):
+                              wake, g, ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt, mx):
                 break
             smt[sm, S_LDST_BLOCK] = 0
             smt[sm, S_LDST_TX] += 1

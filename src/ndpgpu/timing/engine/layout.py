@@ -78,6 +78,7 @@ NDQF = 8
 BG_LAST_ACT, BG_LAST_COL = 0, 1
 # prefetchers
 PF_NONE, PF_NEXT_LINE = 0, 1
+MAX_MECH_PREFETCH = 16  # lines a mechanism's prefetch hook may ask for per L1 miss
 # stall reasons: offsets from T_ST_IDLE
 R_IDLE, R_MEM, R_SB, R_BAR, R_UNIT, R_LDST, R_MEMSTRUCT, R_DRAIN = 0, 1, 2, 3, 4, 5, 6, 7
 

@@ -2,6 +2,7 @@
 and the next-line prefetcher.
 """
 
+from . import hooks
 from .caches import c_find, c_set, c_victim, expand
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .mapping import rq_map
@@ -140,7 +141,7 @@ def ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, sub
 
 @njit_inline
 def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g,
-               ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt):
+               ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt, mx):
     """The LD/ST unit handles transaction ``S_LDST_TX`` of its current instruction; False when blocked."""
     g[G_IT_TX] += 1
     t = smt[sm, S_LDST_TX]
@@ -195,6 +196,12 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
         if cfg[C_PF_KIND] == PF_NEXT_LINE and cached and res == 1:
             prefetch_next(sm, line, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, mapd, mrange,
                           smt)
+        if cfg[C_MECH] != 0 and cached and res == 1:  # a mechanism's prefetcher sees the new miss
+            for d in range(MAX_MECH_PREFETCH):
+                pl = hooks.prefetch(cfg[C_MECH], sm, pc, line, d, now, mx)
+                if pl < 0 or prefetch_line(sm, pl, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g,
+                                           ctr, mapd, mrange, smt) == 0:
+                    break
         return True
     nbytes = popcount(sect) * 32
     qo = cfg[C_Q_SMOUT] + sm
@@ -269,23 +276,32 @@ def warp_maybe_exit_flag(slot, wt, smt, cfg):
 
 
 @njit
-def prefetch_next(sm, line, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, mapd, mrange, smt):
+def prefetch_line(sm, pl, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, mapd, mrange, smt):
+    """Prefetch line ``pl`` into SM ``sm``'s L1 (nothing when present); 0 when the L1 cannot take more now."""
     lb = 1 << cfg[C_L1_LINE_SHIFT]
-    full = (1 << (lb // 32)) - 1
+    if c_find(l1t, l1_base(sm, pl, cfg), cfg[C_L1_ASSOC], pl) >= 0:
+        return 1
+    if smt[sm, S_MSHR_USED] >= cfg[C_L1_MSHR] - 1:
+        g[G_PF_DROP] += 1
+        return 0
+    res = l1_send_miss(sm, pl, (1 << (lb // 32)) - 1, PK_PREFETCH, cfg[C_PF_PRIO], -1, -1, 1, now, k, cfg, clk, rq,
+                       rq_free, l1m, l1w, qb, qm, wake, g, mapd, mrange, smt)
+    if res == 0:
+        g[G_PF_DROP] += 1
+        return 0
+    if res == 1:
+        ctr[T_PF_ISSUED] += 1
+    return 1
+
+
+@njit
+def prefetch_next(sm, line, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, mapd, mrange, smt):
+    """The next-line prefetcher: lines ``line + d`` for d = 1 .. ``PF_DEGREE``, stopping when the L1 is full."""
+    lb = 1 << cfg[C_L1_LINE_SHIFT]
     for dgr in range(1, cfg[C_PF_DEGREE] + 1):
-        pl = line + dgr * lb
-        if c_find(l1t, l1_base(sm, pl, cfg), cfg[C_L1_ASSOC], pl) >= 0:
-            continue
-        if smt[sm, S_MSHR_USED] >= cfg[C_L1_MSHR] - 1:
-            g[G_PF_DROP] += 1
+        if prefetch_line(sm, line + dgr * lb, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr,
+                         mapd, mrange, smt) == 0:
             return
-        res = l1_send_miss(sm, pl, full, PK_PREFETCH, cfg[C_PF_PRIO], -1, -1, 1, now, k, cfg, clk, rq, rq_free,
-                           l1m, l1w, qb, qm, wake, g, mapd, mrange, smt)
-        if res == 0:
-            g[G_PF_DROP] += 1
-            return
-        if res == 1:
-            ctr[T_PF_ISSUED] += 1
 
 
 @njit_inline

@@ -1,7 +1,8 @@
 """A mechanism that only counts its hook calls: the test of the hook points no shipped mechanism uses yet.
 
 ``hardware.py`` is found through ``NDPGPU_MECHANISMS``; :class:`HookProbe` attaches it. Counters, per
-hook point: CTA starts, SM ticks, L2 requests accepted, DRAM commands by kind (ACT, PRE, RD, WR, REF).
+hook point: CTA starts, SM ticks, L2 requests accepted, DRAM commands by kind (ACT, PRE, RD, WR, REF), and
+the L1 misses its prefetch hook saw (it prefetches the next line, as the engine's ``next_line`` does).
 """
 
 from __future__ import annotations

@@ -282,11 +282,13 @@ class RawModule:
 
     ``options`` are nvcc options (``-I``, ``-D``, ``-std=``, ``--use_fast_math``...); ``arch`` defaults to
     ``sm_75``. The compiled module is loaded into each device (its globals allocated) on first use.
+    CuPy's ``backend``, ``translate_cucomplex``, ``enable_cooperative_groups`` and ``jitify`` are accepted and
+    have no effect here (nvcc always compiles); any other keyword is a ``TypeError``.
     """
 
     def __init__(self, code: str | None = None, options: tuple[str, ...] | list[str] = (), *, path: str | None = None,
                  ptx: str | None = None, arch: str | None = None, name_expressions=None, backend: str = "nvcc",
-                 **_ignored: Any):
+                 translate_cucomplex: bool = False, enable_cooperative_groups: bool = False, jitify: bool = False):
         if sum(x is not None for x in (code, path, ptx)) != 1:
             raise ValueError("RawModule needs exactly one of code=, path= or ptx=")
         self.options = tuple(options)

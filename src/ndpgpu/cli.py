@@ -107,6 +107,16 @@ def _parse_override(text: str) -> tuple[str, object]:
         return key, value
 
 
+def _cmd_warmup(args: argparse.Namespace) -> int:
+    """Compile (or load from numba's cache) both engines now, instead of at their first use."""
+    from .functional.warmup import warmup, warmup_timing
+
+    functional_s, trace = warmup()
+    print(f"ndpgpu functional engine ready ({functional_s:.1f} s)")
+    print(f"ndpgpu timing engine ready ({warmup_timing(trace):.1f} s)")
+    return 0
+
+
 def _cmd_machines(args: argparse.Namespace) -> int:
     from .timing import cli as timing_cli
 
@@ -186,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=positive_int, default=2)
     p.add_argument("--functional-only", action="store_true", help="only run and check the workloads")
     p.set_defaults(func=_cmd_main)
+
+    p = sub.add_parser("warmup", help="compile the functional and timing engines now (first use takes minutes; "
+                       "cached afterwards)")
+    p.set_defaults(func=_cmd_warmup)
 
     p = sub.add_parser("machines", help="list machine presets; `machines show NAME` prints one with its sources")
     p.add_argument("words", nargs="*", metavar="show NAME", help="`show NAME` (or just NAME, or a YAML path)")

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from .._compile_notice import first_call
 from ..trace import format as tf
 from . import engine as E
 from . import isa
@@ -207,10 +208,11 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     addr_offset = 0
     trace_bytes = 0
     while True:
-        status = E.run(code, cfg, ctr, err, regs, g8, g16, g32, g64, s8, s16, s32, s64,
-                       simt_pc, simt_rpc, simt_mask, sp, exited, wstate, call_stack, csp,
-                       cs_pc, cs_count, cs_mask, icount, stall, slot_cta, wbar,
-                       seg, mrec, laddr, regrec, pf_meta, pf_bytes, alloc_lo, alloc_hi, bc)
+        with first_call("functional", "1 to 3 minutes"):
+            status = E.run(code, cfg, ctr, err, regs, g8, g16, g32, g64, s8, s16, s32, s64,
+                           simt_pc, simt_rpc, simt_mask, sp, exited, wstate, call_stack, csp,
+                           cs_pc, cs_count, cs_mask, icount, stall, slot_cta, wbar,
+                           seg, mrec, laddr, regrec, pf_meta, pf_bytes, alloc_lo, alloc_hi, bc)
         if options.trace and (status in (isa.ST_TRACE_FULL, isa.ST_DONE)):
             n_seg, n_mem, n_addr, n_reg = ctr[E.N_SEG], ctr[E.N_MEM], ctr[E.N_ADDR], ctr[E.N_REGREC]
             seg_chunks.append(seg[:n_seg].copy())

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._compile_notice import first_call
 from ..trace.format import KernelTrace
 from . import engine as E
 from . import registry
@@ -227,8 +228,9 @@ class TimingSession:
 
     def _run(self, la: LaunchArrays, mx: np.ndarray) -> int:
         st = self.state
-        return int(E.run_loop(st.cfg, st.clk, st.g, st.wake, la.tables(), st.core_state(), st.memory_state(),
-                              st.network_state(), st.stats_tables(), mx))
+        with first_call("timing", "1 to 2 minutes"):
+            return int(E.run_loop(st.cfg, st.clk, st.g, st.wake, la.tables(), st.core_state(), st.memory_state(),
+                                  st.network_state(), st.stats_tables(), mx))
 
     def _stalled(self, launch: Any, status: int) -> SimulationStalled:
         m, g, clk = self.machine, self.state.g, self.state.clk

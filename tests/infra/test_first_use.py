@@ -1,0 +1,42 @@
+"""First use: a compiling engine says so on stderr; ``ndpgpu warmup`` and ``python -m ndpgpu`` work."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+from ndpgpu import _compile_notice
+from ndpgpu.cli import main
+
+
+def test_a_slow_first_call_is_announced_on_stderr_and_a_later_one_is_not(capsys):
+    _compile_notice.forget("demo")
+    announced = threading.Event()
+    with _compile_notice.first_call("demo", "a while", delay=0.0, on_notice=announced.set):
+        assert announced.wait(30)  # the body lasts until the notice is out: a slow compile
+    err = capsys.readouterr()
+    assert err.out == ""
+    assert "ndpgpu: compiling the demo engine (first use only, usually a while; cached afterwards)" in err.err
+    assert "ndpgpu: demo engine ready" in err.err
+    with _compile_notice.first_call("demo", "a while", delay=0.0):
+        pass  # no longer the first call in this process: silent
+    assert capsys.readouterr().err == ""
+
+
+def test_a_quick_first_call_is_silent(capsys):
+    _compile_notice.forget("quick")
+    with _compile_notice.first_call("quick", "a while", delay=3600.0):
+        pass  # a cache load returns before the delay
+    assert capsys.readouterr().err == ""
+
+
+def test_warmup_compiles_or_loads_both_engines(capsys):
+    assert main(["warmup"]) == 0
+    out = capsys.readouterr().out
+    assert "functional engine ready" in out and "timing engine ready" in out
+
+
+def test_python_dash_m_ndpgpu_is_the_cli():
+    r = subprocess.run([sys.executable, "-m", "ndpgpu", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("ndpgpu ")

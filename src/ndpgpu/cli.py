@@ -61,6 +61,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _run_with_policy(args, overrides)
     run = run_workload(args.workload, args.scale, machine=args.machine, overrides=overrides or None,
                        bounds_check=args.bounds_check)
+    if args.json:
+        totals = run.device.totals() if run.device.timing is not None else None
+        print(json.dumps(_run_json(run, args, totals.rows() if totals is not None else None), default=_jsonable))
+        return 0 if run.passed else 1
     print(run.summary())
     prov = run.provenance
     print(f"  nvcc {prov['nvcc_version']}, {prov['arch']}; source {prov['source_hash']}, inputs {prov['input_hash']}")
@@ -68,6 +72,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
         totals = run.device.totals()
         print(totals.table() if hasattr(totals, "table") else totals)
     return 0 if run.passed else 1
+
+
+def _jsonable(v: object) -> object:
+    """numpy scalars and arrays in ``--json`` output."""
+    if hasattr(v, "tolist"):
+        return v.tolist()
+    return str(v)
+
+
+def _run_json(run, args: argparse.Namespace, rows: list | None) -> dict:
+    """``ndpgpu run --json``: the run's checks, functional statistics, provenance and (when timed) rows."""
+    return {
+        "workload": run.name, "scale": run.scale, "passed": run.passed, "launches": run.launches,
+        "wall_seconds": run.wall_seconds, "stats": run.stats, "provenance": run.provenance,
+        "checks": [{"name": c.name, "passed": c.passed, "max_abs_error": c.max_abs_error,
+                    "max_rel_error": c.max_rel_error, "message": c.message} for c in run.checks],
+        "machine": args.machine, "policy": args.policy,
+        "timing": None if rows is None else [{"path": p, "metric": m, "value": v, "unit": u} for p, m, v, u in rows],
+    }
 
 
 def _run_with_policy(args: argparse.Namespace, overrides: dict) -> int:
@@ -82,11 +105,17 @@ def _run_with_policy(args: argparse.Namespace, overrides: dict) -> int:
     policy = make_policy(args.policy)  # an unknown policy fails before the functional run
     session = TimingSession(args.machine, overrides or None)
     run = run_workload(args.workload, args.scale, trace=True, bounds_check=args.bounds_check)
-    print(run.summary())
+    if not args.json:
+        print(run.summary())
     allocs = [{"addr": a.address, "bytes": a.size} for a in run.device.memory.allocations]
     policy.prepare(session, SimpleNamespace(workload=args.workload, allocations=allocs), run.device.traces)
     for trace in run.device.traces:
         session.run_launch(trace)
+    if args.json:
+        doc = _run_json(run, args, session.totals().rows())
+        doc["policy_rows"] = [list(r) for r in policy.rows()]
+        print(json.dumps(doc, default=_jsonable))
+        return 0 if run.passed else 1
     print(f"  timed on {args.machine} with policy {args.policy}")
     print(session.totals().table())
     rows = policy.rows()
@@ -127,6 +156,9 @@ def _cmd_machines(args: argparse.Namespace) -> int:
             raise SystemExit("ndpgpu machines show: name a preset (see `ndpgpu machines`) or a YAML file")
     if len(words) > 1:
         raise SystemExit(f"ndpgpu machines: expected at most one machine, got {words}")
+    if args.json:
+        print(json.dumps(timing_cli.machines_json(words[0] if words else None), indent=1))
+        return 0
     print(timing_cli.machines_show(words[0]) if words else timing_cli.machines_list())
     return 0
 
@@ -186,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--machine", help="time it on this machine preset (see `ndpgpu machines`)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="machine override, e.g. l1d.size_kb=48")
     p.add_argument("--policy", help="time with a mechanism's session policy, e.g. tom:ctrl+tmap (needs --machine)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout: checks, statistics, timing")
     p.add_argument("--bounds-check", action="store_true", help="report accesses outside allocations")
     p.set_defaults(func=_cmd_run)
 
@@ -203,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("machines", help="list machine presets; `machines show NAME` prints one with its sources")
     p.add_argument("words", nargs="*", metavar="show NAME", help="`show NAME` (or just NAME, or a YAML path)")
+    p.add_argument("--json", action="store_true", help="machine-readable output (a machine: every field resolved)")
     p.set_defaults(func=_cmd_machines)
 
     for name in SUBCOMMAND_MODULES:

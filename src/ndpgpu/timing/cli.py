@@ -35,3 +35,19 @@ def machines_show(name_or_path: str) -> str:
         body = f"# resolved from {name_or_path} (defaults filled in)\n" + body
     peak = dram_peak_gbs(m)
     return f"{body.rstrip()}\n# config hash {m.config_hash()}; DRAM peak {peak:.1f} GB/s; {m.num_slices} L2 slices"
+
+
+def machines_json(name_or_path: str | None = None) -> dict:
+    """``ndpgpu machines --json``: every preset's summary; with a name, that machine resolved (every field)."""
+    if name_or_path is not None:
+        m = load_machine(name_or_path)
+        return {"name": m.name, "config_hash": m.config_hash(), "dram_peak_gbs": dram_peak_gbs(m),
+                "l2_slices": m.num_slices, "machine": m.model_dump(mode="json")}
+    out = []
+    for name in list_machines():
+        m = load_machine(name)
+        out.append({"name": name, "description": m.description, "sms": m.num_sms, "core_mhz": m.clocks.core_mhz,
+                    "l2_kb": m.l2.size_kb * m.num_slices if m.l2 is not None else None, "dram": m.dram.impl,
+                    "dram_channels": m.dram.scheduling_channels, "dram_peak_gbs": dram_peak_gbs(m),
+                    "config_hash": m.config_hash()})
+    return {"machines": out}

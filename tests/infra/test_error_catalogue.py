@@ -86,7 +86,8 @@ L:
 def test_workload_analyze_implementation_and_cfg_errors(tmp_path):
     from ndpgpu.analysis.cfg import CFG, CFGError
     from ndpgpu.frontend.parser import parse_ptx
-    from ndpgpu.mechanisms.tom.cli import AnalyzeError, load_module
+    from ndpgpu.mechanisms.analyze import AnalyzeError
+    from ndpgpu.mechanisms.tom.cli import load_module
     from ndpgpu.timing.registry import UnknownImplementation, lookup
     from ndpgpu.workloads.base import WorkloadError, get_workload
 

@@ -13,7 +13,7 @@ import json
 import shlex
 from typing import Any
 
-from ..tom.cli import AnalyzeError, load_module
+from ..analyze import kernel_programs, load_module
 from .chains import DEFAULT_SQ_BYTES, SHARED_MEMORY_BYTES, ChainTable, Coverage, chain_coverage, find_chains
 
 
@@ -55,18 +55,7 @@ def resolve(source: str, offload_variant: bool = False) -> str:
 
 def analyze_module(module, kernels: list[str] | None = None, sq_bytes: int = DEFAULT_SQ_BYTES) -> list[ChainTable]:
     """The chain table of each kernel of ``module`` (all kernels, or ``kernels`` by any name)."""
-    from ...api import Device
-
-    names = list(module.kernel_names)
-    chosen: list[str] = []
-    for k in kernels or names:
-        try:
-            chosen.append(module.get_function(k).name)
-        except KeyError as exc:
-            raise AnalyzeError(f"no kernel {k!r}; the module's kernels are {', '.join(names) or 'none'}") from exc
-    dev = Device()
-    return [find_chains(module.ir.functions[k], module.get_function(k).program(dev), sq_bytes)
-            for k in dict.fromkeys(chosen)]
+    return [find_chains(module.ir.functions[k], program, sq_bytes) for k, program in kernel_programs(module, kernels)]
 
 
 def workload_coverage(name: str, scale: str, tables: list[ChainTable]) -> dict[str, Coverage]:

@@ -11,15 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-from pathlib import Path
 from typing import Any
 
+from ..analyze import kernel_programs
+from ..analyze import load_module as _load_module
 from .candidates import METADATA_BITS_PER_ENTRY, CandidateTable, find_candidates
 from .cost import DEFAULT_PARAMS
-
-
-class AnalyzeError(Exception):
-    """The source, workload, scale or kernel given to ``ndpgpu analyze tom`` does not exist."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -41,63 +38,16 @@ def add_parser(subparsers: Any) -> None:
 
 
 def load_module(source: str, options: tuple[str, ...] = (), scale: str | None = None):
-    """(``RawModule``, a description) for a .cu/.ptx path or a workload name; raises :class:`AnalyzeError`.
-
-    ``scale`` is checked against the workload's scales; its kernels are compiled the same at every scale.
-    """
-    from ...api import RawModule
-
-    path = Path(source)
-    if path.suffix in (".cu", ".ptx") or path.exists():
-        if not path.is_file():
-            raise AnalyzeError(f"no such file: {source}")
-        if scale is not None:
-            raise AnalyzeError("--scale only applies to a workload, not to a file")
-        if path.suffix == ".ptx":
-            if options:
-                raise AnalyzeError("--options only applies to CUDA sources, not to a .ptx file")
-            return RawModule(path=str(path)), str(path)
-        return RawModule(path=str(path), options=options), str(path)
-    from ...workloads.base import WorkloadError, all_workloads
+    """(``RawModule``, a description) for a .cu/.ptx path, a workload, or TOM's abbreviation of one."""
     from ...workloads.tom import TOM_WORKLOADS
 
-    workloads = all_workloads()
-    name = TOM_WORKLOADS.get(source, source)
-    if name not in workloads:
-        raise AnalyzeError(f"{source!r} is neither a .cu/.ptx file nor a registered workload (see `ndpgpu "
-                           f"workloads`; TOM's are {', '.join(sorted(TOM_WORKLOADS.values()))})")
-    cls = workloads[name]
-    try:
-        cls.params(scale or "tiny")
-    except WorkloadError as exc:
-        raise AnalyzeError(str(exc)) from exc
-    paths = cls.source_paths()
-    if len(paths) != 1:
-        if options:
-            raise AnalyzeError(f"--options is not supported for workload {name!r}, which has {len(paths)} sources")
-        from ...workloads.runner import _module_for
-
-        return _module_for(cls), f"workload {name}"
-    return RawModule(path=str(paths[0]), options=(*cls.options, *options)), f"workload {name} ({paths[0].name})"
+    return _load_module(source, options, scale, TOM_WORKLOADS)
 
 
 def analyze_module(module, kernels: list[str] | None = None, max_live_regs: int = 32) -> list[CandidateTable]:
     """The candidate table of each kernel of ``module`` (all kernels, or ``kernels`` by any name)."""
-    from ...api import Device
-
-    names = list(module.kernel_names)
-    chosen: list[str] = []
-    for k in kernels or names:
-        try:
-            chosen.append(module.get_function(k).name)
-        except KeyError as exc:
-            raise AnalyzeError(f"no kernel {k!r}; the module's kernels are {', '.join(names) or 'none'}") from exc
-    dev = Device()
-    tables = []
-    for k in dict.fromkeys(chosen):
-        program = module.get_function(k).program(dev)
-        tables.append(find_candidates(module.ir.functions[k], program, DEFAULT_PARAMS, max_live_regs))
-    return tables
+    return [find_candidates(module.ir.functions[k], program, DEFAULT_PARAMS, max_live_regs)
+            for k, program in kernel_programs(module, kernels)]
 
 
 def _lines(fn, begin: int, end: int) -> str:

@@ -294,12 +294,14 @@ def add(name: str, a: int, b: int, mode: str = "rn", ftz: bool = False, negate_b
     return _sum(name, na, ma, ea, nb, mb, eb, mode, ftz)
 
 
+def _operands(name: str, ftz: bool, *bits: int) -> list:
+    """Each operand flushed to zero when ``ftz``, then decoded (:func:`dyadic`)."""
+    return [dyadic(name, flush(name, b) if ftz else b) for b in bits]
+
+
 def mul(name: str, a: int, b: int, mode: str = "rn", ftz: bool = False):
     f = fmt_of(name)
-    if ftz:
-        a, b = flush(name, a), flush(name, b)
-    ka, na, ma, ea = dyadic(name, a)
-    kb, nb, mb, eb = dyadic(name, b)
+    (ka, na, ma, ea), (kb, nb, mb, eb) = _operands(name, ftz, a, b)
     neg = na != nb
     if ka == NAN or kb == NAN:
         return f.nan
@@ -314,11 +316,7 @@ def mul(name: str, a: int, b: int, mode: str = "rn", ftz: bool = False):
 
 def fma(name: str, a: int, b: int, c: int, mode: str = "rn", ftz: bool = False):
     f = fmt_of(name)
-    if ftz:
-        a, b, c = flush(name, a), flush(name, b), flush(name, c)
-    ka, na, ma, ea = dyadic(name, a)
-    kb, nb, mb, eb = dyadic(name, b)
-    kc, nc, mc, ec = dyadic(name, c)
+    (ka, na, ma, ea), (kb, nb, mb, eb), (kc, nc, mc, ec) = _operands(name, ftz, a, b, c)
     if NAN in (ka, kb, kc):
         return f.nan
     pneg = na != nb
@@ -335,10 +333,7 @@ def fma(name: str, a: int, b: int, c: int, mode: str = "rn", ftz: bool = False):
 
 def div(name: str, a: int, b: int, mode: str = "rn", ftz: bool = False):
     f = fmt_of(name)
-    if ftz:
-        a, b = flush(name, a), flush(name, b)
-    ka, na, ma, ea = dyadic(name, a)
-    kb, nb, mb, eb = dyadic(name, b)
+    (ka, na, ma, ea), (kb, nb, mb, eb) = _operands(name, ftz, a, b)
     neg = na != nb
     if ka == NAN or kb == NAN:
         return f.nan

@@ -103,3 +103,22 @@ def test_alu_sees_an_edited_helper_in_a_copy_of_the_package(tmp_path):
     assert edited != text
     bits_py.write_text(edited)
     assert run() == (-1.5, 0)
+
+
+STAMP_PROBE = textwrap.dedent("""
+    import ndpgpu.timing.engine.loop as loop  # decorated (its cache stamp taken) before any hook is bound
+    from ndpgpu import _numba_cache
+    from ndpgpu.timing.engine import hooks
+    hooks.bind()
+    files = {p.name + ":" + p.parent.name for p in _numba_cache.closure_files(loop.__file__)}
+    print(loop.run_loop._cache._cache_file._source_stamp == _numba_cache.closure_stamp(loop.__file__),
+          "hardware.py:tom" in files, "hardware.py:llc" in files)
+""")
+
+
+def test_engine_stamp_covers_mechanism_hardware_from_the_first_import():
+    """The engine inlines the mechanisms' hooks, so its cache stamp must cover their hardware modules even
+    when a component was imported (and its stamp taken) before the hooks were bound: an edit to a
+    mechanism's hardware alone recompiles the engine."""
+    out = subprocess.run([sys.executable, "-c", STAMP_PROBE], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "True"]

@@ -157,6 +157,8 @@ def test_a_hardware_module_must_name_itself_and_use_known_hook_points():
     with pytest.raises(hooks.MechanismHardwareError, match="unknown hook points \\['on_tuesday'\\]"):
         hooks._check(_module("odd.hardware", MECHANISM="odd", HOOKS=("decide", "on_tuesday")))
     assert hooks._check(_module("fine.hardware", MECHANISM="fine", HOOKS=("decide",))) == "fine"
+    with pytest.raises(hooks.MechanismHardwareError, match="named after hook points but not listed"):
+        hooks._check(_module("helper.hardware", MECHANISM="helper", HOOKS=("intercept",), decide=lambda: 0))
 
 
 def test_a_hardware_module_still_importing_is_refused_with_the_rule():

@@ -295,7 +295,8 @@ class EngineState:
         on = self.m.icnt.impl == "mesh" and ms is not None
         nnode = ms.width * ms.height if on else 1
         nvc = ms.vcs if on else 1
-        self.mcfg = np.zeros(E.MC_HDR + self.nsm + self.nsl, I64)
+        # node of each SM, of each slice, then of each SM again (request-network endpoints past the slices)
+        self.mcfg = np.zeros(E.MC_HDR + 2 * self.nsm + self.nsl, I64)
         if on:
             c = self.mcfg
             c[E.MC_ON], c[E.MC_W], c[E.MC_H], c[E.MC_NNODE] = 1, ms.width, ms.height, nnode
@@ -306,7 +307,8 @@ class EngineState:
             c[E.MC_ISLIP] = int(ms.allocator == "islip")
             c[E.MC_PRIO] = int(ms.priority_arbitration)
             c[E.MC_HDR:E.MC_HDR + self.nsm] = ms.sm_nodes
-            c[E.MC_HDR + self.nsm:] = ms.llc_nodes
+            c[E.MC_HDR + self.nsm:E.MC_HDR + self.nsm + self.nsl] = ms.llc_nodes
+            c[E.MC_HDR + self.nsm + self.nsl:] = ms.sm_nodes
         vcbuf = ms.vc_buffers if on else 1
         self.mvc = np.zeros((2, nnode * 5 * nvc * vcbuf, E.NMV), I64)
         self.mvc[:, :, E.MV_PKT] = -1

@@ -81,9 +81,9 @@ class TimingSession:
         for code, n in self.packet_names.items():
             if n == name:
                 return code
-        code = max([E.PK_USER - 1, *[c for c in self.packet_names if c >= E.PK_USER]]) + 1
-        if code >= E.NPK:
-            raise ValueError(f"at most {E.NPK - E.PK_USER} user packet types")
+        code = max([E.PK_USER - 1, *[c for c in self.packet_names if E.PK_USER <= c < E.PK_MECH]]) + 1
+        if code >= E.PK_MECH:
+            raise ValueError(f"at most {E.PK_MECH - E.PK_USER} user packet types")
         self.packet_names[code] = name
         self.state.ptype[code, 0] = service_latency
         return code

@@ -27,8 +27,10 @@ vector ``mx`` per launch, laid out by the mechanism (counters included).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import warnings
+from pathlib import Path
 from types import ModuleType
 
 from numba import literal_unroll
@@ -42,7 +44,8 @@ from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 HOOK_POINTS: dict[str, tuple[str, str]] = {
     "decide": ("slot, now, wt, chs, mx",
                "a warp with W_MX >= 0 is about to issue: -1 go on, 0 divert its next stretch (the core waits for "
-               "its pending memory operations, then calls divert), > 0 go on (the mechanism declined)"),
+               "its pending memory operations, then calls divert), > 0 go on (the mechanism declined), -2 the "
+               "warp waits (READY = INF) until the mechanism wakes it"),
     "divert": ("sm, slot, now, k, cfg, clk, wt, chs, wake, mx",
                "send warp ``slot``'s stretch elsewhere (the warp's stream position and READY are the hook's)"),
     "guest_issued": ("slot, mask, wt, mx", "a guest warp (W_HOST >= 0) issued an instruction with active ``mask``"),
@@ -63,6 +66,24 @@ HOOK_POINTS: dict[str, tuple[str, str]] = {
     "dram_command": ("channel, cmd, bank, row, k, mx",
                      "a DRAM channel issued command ``cmd`` (CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF) at its "
                      "cycle ``k``"),
+    "intercept": ("sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx",
+                  "a warp with W_MX >= 0 issues the instruction at ``pc``: 0 the core executes it, 1 the mechanism "
+                  "took it (the core counts it as issued and moves the warp on), 2 took it and the warp waits until "
+                  "the mechanism wakes it"),
+    "core_service": ("sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
+                     "an SM's tick, after its own issue and LD/ST work (its idle units are the mechanism's): "
+                     "returns the SM's next wake time for the mechanism (INF: none)"),
+    "sm_receive": ("sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx",
+                   "packet ``r`` of a mechanism kind (>= PK_MECH) reached SM ``sm``: the hook consumes it "
+                   "(releases or reuses ``r``)"),
+    "l2_serve": ("slice, r, now, k, cfg, clk, rq, rq_free, g, mx",
+                 "packet ``r`` of a mechanism kind (>= PK_MECH) is at the head of an L2 slice's input queue: "
+                 "the hook consumes it (releases or reuses ``r``)"),
+    "l2_deliver": ("slice, r, ready, now, cfg, rq, rq_free, g, mx",
+                   "an L2 slice's reply to a mechanism's request (R_MXD >= 0) is ready at ``ready``: 1 the hook "
+                   "consumed it, 0 it goes on the reply network (the hook may set R_KIND, R_SRC, R_DEST)"),
+    "slice_tick": ("slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
+                   "an L2 slice's tick, after its own work: returns the slice's next wake time for the mechanism"),
 }
 
 
@@ -116,6 +137,37 @@ def _default_prefetch(sm, pc, line, d, now, mx):
     return -1
 
 
+@njit
+def _default_intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx):
+    return 0
+
+
+@njit
+def _default_core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange,
+                          mx):
+    return INF
+
+
+@njit
+def _default_sm_receive(sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx):
+    return 0
+
+
+@njit
+def _default_l2_serve(slice, r, now, k, cfg, clk, rq, rq_free, g, mx):
+    return 0
+
+
+@njit
+def _default_l2_deliver(slice, r, ready, now, cfg, rq, rq_free, g, mx):
+    return 0
+
+
+@njit
+def _default_slice_tick(slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
+    return INF
+
+
 class MechanismHardwareError(ImportError):
     """A mechanism's hardware module is malformed (no name, a duplicate name, an unknown hook)."""
 
@@ -141,10 +193,32 @@ def _check(mod: ModuleType) -> str:
     if not isinstance(name, str) or not name:
         raise MechanismHardwareError(f"{mod.__name__}: a mechanism's hardware module names itself "
                                      "(MECHANISM = '...')")
-    unknown = [a for a in getattr(mod, "HOOKS", ()) if a not in HOOK_POINTS]
+    declared = getattr(mod, "HOOKS", ())
+    unknown = [a for a in declared if a not in HOOK_POINTS]
     if unknown:
         raise MechanismHardwareError(f"{mod.__name__}: unknown hook points {unknown}; valid: {', '.join(HOOK_POINTS)}")
+    undeclared = [p for p in HOOK_POINTS if p not in declared and callable(getattr(mod, p, None))]
+    if undeclared:  # a helper named like a hook point would otherwise be called as that hook
+        raise MechanismHardwareError(f"{mod.__name__}: functions {undeclared} are named after hook points but not "
+                                     "listed in HOOKS: list them, or rename the helpers")
     return name
+
+
+def hardware_files() -> list[str]:
+    """The files of every mechanism hardware module :func:`bind` will load, found without importing them.
+
+    The compiled engine's cache stamp must cover them from the moment the first engine module is compiled
+    or loaded, which happens as modules are imported, before :func:`bind` imports the hardware (itself
+    importing engine modules): so this module registers them when it is imported."""
+    files = sorted(str(p) for p in Path(__file__).resolve().parents[2].glob("mechanisms/*/hardware.py"))
+    for name in _external():
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin:
+            files.append(spec.origin)
+    return files
 
 
 def _load() -> dict[str, ModuleType]:
@@ -167,11 +241,13 @@ CODES: dict[str, int] = {}
 # the dispatch tables; None until bind(), so that a hook compiled before it fails loudly
 _DECIDE = _DIVERT = _GUEST_ISSUED = _GUEST_DONE = _SM_TICK = _WARP_START = None
 _CTA_START = _L2_REQUEST = _DRAM_COMMAND = _PREFETCH = None
+_INTERCEPT = _CORE_SERVICE = _SM_RECEIVE = _L2_SERVE = _L2_DELIVER = _SLICE_TICK = None
 
 
 def _table(point: str) -> tuple:
     default = globals()[f"_default_{point}"]
-    return (default, *[getattr(m, point, default) for m in MECHANISMS.values()])
+    return (default, *[getattr(m, point) if point in getattr(m, "HOOKS", ()) else default
+                       for m in MECHANISMS.values()])
 
 
 def bind() -> None:
@@ -183,10 +259,15 @@ def bind() -> None:
         return
     MECHANISMS.update(_load())
     CODES.update({name: i + 1 for i, name in enumerate(MECHANISMS)})
-    _numba_cache.add_dependencies(__file__, [m.__file__ for m in MECHANISMS.values() if m.__file__])
+    loaded = sorted({*_REGISTERED, *(m.__file__ for m in MECHANISMS.values() if m.__file__)})
+    if loaded != _REGISTERED:  # (a module found only by importing it: stamps computed before now missed it)
+        _numba_cache.add_dependencies(__file__, loaded)
     for point in HOOK_POINTS:
         globals()[f"_{point.upper()}"] = _table(point)
 
+
+_REGISTERED = sorted(hardware_files())
+_numba_cache.add_dependencies(__file__, _REGISTERED)
 
 warnings.filterwarnings("ignore", message="First-class function type feature is experimental",
                         category=NumbaExperimentalFeatureWarning)
@@ -294,5 +375,67 @@ def prefetch(code, sm, pc, line, d, now, mx):
     for f in literal_unroll(_PREFETCH):
         if i == code:
             r = f(sm, pc, line, d, now, mx)
+        i += 1
+    return r
+
+
+@njit
+def intercept(code, sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx):
+    r = 0
+    i = 0
+    for f in literal_unroll(_INTERCEPT):
+        if i == code:
+            r = f(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx)
+        i += 1
+    return r
+
+
+@njit
+def core_service(code, sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
+    r = INF
+    i = 0
+    for f in literal_unroll(_CORE_SERVICE):
+        if i == code:
+            r = f(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
+        i += 1
+    return r
+
+
+@njit
+def sm_receive(code, sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx):
+    i = 0
+    for f in literal_unroll(_SM_RECEIVE):
+        if i == code:
+            f(sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx)
+        i += 1
+
+
+@njit
+def l2_serve(code, slice, r, now, k, cfg, clk, rq, rq_free, g, mx):
+    i = 0
+    for f in literal_unroll(_L2_SERVE):
+        if i == code:
+            f(slice, r, now, k, cfg, clk, rq, rq_free, g, mx)
+        i += 1
+
+
+@njit
+def l2_deliver(code, slice, r, ready, now, cfg, rq, rq_free, g, mx):
+    res = 0
+    i = 0
+    for f in literal_unroll(_L2_DELIVER):
+        if i == code:
+            res = f(slice, r, ready, now, cfg, rq, rq_free, g, mx)
+        i += 1
+    return res
+
+
+@njit
+def slice_tick(code, slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
+    r = INF
+    i = 0
+    for f in literal_unroll(_SLICE_TICK):
+        if i == code:
+            r = f(slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
         i += 1
     return r

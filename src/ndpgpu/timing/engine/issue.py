@@ -18,13 +18,17 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
     g[G_IT_TRY] += 1
     if wt[slot, W_MX] >= 0 and wt[slot, W_HOST] < 0:
         # the mechanism decides whether the warp's next stretch runs here
-        if hooks.decide(cfg[C_MECH], slot, now, wt, chs, mx) == 0:
+        d = hooks.decide(cfg[C_MECH], slot, now, wt, chs, mx)
+        if d == 0:
             if wt[slot, W_PEND_LD] > 0 or wt[slot, W_PEND_ST] > 0:
                 # live-ins must be ready and earlier writes flushed (write-through) before the stretch leaves
                 wt[slot, W_READY] = edge(clk, D_CORE, k + 4)
                 return 1 + R_MEM
             wt[slot, W_DIVERT] = 1
             return 0
+        if d == -2:  # the warp waits for the mechanism (which wakes it)
+            wt[slot, W_READY] = INF
+            return 1 + R_MEM
     wt[slot, W_DIVERT] = 0
     pc = seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
     dep = 0
@@ -77,7 +81,7 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
 
 @njit_inline
 def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
-             rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx):
+             rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx, xt):
     """Issue warp ``slot``'s next instruction (``check_issue`` said it can)."""
     si = wt[slot, W_SEG]
     pc = seg[si, 0] + wt[slot, W_SEG_OFF]
@@ -101,6 +105,18 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
             ctat[cs, CT_BAR_COUNT] = 0
             barrier_release(sm, cs, k, cfg, clk, wt, subt)
         return
+    if cfg[C_MECH] != 0 and wt[slot, W_MX] >= 0 and wt[slot, W_HOST] < 0:
+        txl, txs, l1t, mapd, mrange = xt
+        took = hooks.intercept(cfg[C_MECH], sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx)
+        if took != 0:  # the mechanism took the instruction: the warp moves on (or waits for the mechanism)
+            if has_rec:
+                wt[slot, W_REC] = ri + 1
+            advance(slot, seg, wt)
+            issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
+            wt[slot, W_READY] = INF if took == 2 else edge(clk, D_CORE, k + 1)
+            if stream_done(slot, wt):
+                warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
+            return
     if pct[pc, P_PLACE] >= 0 and kind == IK_ALU:
         # execution placed on a memory-side unit: operands out, results back, as packets
         ldop = ld_alloc(ldo, ld_free, g)
@@ -236,7 +252,7 @@ def issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
 
 @njit_inline
 def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
-              rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs):
+              rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
     """One cycle of sub-core ``s``'s warp scheduler; returns instructions issued."""
     nsub = cfg[C_NSUB]
     nsl = cfg[C_NSLOT]
@@ -342,7 +358,7 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
             hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
         else:
             do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free, rq,
-                     rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx)
+                     rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx, xt)
         issued = 1
         subt[sb, SB_LAST] = chosen
         for _x in range(cfg[C_ISSUE_W] - 1):
@@ -356,7 +372,7 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
                 break
             do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
-                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx)
+                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx, xt)
             issued += 1
         ctr[T_ISSUE_SLOTS] += 1
         subt[sb, SB_REASON] = R_SB
@@ -436,11 +452,13 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
         if rq[r, R_READY] > now:
             break
         if not sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g, ctr,
-                       prst, pcst, wt, regrdy, smt, mapd, mrange, subt):
+                       prst, pcst, wt, regrdy, smt, mapd, mrange, subt, mx):
             break
         q_pop(qb, qm, qi)
         progress = True
-    # warp schedulers
+    # warp schedulers (what a mechanism's ``intercept`` reads goes down as one tuple: an inlined call takes
+    # at most 30 arguments)
+    xt = (txl, txs, l1t, mapd, mrange)
     for s in range(nsub):
         sb = sm * nsub + s
         if subt[sb, SB_MINREADY] > now:
@@ -451,7 +469,7 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
                 pcst[subt[sb, SB_RPC], PCS_STALL] += 1
             continue
         if sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
-                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs) > 0:
+                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt) > 0:
             progress = True
     # LD/ST unit: transactions of the current memory instruction against L1
     if smt[sm, S_LDST_REC] >= 0:
@@ -501,6 +519,11 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
                 if ctat[cs, CT_PRE_NEXT] >= ctat[cs, CT_PRE_END]:
                     smt[sm, S_PRE_PENDING] -= 1
                 break
+    # the mechanism's work here, after the SM's own (its idle units are the mechanism's)
+    svc = INF
+    if cfg[C_MECH] != 0:
+        svc = hooks.core_service(cfg[C_MECH], sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g,
+                                 mapd, mrange, mx)
     # retire drained warps; next wake
     if smt[sm, S_RETIRE] != 0:
         smt[sm, S_RETIRE] = 0
@@ -529,6 +552,8 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
         w = smt[sm, S_LDST_FREE]
     if arrival < w:
         w = arrival
+    if svc < w:
+        w = svc
     if qm[qi, Q_COUNT] > 0:
         t = rq[q_head(qb, qm, qi), R_READY]
         if t < w:

@@ -12,8 +12,9 @@ from .xbar import net_push
 
 
 @njit
-def l2_reply(j, r, ready, now, cfg, rq, qb, qm, wake):
-    """Turn request ``r`` into its reply and queue it toward the SM (caller checked the space)."""
+def l2_reply(j, r, ready, now, cfg, rq, rq_free, qb, qm, wake, g, mx):
+    """Turn request ``r`` into its reply and queue it toward the SM (caller checked the space); a reply to a
+    mechanism's request goes to the mechanism first."""
     kd = rq[r, R_KIND]
     if kd == PK_WRITE:
         rq[r, R_KIND] = PK_ACK
@@ -24,6 +25,9 @@ def l2_reply(j, r, ready, now, cfg, rq, qb, qm, wake):
         rq[r, R_BYTES] = popcount(rq[r, R_SECT]) * 32
     rq[r, R_T4] = ready
     rq[r, R_READY] = ready
+    if rq[r, R_MXD] >= 0 and cfg[C_MECH] != 0:
+        if hooks.l2_deliver(cfg[C_MECH], j, r, ready, now, cfg, rq, rq_free, g, mx) != 0:
+            return
     net_push(cfg[C_Q_L2OUT] + j, r, cfg, qb, qm, wake, NET_REP, rq)
 
 
@@ -93,7 +97,7 @@ def l2_count_miss(j, r, kd, rq, ctr, slst, pcst):
 
 @njit_inline
 def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd,
-              mrange, ptype):
+              mrange, ptype, mx):
     """Serve the request at the head of slice ``j``'s input queue; False when blocked (nothing changed)."""
     kd = rq[r, R_KIND]
     line = rq[r, R_LINE]
@@ -103,14 +107,17 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     en = cfg[C_L2_EN] != 0 and xs < 0  # SMs in the stacks bypass the GPU's L2
     line_atoms = 1 << (cfg[C_L1_LINE_SHIFT] - 5)
     rq[r, R_T3] = now
+    if kd >= PK_MECH:  # a mechanism's packet for its unit at this slice
+        hooks.l2_serve(cfg[C_MECH], j, r, now, k, cfg, clk, rq, rq_free, g, mx)
+        return True
     if kd >= PK_OFFLOAD:
         if q_space(qm, qout) <= 0:
             return False
         rq[r, R_LEVEL] = 2
-        l2_reply(j, r, edge(clk, D_L2, k + ptype[kd, 0]), now, cfg, rq, qb, qm, wake)
+        l2_reply(j, r, edge(clk, D_L2, k + ptype[kd, 0]), now, cfg, rq, rq_free, qb, qm, wake, g, mx)
         return True
     if kd == PK_WRITE or kd == PK_WBACK:
-        need_ack = kd == PK_WRITE and cfg[C_WAIT_ACKS] != 0
+        need_ack = kd == PK_WRITE and (cfg[C_WAIT_ACKS] != 0 or rq[r, R_MXD] >= 0)
         if need_ack and q_space(qm, qout) <= 0:
             return False
         sect = rq[r, R_SECT]
@@ -167,7 +174,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
         if need_ack:
             rq[r, R_LEVEL] = 2
-            l2_reply(j, r, edge(clk, D_L2, k + cfg[C_L2_LAT]), now, cfg, rq, qb, qm, wake)
+            l2_reply(j, r, edge(clk, D_L2, k + cfg[C_L2_LAT]), now, cfg, rq, rq_free, qb, qm, wake, g, mx)
         else:
             rq_release(rq_free, g, r)
         return True
@@ -212,7 +219,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             l2t[idx, LN_DIRTY] |= sect
             ctr[T_L2_ATOM] += 1
         rq[r, R_LEVEL] = 2
-        l2_reply(j, r, edge(clk, D_L2, k + lat), now, cfg, rq, qb, qm, wake)
+        l2_reply(j, r, edge(clk, D_L2, k + lat), now, cfg, rq, rq_free, qb, qm, wake, g, mx)
         return True
     mm = expand(sect & ~present, cfg[C_L2_SECT_ATOMS], line_atoms)
     nm = cfg[C_L2_MSHR]
@@ -272,7 +279,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
 
 
 @njit
-def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, mapd, mrange):
+def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, mapd, mrange, mx):
     """A DRAM read returned to slice ``j``: fill the line and reply to every merged request."""
     qout = cfg[C_Q_L2OUT] + j
     ready = edge(clk, D_L2, k + 1)
@@ -283,7 +290,7 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
         o = rq[d, R_ORIG]
         rq[o, R_LEVEL] = 3
         rq[o, R_TDS] = rq[d, R_TDS]
-        l2_reply(j, o, ready, now, cfg, rq, qb, qm, wake)
+        l2_reply(j, o, ready, now, cfg, rq, rq_free, qb, qm, wake, g, mx)
         rq_release(rq_free, g, d)
         return True
     if q_space(qm, qout) < l2m[m, M_NWAIT]:
@@ -310,7 +317,7 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
         nx = rq[r, R_NEXT]
         rq[r, R_LEVEL] = 3
         rq[r, R_TDS] = rq[d, R_TDS]
-        l2_reply(j, r, ready, now, cfg, rq, qb, qm, wake)
+        l2_reply(j, r, ready, now, cfg, rq, rq_free, qb, qm, wake, g, mx)
         r = nx
     l2m[m, M_NREQ] = 0
     l2m[m, M_NWAIT] = 0
@@ -323,14 +330,14 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
 
 @njit
 def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
-            ptype, mx):
+            ptype, mx, ufree):
     progress = False
     qr = cfg[C_Q_L2RET] + j
     if qm[qr, Q_COUNT] > 0:
         d = q_head(qb, qm, qr)
         if rq[d, R_READY] <= now:
             if l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, mapd,
-                       mrange):
+                       mrange, mx):
                 q_pop(qb, qm, qr)
                 progress = True
     qi = cfg[C_Q_L2IN] + j
@@ -349,7 +356,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         qm[qi, Q_BLOCK] = 0
         kind, line = rq[r, R_KIND], rq[r, R_LINE]
         if not l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
-                         mapd, mrange, ptype):
+                         mapd, mrange, ptype, mx):
             ctr[T_L2_BLOCK] += 1
             blocked = True
             break
@@ -365,7 +372,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         if rq[r, R_READY] <= now:
             kind, line = rq[r, R_KIND], rq[r, R_LINE]
             if l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
-                         mapd, mrange, ptype):
+                         mapd, mrange, ptype, mx):
                 q_pop(qb, qm, qv)
                 if cfg[C_MECH] != 0:
                     hooks.l2_request(cfg[C_MECH], j, kind, line, now, mx)
@@ -376,8 +383,11 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         g[G_LAST_PROGRESS] = now
     nxt = edge(clk, D_L2, k + 1)
     w = INF
+    if cfg[C_MECH] != 0:  # the mechanism's unit here (it may queue requests to this slice: they count below)
+        t = hooks.slice_tick(cfg[C_MECH], j, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
+        w = max(t, nxt) if t < INF else INF
     if qm[qv, Q_COUNT] > 0:
-        w = nxt if vblocked else max(rq[q_head(qb, qm, qv), R_READY], nxt)
+        w = min(w, nxt if vblocked else max(rq[q_head(qb, qm, qv), R_READY], nxt))
     if qm[qr, Q_COUNT] > 0:
         w = min(w, max(rq[q_head(qb, qm, qr), R_READY], nxt))
     if qm[qi, Q_COUNT] > 0:

@@ -58,7 +58,8 @@ NLN = 4
 WP_BACK, WP_THROUGH, WP_EVICT = 0, 1, 2
 # packet kinds
 PK_READ, PK_WRITE, PK_ATOMIC, PK_PREFETCH, PK_PRELOAD, PK_WBACK, PK_DREAD, PK_DWRITE, PK_ACK, PK_OFFLOAD = range(10)
-PK_USER = 16
+PK_USER = 16  # registered user packet types: PK_USER .. PK_MECH - 1
+PK_MECH = 24  # mechanisms' own packet kinds: PK_MECH .. NPK - 1 (an L2 slice and an SM hand them to the hooks)
 NPK = 32
 # DRAM commands (log)
 CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF = 1, 2, 3, 4, 5
@@ -180,8 +181,11 @@ NLD = len(LD_NAMES)
 # the request pool ``rq`` (every packet in flight)
 RQ_NAMES = columns("R_", """
     KIND READY BANK ROW PRIO SEQ BURSTS SLICE LINE SECT BYTES RBYTES SRC CHAN MSHR LDOP SLOT PC T0 T1 T2
-    T3 T4 T5 T6 TDQ TDS NEXT LEVEL BG HIT ORIG KEY XSTK LROW LDIR
+    T3 T4 T5 T6 TDQ TDS NEXT LEVEL BG HIT ORIG KEY XSTK LROW LDIR DEST MXD
 """)
+# R_DEST: a mechanism packet's mesh endpoint when it is not the natural one (-1): on the request network
+# slices 0..nsl-1 then SMs nsl..nsl+nsm-1, on the reply network SMs 0..nsm-1 then slices nsm..nsm+nsl-1.
+# R_MXD: a mechanism's tag on a request it made (-1: none); the L2 hands its reply to ``hooks.l2_deliver``.
 NRQ = len(RQ_NAMES)
 
 # DRAM banks ``bank``

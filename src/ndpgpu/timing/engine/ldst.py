@@ -306,9 +306,12 @@ def prefetch_next(sm, line, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm
 
 @njit_inline
 def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g, ctr, prst, pcst, wt,
-            regrdy, smt, mapd, mrange, subt):
+            regrdy, smt, mapd, mrange, subt, mx):
     """Accept reply ``r`` at SM ``sm``; False when blocked (nothing changed)."""
     kd = rq[r, R_KIND]
+    if kd >= PK_MECH:  # a mechanism's packet for its unit at this SM
+        hooks.sm_receive(cfg[C_MECH], sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx)
+        return True
     if kd == PK_ACK:
         s = rq[r, R_SLOT]
         wt[s, W_PEND_ST] -= 1

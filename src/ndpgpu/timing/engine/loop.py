@@ -212,7 +212,7 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
                     wake[wk_sl + j] = INF
                     g[G_IT_L2] += 1
                     l2_tick(j, now, kk, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
-                            mapd, mrange, ptype, mx)
+                            mapd, mrange, ptype, mx, ufree)
         # interconnect domain
         kk = cyc_at(clk, D_ICNT, now)
         if m_net <= now and edge(clk, D_ICNT, kk) == now and kk >= clk[D_ICNT, K_NEXT]:

@@ -9,6 +9,19 @@ from .queues import cyc_at, edge, q_head, q_pop, q_push
 
 
 @njit
+def mesh_endpoint(net, d, cfg, netd):
+    """Destination queue and wake component of endpoint ``d`` of subnet ``net``: the natural destinations
+    (slices on the request network, SMs on the reply network), then the others (``R_DEST``)."""
+    nat = netd[net, N_NDST]
+    if d < nat:
+        return netd[net, N_DSTQ] + d, (cfg[C_WK_SL] + d if net == NET_REQ else d)
+    e = d - nat
+    if net == NET_REQ:  # an SM
+        return netd[NET_REP, N_DSTQ] + e, e
+    return netd[NET_REQ, N_DSTQ] + e, cfg[C_WK_SL] + e  # a slice
+
+
+@njit
 def mesh_count_wait(net, p0, o, mst, mport):
     """A head packet could not move this cycle: its ejection queue is full (o = 4) or no downstream VC has room."""
     if o == 4:
@@ -94,11 +107,11 @@ def mesh_push(mvc, mvq, net, vi, vcbuf, fl):
 
 
 @njit_inline
-def mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq):
+def mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq):
     """Where the packet in slot ``v`` at ``node`` can go through output ``o`` now: the next router's VC
     with room for it, 0 for an ejection with room in the destination queue, or -1 (it must wait)."""
     if o == 4:
-        dqid = netd[net, N_DSTQ] + mvc[net, v, MV_DID]
+        dqid = mesh_endpoint(net, mvc[net, v, MV_DID], cfg, netd)[0]
         return -1 if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP] else 0
     nb = mesh_next(node, o, mcfg[MC_W])
     if mcfg[MC_CDEL] > 0:
@@ -124,14 +137,15 @@ def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wak
         rq[r, R_READY] = done if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, done) + delay)
         if net == NET_REQ:
             rq[r, R_T2] = done
-            wcomp = cfg[C_WK_SL] + d
         else:
             rq[r, R_T6] = done
-            wcomp = d
-        q_push(qb, qm, netd[net, N_DSTQ] + d, r)
+        dqid, wcomp = mesh_endpoint(net, d, cfg, netd)
+        rq[r, R_DEST] = -1
+        q_push(qb, qm, dqid, r)
         if rq[r, R_READY] < wake[wcomp]:
             wake[wcomp] = rq[r, R_READY]
-        nst[net, 1, d] += fl
+        if d < netd[net, N_NDST]:
+            nst[net, 1, d] += fl
         h = mvc[net, v, MV_HOPS]
         kd = rq[r, R_KIND]
         mkst[net, kd, 0] += 1
@@ -230,7 +244,7 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
             if cur >= 0 and (prio == 0 or mesh_head_prio(net, cur, vcbuf, rq, mvc, mvq)
                              >= rq[mvc[net, v, MV_PKT], R_PRIO]):
                 continue
-            if mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq) < 0:
+            if mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq) < 0:
                 mesh_count_wait(net, p0, o, mst, mport)
                 wk = min(wk, nxt)
                 continue
@@ -277,7 +291,7 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
         o = best
         vi = msw[net, pr, SW_REQ + o]
         v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
-        nvi = mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq)  # as in the request: outputs differ
+        nvi = mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq)  # as in the request: outputs differ
         if nvi < 0:
             continue
         t = mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq,
@@ -354,7 +368,7 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                     if b < wk:
                         wk = b
                     continue
-                nvi = mesh_target(net, node, v, o, now, qm, netd, mcfg, mvc, mvq)
+                nvi = mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq)
                 if nvi < 0:
                     mesh_count_wait(net, p0, o, mst, mport)
                     wk = min(wk, nxt)
@@ -393,6 +407,8 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
             wake[s] = now  # the SM may be blocked on this full queue
         q_pop(qb, qm, q)
         d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
+        if rq[r, R_DEST] >= 0:
+            d = rq[r, R_DEST]
         dnode = mcfg[dst_base + d]
         v = mesh_push(mvc, mvq, net, vi, vcbuf, fl)
         mvc[net, v, MV_PKT] = r

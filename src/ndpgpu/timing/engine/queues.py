@@ -61,6 +61,8 @@ def rq_alloc(rq, rq_free, g):
     rq[r, R_TDS] = -1
     rq[r, R_XSTK] = -1
     rq[r, R_LROW] = -1
+    rq[r, R_DEST] = -1
+    rq[r, R_MXD] = -1
     return r
 
 

@@ -19,7 +19,9 @@ __device__ float sc_dist(int p1, int p2, int num, int dim, const float *coord) {
   return retval;
 }
 
-extern "C" __global__ void llc_sc_compute_cost(int num, int dim, long x, const Point *p, int K, int stride,
+// At most 32 registers per thread (.maxnreg): a 512-thread CTA then fits the paper's 64 KB register file
+// (Table 2: 16384 registers), as it must have on the paper's Fermi-class cores; unbounded, nvcc 13 uses 56.
+extern "C" __global__ void __maxnreg__(32) llc_sc_compute_cost(int num, int dim, long x, const Point *p, int K, int stride,
                                                const float *coord, float *work_mem, const int *center_table,
                                                bool *switch_membership) {
   const int bid = blockIdx.x + gridDim.x * blockIdx.y;

@@ -1,0 +1,78 @@
+"""LLC-Compute / Omni-Compute as a session policy: ``llc:<scheme>[,key=value...]``.
+
+* scheme: ``llc`` (LLC-Compute), ``omni`` (Omni-Compute);
+* keys: ``oq``, ``sq`` (queue entries), ``buffer``, ``alu_latency``, ``llc_read_cycles``, ``alu_width``
+  (0: Omni cores share their SP units; 4/8/16/32: a dedicated ALU), ``smem_latency``
+  (:class:`~.offload.ChainOffload`).
+
+``prepare`` runs the compiler pass on every kernel of the recording's source (a registered workload, as
+recorded: the paper's offload runs use the split-FMA / RED-Hybrid2 variants, which are workloads of their
+own) and attaches the hardware. Usable on any kernel: ``ndpgpu run WORKLOAD --machine llc-mesh --policy
+llc:omni`` or in a sweep's ``policies``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ...experiments.policies import PolicyError, SessionPolicy, register_policy
+from .chains import ChainTable
+from .offload import SCHEMES, ChainOffload, ChainOffloadError, ChainOffloadHardware
+
+KEYS = {"oq": "oq", "sq": "sq", "buffer": "buffer", "alu_latency": "alu_latency",
+        "llc_read_cycles": "llc_read_cycles", "alu_width": "dedicated_alu_width", "smem_latency": "smem_latency"}
+
+
+def parse(spec: str) -> ChainOffload:
+    """``scheme[,key=value...]`` -> the hardware's configuration (PolicyError on a bad spec)."""
+    head, *pairs = [p.strip() for p in spec.split(",")]
+    if head not in SCHEMES:
+        raise PolicyError(f"llc:{spec}: expected llc:<scheme> with scheme in {SCHEMES}")
+    kw: dict[str, Any] = {"scheme": head}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or key not in KEYS:
+            raise PolicyError(f"llc:{spec}: unknown setting {pair!r}; settings: {', '.join(KEYS)}")
+        try:
+            kw[KEYS[key]] = int(value)
+        except ValueError as exc:
+            raise PolicyError(f"llc:{spec}: {key}={value!r} is not an integer") from exc
+    try:
+        return ChainOffload(**kw)
+    except ChainOffloadError as exc:
+        raise PolicyError(f"llc:{spec}: {exc}") from exc
+
+
+def chain_tables(workload: str) -> dict[str, ChainTable]:
+    """The chain table of every kernel of a registered workload."""
+    from ..analyze import load_module
+    from .cli import analyze_module
+
+    module, _ = load_module(workload)
+    return {t.kernel: t for t in analyze_module(module)}
+
+
+class ChainOffloadPolicy(SessionPolicy):
+    """One LLC-Compute / Omni-Compute configuration applied to a recording."""
+
+    def __init__(self, config: ChainOffload) -> None:
+        self.config = config
+        self._rows: list[tuple[str, str, float, str]] = []
+
+    def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
+        tables = chain_tables(getattr(recording, "workload", None) or recording.name)
+        self._rows = [("llc", "chains", float(sum(len(t.chains) for t in tables.values())), "chains"),
+                      ("llc", "omni_allowed", float(all(t.omni_allowed for t in tables.values())), "flag")]
+        for k, v in dataclasses.asdict(self.config).items():
+            if k != "scheme":
+                self._rows.append(("llc.config", k, float(v), ""))
+        session.attach(ChainOffloadHardware(tables, self.config))
+
+    def rows(self) -> list[tuple[str, str, float, str]]:
+        return list(self._rows)
+
+
+@register_policy("llc")
+def make_llc_policy(spec: str) -> ChainOffloadPolicy:
+    return ChainOffloadPolicy(parse(spec))

@@ -1,0 +1,185 @@
+"""LLC-Compute / Omni-Compute in the timing engine: every chain instance handled once (at the core or
+elsewhere), results unchanged, every suppression path, reply sizes, the mesh endpoints it uses, and
+analytic bounds on a chain's round trip and the service ALU's throughput."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from ndpgpu.experiments.policies import PolicyError, make_policy
+from ndpgpu.mechanisms.llc import hardware as H
+from ndpgpu.mechanisms.llc.chains import REPLY
+from ndpgpu.mechanisms.llc.emn import MeshLayout
+from ndpgpu.mechanisms.llc.offload import ChainOffload, ChainOffloadError, ChainOffloadHardware
+from ndpgpu.mechanisms.llc.policy import chain_tables
+from ndpgpu.timing.session import TimingSession
+from ndpgpu.timing.spec import load_machine
+from ndpgpu.workloads.runner import run_workload
+
+
+@functools.cache
+def recorded(workload: str, scale: str = "tiny"):
+    run = run_workload(workload, scale, trace=True)
+    assert run.passed, f"{workload}: functional outputs differ from NumPy"
+    return tuple(run.device.traces), chain_tables(workload)
+
+
+def timed(workload: str, config: ChainOffload | None, machine: str = "llc-mesh", overrides=None):
+    """(summed statistics, metrics dict) of ``workload``'s launches with ``config`` (None: no offloading)."""
+    traces, tables = recorded(workload)
+    s = TimingSession(machine, overrides)
+    if config is not None:
+        s.attach(ChainOffloadHardware(tables, config))
+    for tr in traces:
+        s.run_launch(tr)
+    tot = s.totals()
+    return tot, {(p, m): v for p, m, v, _ in tot.rows()}
+
+
+def chain_first_executions(workload: str) -> int:
+    """Warp executions of every chain's first instruction, counted from the traces (an independent count)."""
+    traces, tables = recorded(workload)
+    n = 0
+    for tr in traces:
+        table = tables.get(tr.launch.kernel)
+        if table is None:
+            continue
+        firsts = {c.pcs[0] for c in table.chains}
+        seg = tr.segments
+        pc0 = seg["pc"].astype(np.int64)
+        cnt = seg["count"].astype(np.int64)
+        for pc in firsts:
+            n += int(((pc0 <= pc) & (pc < pc0 + cnt)).sum())
+    return n
+
+
+def c(metrics, name):
+    return metrics[("offload.chains", name)]
+
+
+@pytest.mark.parametrize("workload,scheme", [("llc_vecadd_aligned", "llc"), ("llc_vecadd_strided", "omni"),
+                                             ("saxpy", "omni"), ("bfs_rodinia", "llc")])
+def test_every_chain_instance_once(workload, scheme):
+    """Each dynamic chain instance is decided once; offloaded ones are taken whole and replied to once; the
+    warp-instruction count is the no-offload run's (a chain's instructions count once, at the source)."""
+    base, mb = timed(workload, None)
+    tot, m = timed(workload, ChainOffload(scheme=scheme))
+    seen = chain_first_executions(workload)
+    assert seen > 0
+    assert c(m, "instances") == seen
+    declined = sum(c(m, f"declined_{w}") for w in ("l1_hit", "oq_full", "no_emn", "not_one_llc", "trace"))
+    assert c(m, "offloaded") + declined == seen
+    assert c(m, "offloaded") > 0
+    assert c(m, "completed") == c(m, "packets")
+    assert c(m, "replies") + c(m, "sq_full_fallback") == c(m, "packets")  # fallbacks finish at the source
+    assert m[("kernel", "warp_instructions")] == mb[("kernel", "warp_instructions")]
+    traces, tables = recorded(workload)
+    lengths = {len(ch.pcs) for t in tables.values() for ch in t.chains}
+    if len(lengths) == 1:  # one chain shape: every offloaded instance took all its instructions
+        assert c(m, "absorbed_instructions") == c(m, "offloaded") * lengths.pop()
+
+
+def test_llc_compute_offloads_aligned_and_never_strided():
+    _, m = timed("llc_vecadd_aligned", ChainOffload(scheme="llc"))
+    assert c(m, "offload_rate") == 1.0 and c(m, "at_llc") == c(m, "packets")
+    _, m = timed("llc_vecadd_strided", ChainOffload(scheme="llc"))
+    assert c(m, "offloaded") == 0
+    assert c(m, "declined_not_one_llc") == c(m, "instances")
+
+
+def test_omni_compute_uses_cores_and_has_no_emn_cases():
+    _, m = timed("llc_vecadd_strided", ChainOffload(scheme="omni"))
+    assert c(m, "at_core") > 0 and c(m, "emn_core") > 0
+    assert c(m, "declined_no_emn") > 0
+    assert c(m, "alu_ops") == c(m, "at_core") + c(m, "at_llc") + c(m, "sq_full_fallback")  # one op per chain
+
+
+def test_l1_hits_keep_chains_at_the_core():
+    """MVT's vector loads hit in L1 (L1 locality first, Sec. 4.3): most of its chains stay at the core."""
+    _, m = timed("llc_mvt_splitfma", ChainOffload(scheme="llc"))
+    assert c(m, "declined_l1_hit") > c(m, "offloaded")
+
+
+def test_full_offload_queue_declines():
+    _, m = timed("llc_vecadd_aligned", ChainOffload(scheme="llc", oq=1))
+    assert c(m, "declined_oq_full") > 0
+    assert c(m, "oq_max") <= 1
+
+
+def test_full_service_queue_falls_back_to_the_source_core():
+    _, m = timed("llc_vecadd_aligned", ChainOffload(scheme="llc", sq=1))
+    assert c(m, "sq_full_fallback") > 0
+    assert c(m, "sq_max") <= 1
+    assert c(m, "completed") == c(m, "packets")
+
+
+@pytest.mark.parametrize("workload,pattern", [("llc_vecadd_aligned", 1), ("llc_density", 6),
+                                              ("llc_mvt_splitfma", 2)])
+def test_reply_sizes_on_the_mesh(workload, pattern):
+    """Table 1's replies (ack 1, bitmap 1, data 5 flits), as the mesh counted them."""
+    _, tables = recorded(workload)
+    assert pattern in {p for t in tables.values() for p in t.patterns()}
+    _, m = timed(workload, ChainOffload(scheme="llc"))
+    replies = m[("mesh.reply.kind.offload_reply", "packets")]
+    assert replies == c(m, "replies") > 0
+    hops = m[("mesh.reply.kind.offload_reply", "hops")]
+    assert m[("mesh.reply.kind.offload_reply", "weighted_hops")] == REPLY[pattern][1] * hops
+    if c(m, "mask_flits") == 0:  # one flit per ComputePacket without divergence
+        assert m[("mesh.request.kind.compute", "weighted_hops")] == m[("mesh.request.kind.compute", "hops")]
+
+
+def test_round_trip_lower_bound_one_warp():
+    """One warp's chains on an idle machine: each round trip covers at least the compute packet's and the
+    reply's hops (router + link cycles per hop) and the service ALU's latency."""
+    machine = load_machine("llc-mesh")
+    mesh = machine.icnt.mesh
+    per_hop = mesh.router_latency + mesh.link_latency
+    layout = MeshLayout.of(machine)
+    min_hops = min(layout.hops(cr, sl) for cr in range(len(layout.core_nodes)) for sl in range(8))
+    cfg = ChainOffload(scheme="llc")
+    _, m = timed("llc_vecadd_aligned", cfg)
+    assert c(m, "round_trip") >= 2 * min_hops * per_hop + cfg.alu_latency
+    assert c(m, "round_trip") < m[("kernel", "cycles")]
+
+
+def test_service_alu_throughput_bound():
+    """A slice's 32-wide ALU takes at most one warp-op a cycle: ALU ops at the LLCs <= slices x L2 cycles."""
+    tot, m = timed("llc_vecadd_aligned", ChainOffload(scheme="llc"))
+    machine = load_machine("llc-mesh")
+    l2_cycles = tot.time_ps * machine.clocks.l2_mhz / 1e6
+    assert c(m, "alu_ops") <= 8 * l2_cycles
+
+
+def test_llc_compute_on_a_crossbar_and_omni_refuses_it():
+    _, m = timed("llc_vecadd_aligned", ChainOffload(scheme="llc"), machine="llc-xbar")
+    assert c(m, "completed") == c(m, "packets") > 0
+    with pytest.raises(ChainOffloadError, match="mesh"):
+        timed("llc_vecadd_aligned", ChainOffload(scheme="omni"), machine="llc-xbar")
+
+
+def test_mechanism_endpoint_tables():
+    """Omni's EMN table maps Algorithm 1's nodes to slices and to the SM at a core node."""
+    from ndpgpu.mechanisms.llc.offload import emn_endpoints
+
+    layout = MeshLayout.of(load_machine("llc-mesh"))
+    t = emn_endpoints(layout)
+    assert t.shape == (56, 8, 8)
+    assert t[15, 5, 6] == 8 + 36  # EMN(c15, L5, L6) = core 36 (cores are the SMs, in order)
+    assert t[15, 0, 6] == -1
+    assert all(t[cr, k, k] == k for cr in range(56) for k in range(8))
+
+
+def test_policy_spec():
+    pol = make_policy("llc:omni,oq=64,sq=128,alu_width=16")
+    assert pol.config == ChainOffload(scheme="omni", oq=64, sq=128, dedicated_alu_width=16)
+    for bad in ("llc:both", "llc:llc,oq=x", "llc:llc,queue=4", "llc:omni,alu_width=3"):
+        with pytest.raises(PolicyError):
+            make_policy(bad)
+
+
+def test_hardware_module_declares_its_hooks():
+    assert set(H.HOOKS) <= {"warp_start", "decide", "intercept", "core_service", "sm_receive", "l2_serve",
+                            "l2_deliver", "slice_tick"}

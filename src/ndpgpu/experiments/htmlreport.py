@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import functools
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +34,15 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["fmt"] = format_value
+    env.filters["code"] = _inline_code
     return env
+
+
+def _inline_code(text: str) -> Any:
+    """``text`` escaped, with markdown's `inline code` shown as code (report titles and notes use it)."""
+    from markupsafe import Markup, escape
+
+    return Markup(re.sub(r"`([^`\n]+)`", r"<code>\1</code>", str(escape(text))))
 
 
 def _css() -> str:

@@ -156,6 +156,12 @@ def test_the_scheduler_comes_from_the_argument_the_environment_or_dask_config(mo
             assert resolve_scheduler("tcp://10.0.0.3:8786") == "tcp://10.0.0.3:8786"
 
 
-def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path, capsys) -> None:
     with pytest.raises(SchedulerError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:9 .*dask scheduler"):
         run_sweep(fake_spec(), store=tmp_path / "r.duckdb", scheduler="tcp://127.0.0.1:9")
+    from ndpgpu.cli import main as cli_main
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump(fake_spec().model_dump(mode="json")))
+    assert cli_main(["sweep", str(spec), "--store", str(tmp_path / "r.duckdb"), "--scheduler", "nonsense"]) == 2
+    assert "scheduler address 'nonsense' (from --scheduler" in capsys.readouterr().err

@@ -74,7 +74,8 @@ class DaskPool:
         from distributed import Client
 
         if "://" not in address and ":" not in address:
-            raise SchedulerError(f"--scheduler {address!r} is not a scheduler address (expected tcp://HOST:PORT)")
+            raise SchedulerError(f"scheduler address {address!r} (from --scheduler, ${SCHEDULER_ENV} or Dask's "
+                                 "scheduler-address) is not one: expected tcp://HOST:PORT")
         _probe(address)
         try:
             self.client = Client(address, timeout=timeout_s, set_as_default=False)

@@ -327,7 +327,7 @@ def _reproduce_all_main(args: argparse.Namespace, opts: dict[str, Any] | None, p
     for r in done.reports:
         s = r.data["summary"]
         print(f"{r.name}: checks {s['evidence_passed']}/{s['evidence']} pass; points {s['points_ok']}/{s['points']} "
-              f"ran; report {r.out_dir / 'report.html'}")
+              f"ran ({done.elapsed_s[r.name]:.0f} s); report {r.out_dir / 'report.html'}")
     for name, error in done.errors:
         print(f"{name}: could not run: {error}")
     print(json.dumps({"index": str(done.index_path), "reports": [str(r.markdown_path) for r in done.reports]}))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ class AllReports:
     index_path: Path
     reports: list[Report]
     errors: list[tuple[str, str]]  # (reproduction, error) of those that could not run at all
+    elapsed_s: dict[str, float] = dataclasses.field(default_factory=dict)  # wall seconds per reproduction
 
     @property
     def points_failed(self) -> int:
@@ -63,8 +65,10 @@ def reproduce_all(
     todo = names if names is not None else sorted(known)
     reports: list[Report] = []
     errors: list[tuple[str, str]] = []
+    elapsed: dict[str, float] = {}
     with ResultStore(store_path) as db:
         for name in todo:
+            start = time.perf_counter()
             try:
                 reports.append(reproduce(
                     name, scale, out / name, jobs, db, traces, executor, executor_options, progress,
@@ -74,5 +78,6 @@ def reproduce_all(
             except Exception as exc:  # one broken reproduction must not hide the others' results
                 errors.append((name, f"{type(exc).__name__}: {exc}"))
                 print(f"ndpgpu: reproduction {name} could not run: {type(exc).__name__}: {exc}", file=sys.stderr)
+            elapsed[name] = time.perf_counter() - start
     index = write_index(reports, out, scale or "default", store_path, errors)
-    return AllReports(out, index, reports, errors)
+    return AllReports(out, index, reports, errors, elapsed)

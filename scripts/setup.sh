@@ -20,3 +20,14 @@ fi
 python -m pip install -q -e ".[${extras}]"
 # compile the engine once (numba caches it next to the sources) so parallel test workers load it
 python -m ndpgpu.functional.warmup
+# the HTML report's browser test needs a headless Chromium (Debian's chromium package); without root or apt
+# the test is skipped and says why
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get install -y -q chromium >/dev/null 2>&1 \
+      || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } \
+      || echo "setup: could not install chromium (apt-get install chromium): the HTML report's browser test will be skipped" >&2
+  else
+    echo "setup: no chromium, and not root to apt-get install it: the HTML report's browser test will be skipped" >&2
+  fi
+fi

@@ -58,6 +58,14 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--traces", type=Path, default=None, help="where recordings persist (default: beside the store)")
     p.add_argument("--executor", default=None, help="run points with this executor instead of the spec's")
     p.add_argument("--executor-option", action="append", metavar="KEY=VALUE", help="an executor option (repeatable)")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="run the tasks on this Dask cluster instead of --jobs local processes (default: $NDPGPU_SCHEDULER, "
+        "then Dask's scheduler-address setting, e.g. $DASK_SCHEDULER_ADDRESS); --traces must then be a "
+        "directory every worker reads at the same path",
+    )
     p.add_argument("--no-progress", action="store_true", help="no live progress display")
 
 
@@ -101,12 +109,17 @@ def add_subcommands(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "reproduce",
         help="run a paper reproduction and write its report",
-        description="Run a reproduction's points and write report.md, report.json and figures.",
+        description="Run a reproduction's points and write report.md, report.html, report.json and figures.",
     )
-    p.add_argument("paper", nargs="?", help="the reproduction (see --list)")
+    p.add_argument("paper", nargs="?", help="the reproduction (see --list), or 'all': every one, one store, one index")
     p.add_argument("--list", action="store_true", help="list the reproductions")
     p.add_argument("--scale", default=None, help="tiny | small | paper (default: the reproduction's)")
-    p.add_argument("--out", type=Path, default=None, help="report directory (default reports/<paper>-<scale>)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="report directory (default reports/<paper>-<scale>; for all: reports/all-<scale>)",
+    )
     p.add_argument(
         "--doc",
         type=Path,
@@ -123,6 +136,7 @@ def _err(message: str) -> None:
 
 def sweep_main(args: argparse.Namespace) -> int:
     """``ndpgpu sweep SPEC``."""
+    from .dask_pool import SchedulerError
     from .points import SpecError, load_spec
     from .runner import default_store_path, plan_sweep, run_sweep
     from .store import ResultStore, StoreError
@@ -145,8 +159,9 @@ def sweep_main(args: argparse.Namespace) -> int:
             scale=args.scale,
             retry_failed=not args.no_retry_failed,
             progress=False if args.no_progress else None,
+            scheduler=args.scheduler,
         )
-    except (SpecError, StoreError) as exc:
+    except (SpecError, StoreError, SchedulerError) as exc:
         _err(str(exc))
         return EXIT_USAGE
     except (*INTERRUPTS, RuntimeError) as exc:
@@ -242,6 +257,7 @@ def results_main(args: argparse.Namespace) -> int:
 
 def reproduce_main(args: argparse.Namespace) -> int:
     """``ndpgpu reproduce PAPER``."""
+    from .dask_pool import SchedulerError
     from .points import SpecError
     from .report import ReproductionError, all_reproductions, reproduce, write_document
     from .store import StoreError
@@ -252,6 +268,8 @@ def reproduce_main(args: argparse.Namespace) -> int:
         return EXIT_OK if args.list else EXIT_USAGE
     opts = _executor_options(args.executor_option)
     progress = False if args.no_progress else None
+    if args.paper == "all":
+        return _reproduce_all_main(args, opts, progress)
     try:
         report = reproduce(
             args.paper,
@@ -263,11 +281,12 @@ def reproduce_main(args: argparse.Namespace) -> int:
             args.executor,
             opts,
             progress,
+            getattr(args, "scheduler", None),
         )
         if args.doc:
             write_document(report, args.doc)
             print(f"wrote {args.doc}")
-    except (ReproductionError, SpecError, StoreError) as exc:
+    except (ReproductionError, SpecError, StoreError, SchedulerError) as exc:
         _err(str(exc))
         return EXIT_USAGE
     except (*INTERRUPTS, RuntimeError) as exc:
@@ -283,6 +302,36 @@ def reproduce_main(args: argparse.Namespace) -> int:
     )
     print(json.dumps({"report": str(report.markdown_path), "json": str(report.json_path)}))
     return EXIT_FAILED_POINTS if s["points_failed"] else EXIT_OK
+
+
+def _reproduce_all_main(args: argparse.Namespace, opts: dict[str, Any] | None, progress: bool | None) -> int:
+    """``ndpgpu reproduce all``."""
+    from .dask_pool import SchedulerError
+    from .reproduce_all import reproduce_all
+    from .store import StoreError
+
+    if args.doc:
+        _err("--doc writes one reproduction's tables: name the reproduction instead of 'all'")
+        return EXIT_USAGE
+    try:
+        done = reproduce_all(args.scale, args.out, args.jobs, args.store, args.traces, args.executor, opts, progress,
+                             getattr(args, "scheduler", None))
+    except (StoreError, SchedulerError) as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    except (*INTERRUPTS, RuntimeError) as exc:
+        if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
+            raise
+        _err("interrupted; finished points are stored: run the same command again to resume")
+        return EXIT_INTERRUPTED
+    for r in done.reports:
+        s = r.data["summary"]
+        print(f"{r.name}: checks {s['evidence_passed']}/{s['evidence']} pass; points {s['points_ok']}/{s['points']} "
+              f"ran ({done.elapsed_s[r.name]:.0f} s); report {r.out_dir / 'report.html'}")
+    for name, error in done.errors:
+        print(f"{name}: could not run: {error}")
+    print(json.dumps({"index": str(done.index_path), "reports": [str(r.markdown_path) for r in done.reports]}))
+    return EXIT_FAILED_POINTS if done.errors or done.points_failed else EXIT_OK
 
 
 def main_job(args: argparse.Namespace) -> int:
@@ -303,6 +352,7 @@ def main_job(args: argparse.Namespace) -> int:
         executor=getattr(args, "executor", None),
         executor_option=getattr(args, "executor_option", None),
         no_progress=getattr(args, "no_progress", False),
+        scheduler=getattr(args, "scheduler", None),
     )
     return reproduce_main(ns)
 

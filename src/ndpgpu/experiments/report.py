@@ -344,8 +344,12 @@ def _markdown(
     return "\n".join(out)
 
 
-def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: ResultSet, out_dir: str | Path) -> Report:
-    """Write ``report.md``, ``report.json`` and the figures of ``repro`` from ``results``."""
+def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: ResultSet, out_dir: str | Path,
+                 index_href: str | None = None) -> Report:
+    """Write ``report.md``, ``report.html``, ``report.json`` and the figures of ``repro`` from ``results``
+    (``index_href``: a link from the HTML page back to an index of reports)."""
+    from .htmlreport import write_report_html
+
     out = Path(out_dir)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     tables = repro.tables(results)
@@ -359,7 +363,9 @@ def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: Resu
     validate_report(data)
     (out / "report.json").write_text(json.dumps(data, indent=1) + "\n")
     (out / "report.md").write_text(_markdown(data, tables, checks, figures))
-    return Report(repro.name, out, data, tables, checks)
+    report = Report(repro.name, out, data, tables, checks)
+    write_report_html(report, {chart.name: chart.caption for chart, _ in figures}, index_href)
+    return report
 
 
 def reproduce(
@@ -372,9 +378,12 @@ def reproduce(
     executor: str | None = None,
     executor_options: dict[str, Any] | None = None,
     progress: bool | None = None,
+    scheduler: str | None = None,
+    index_href: str | None = None,
 ) -> Report:
     """Run reproduction ``paper`` at ``scale`` (default its own) and write its report to ``out_dir``
-    (default ``reports/<paper>-<scale>``); results are stored (and reused) in ``store``."""
+    (default ``reports/<paper>-<scale>``); results are stored (and reused) in ``store``; ``scheduler``: a
+    Dask cluster to run on (see :func:`ndpgpu.experiments.runner.run_sweep`)."""
     from .runner import default_store_path
 
     repro = get_reproduction(paper)()
@@ -384,12 +393,12 @@ def reproduce(
     db = ResultStore(store if store is not None else default_store_path()) if own else store
     assert isinstance(db, ResultStore)
     try:
-        sweep = run_sweep(spec, jobs=jobs, store=db, traces=traces, progress=progress)
+        sweep = run_sweep(spec, jobs=jobs, store=db, traces=traces, progress=progress, scheduler=scheduler)
         results = ResultSet.load(db, [p.point for p in sweep.points], sweep.keys)
     finally:
         if own:
             db.close()
-    return build_report(repro, scale, spec, results, out_dir or Path("reports") / f"{paper}-{scale}")
+    return build_report(repro, scale, spec, results, out_dir or Path("reports") / f"{paper}-{scale}", index_href)
 
 
 def write_document(report: Report, path: str | Path) -> Path:

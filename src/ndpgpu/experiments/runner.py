@@ -6,24 +6,27 @@
    machine config, and derives each point's store key (:func:`ndpgpu.experiments.provenance.point_key`);
 2. skips keys already stored (``ok``; ``failed`` too unless ``retry_failed``): an interrupted sweep resumes;
 3. runs one recording task per (workload, scale, provenance), reusing a finished recording on disk, then
-   one timing task per point, in ``jobs`` worker processes (``jobs=0``: in this process, for debugging);
+   one timing task per point, in ``jobs`` local worker processes (``jobs=0``: in this process, for
+   debugging) or, given a ``scheduler`` address, on that Dask cluster (:mod:`ndpgpu.experiments.dask_pool`);
 4. stores each answer from this process's main loop, the single writer, one transaction per point.
 
-A task that raises is stored as a failed point with its traceback; a worker process that dies (signal,
-out of memory) is detected, its tasks are rerun one at a time to find the culprit, which is stored as
-failed. Neither stops the sweep.
+A task that raises is stored as a failed point with its traceback; a local worker process that dies
+(signal, out of memory) is detected, its tasks are rerun one at a time to find the culprit, which is stored
+as failed (on a Dask cluster, Dask reruns a dead worker's tasks a bounded number of times, then the runner
+stores the task as failed). Neither stops the sweep. Where a point ran changes neither its key nor its
+results.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 import sys
 import time
+import traceback
 from collections import deque
-from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,7 @@ from . import worker
 from .executors import make_executor
 from .interfaces import Executor, MachineConfig, MetricRow, Provenance, RecordingManifest
 from .points import Point, SpecError, SweepSpec, load_spec
+from .pools import InlinePool, LocalPool, Pool
 from .provenance import canonical_json, point_key, short_hash
 from .store import PointRecord, ResultStore
 
@@ -146,18 +150,6 @@ class _Task:
         return pool.submit(worker.run_time, executor, options, self.point.point.model_dump(mode="json"), self.manifest)
 
 
-class _InlinePool:
-    """``jobs=0``: tasks run in this process as they are submitted (no isolation; for debugging)."""
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
-        fut: Future = Future()
-        fut.set_result(fn(*args))
-        return fut
-
-    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
-        pass
-
-
 class _Progress:
     """A rich progress display on stderr (recordings and points), or nothing."""
 
@@ -199,8 +191,10 @@ class _Progress:
 class _Sweep:
     """One run of a plan: the scheduler loop and the single writer."""
 
-    def __init__(self, plan: SweepPlan, store: ResultStore, jobs: int, progress: bool) -> None:
+    def __init__(self, plan: SweepPlan, store: ResultStore, jobs: int, progress: bool,
+                 scheduler: str | None = None) -> None:
         self.plan = plan
+        self.scheduler = scheduler
         self.store = store
         self.jobs = jobs
         self.spec = plan.spec
@@ -279,21 +273,14 @@ class _Sweep:
             self._store_failed(task.point, task.manifest, DIED_MESSAGE, "")
 
     # -- the scheduler -----------------------------------------------------------------------------
-    def _new_pool(self) -> Any:
+    def _new_pool(self) -> Pool:
+        if self.scheduler is not None:
+            from .dask_pool import DaskPool
+
+            return DaskPool(self.scheduler)
         if self.jobs <= 0:
-            return _InlinePool()
-        preload = tuple(self.plan.executor.preload)
-        if "forkserver" in multiprocessing.get_all_start_methods():
-            # workers fork from a clean server process that imported the heavy modules once, so a pool
-            # rebuilt after a worker died starts in milliseconds; the main process (threads, an open
-            # database) is never forked
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload([worker.__name__, *preload])
-        else:
-            ctx = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(
-            max_workers=self.jobs, mp_context=ctx, initializer=worker.init_worker, initargs=(preload,)
-        )
+            return InlinePool()
+        return LocalPool(self.jobs, tuple(self.plan.executor.preload))
 
     def run(self, groups: list[_Group]) -> SweepResult:
         todo = sum(len(g.points) for g in groups)
@@ -310,7 +297,7 @@ class _Sweep:
         suspects: deque[_Task] = deque()  # tasks in flight when a worker died: rerun one at a time
         running: dict[Future, _Task] = {}
         started: dict[Future, float] = {}
-        limit = self.spec.time_limit_s if self.jobs > 0 else None
+        limit = self.spec.time_limit_s if self.jobs > 0 or self.scheduler is not None else None
         pool = self._new_pool()
         finished = False
         try:
@@ -324,7 +311,7 @@ class _Sweep:
                             fut = task.submit(pool, name, options)
                             running[fut], started[fut] = task, time.monotonic()
                     else:
-                        while pending and len(running) < max(1, self.jobs):
+                        while pending and len(running) < pool.capacity():
                             task = pending.popleft()
                             try:
                                 fut = task.submit(pool, name, options)
@@ -353,9 +340,9 @@ class _Sweep:
             pool.shutdown(wait=finished, cancel_futures=True)
 
     def _stop_overdue(self, running: dict[Future, _Task], started: dict[Future, float], limit: float,
-                      pool: Any) -> bool:
-        """Store tasks running longer than ``limit`` as failed and kill the pool's workers (a compiled loop
-        cannot be interrupted from outside); True when that happened."""
+                      pool: Pool) -> bool:
+        """Store tasks running longer than ``limit`` as failed and stop them (the local pool kills its workers:
+        a compiled loop cannot be interrupted from outside); True when the pool must be rebuilt."""
         now = time.monotonic()
         overdue = [f for f in running if now - started[f] > limit]
         if not overdue:
@@ -370,9 +357,7 @@ class _Sweep:
             else:
                 assert task.point is not None
                 self._store_failed(task.point, task.manifest, message, "")
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.kill()
-        return True
+        return pool.stop(overdue)
 
     def _collect(
         self,
@@ -393,8 +378,22 @@ class _Sweep:
                 else:
                     suspects.append(task)
                 continue
+            except Exception as exc:  # on a cluster: the task's workers kept dying, or it never started
+                answer = _lost(exc)
             pending.extendleft(reversed(self._answer(task, answer)))
         return broken
+
+
+def _lost(exc: BaseException) -> dict[str, Any]:
+    """The answer of a task that produced none: Dask gave up after its workers died, or the task could not
+    run at all (say, ndpgpu missing on a worker)."""
+    from .dask_pool import is_killed_worker
+
+    if is_killed_worker(exc):
+        error = f"{DIED_MESSAGE}: Dask gave up after its workers died (KilledWorker: {exc})"
+    else:
+        error = f"{type(exc).__name__}: {exc}"
+    return {"status": "error", "error": error, "traceback": "".join(traceback.format_exception(exc))}
 
 
 def _stat_unit(stat: str) -> str:
@@ -419,14 +418,20 @@ def run_sweep(
     progress: bool | None = None,
     executor: str | None = None,
     executor_options: dict[str, Any] | None = None,
+    scheduler: str | None = None,
 ) -> SweepResult:
     """Run every point of ``spec`` not already stored; see the module docstring.
 
     ``store``: a :class:`ResultStore` or a database path (default :func:`default_store_path`);
-    ``traces``: where recordings persist (default ``traces/`` beside the store); ``scale`` replaces every
-    point's scale; ``executor``/``executor_options`` replace the spec's; ``progress`` (default: when
-    stderr is a terminal) shows a live display.
+    ``traces``: where recordings persist (default ``traces/`` beside the store; on a cluster, a directory
+    every worker reads at the same path); ``scale`` replaces every point's scale;
+    ``executor``/``executor_options`` replace the spec's; ``progress`` (default: when stderr is a terminal)
+    shows a live display; ``scheduler``: a Dask scheduler address (default
+    :func:`ndpgpu.experiments.dask_pool.resolve_scheduler`: ``$NDPGPU_SCHEDULER`` or Dask's configured
+    ``scheduler-address``), instead of ``jobs`` local processes.
     """
+    from .dask_pool import resolve_scheduler
+
     if not isinstance(spec, SweepSpec):
         spec = load_spec(spec)
     spec = spec.with_executor(executor, executor_options)
@@ -436,7 +441,7 @@ def run_sweep(
     try:
         plan = plan_sweep(spec, db, scale)
         db.add_membership(spec.name, plan.keys)
-        traces_root = Path(traces) if traces is not None else db.path.parent / "traces"
+        traces_root = (Path(traces) if traces is not None else db.path.parent / "traces").absolute()
         todo = plan.todo(retry_failed)
         groups: dict[str, _Group] = {}
         for p in todo:
@@ -448,7 +453,7 @@ def run_sweep(
                 groups[rec_key] = _Group(p.point.workload, p.point.scale, rec_dir, [])
             groups[rec_key].points.append(p)
         show = sys.stderr.isatty() if progress is None else progress
-        result = _Sweep(plan, db, jobs, show).run(list(groups.values()))
+        result = _Sweep(plan, db, jobs, show, resolve_scheduler(scheduler)).run(list(groups.values()))
         result.reused = len(plan.points) - len(todo)
         return result
     finally:

@@ -16,6 +16,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from . import lifeline
 from .executors import make_executor
 from .interfaces import Executor, RecordingManifest
 from .points import Point
@@ -23,8 +24,12 @@ from .points import Point
 _EXECUTORS: dict[tuple[str, str], Executor] = {}
 
 
-def init_worker(preload: tuple[str, ...]) -> None:
-    """Process initializer: import the executor's heavy modules once, before the first task."""
+def init_worker(preload: tuple[str, ...], client_pid: int | None = None) -> None:
+    """Process initializer: exit with ``client_pid`` (the sweep's process), then import the executor's heavy
+    modules once, before the first task."""
+    if client_pid is not None:
+        lifeline.follow_parent()
+        lifeline.watch(client_pid)
     for module in preload:
         try:
             importlib.import_module(module)

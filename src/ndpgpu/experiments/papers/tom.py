@@ -43,12 +43,11 @@ STACK_SMS = 4  # tom-ndp: one SM in each of the 4 stacks
 CYCLES = "kernel.cycles"
 TRAFFIC = {"TX": "link.tx_bytes", "RX": "link.rx_bytes", "mem-mem": "cross_link.bytes"}
 SHARE = "offload.blocks.instruction_share"
-ENERGY_PARTS = {
-    "SMs": ("inst_int", "inst_fp32", "inst_fp64", "inst_sfu", "l1d_access", "smem_access", "regfile_access"),
-    "links": ("link_tx_bit", "link_rx_bit", "link_idle_bit", "cross_link_bit", "cross_link_idle_bit"),
-    "DRAM": ("dram_activate", "dram_read_bit", "dram_write_bit", "dram_read_burst", "dram_write_burst",
-             "dram_refresh", "tsv_bit"),
-    "NoC+L2": ("icnt_flit", "l2_access"),
+ENERGY_PARTS = {  # the power model's components (docs/power.md) in TOM's groups; their dynamic energy
+    "SMs": ("core", "regfile", "l1d", "smem", "offload"),
+    "links": ("links", "cross_links"),
+    "DRAM": ("dram", "tsv"),
+    "NoC+L2": ("noc", "l2"),
 }
 
 # The paper's numbers (TOM section 6; "[derived]" values are the extraction's, shown for context)
@@ -90,7 +89,9 @@ class TomReproduction(Reproduction):
         "accesses cross the stack-to-stack links and off-chip traffic rises; stack SMs have no L2 either. LIB's "
         "Fig. 4 loops have a static trip count of 40 in this PTX (unconditional candidates). The learning phase's "
         "PCIe cost is an estimate (`tom.learning.penalty_cycles`), kept out of the speedups and shown in the "
-        "'incl. learning' column. Energy uses the cited link and DRAM prices and assumed SM/NoC/static prices. "
+        "'incl. learning' column. Energy comes from the power model (docs/power.md): TOM's cited link and DRAM prices, "
+        "GPUWattch-style SM, cache and NoC prices derived from published 40-nm energies or assumed, and static power "
+        "per component (SMs, L2 slices, vaults, NoC) over each run's time. "
         "No parameter was fitted to a paper number. See docs/tom.md, 'Results at small scale'."
     )
 
@@ -142,8 +143,8 @@ class TomReproduction(Reproduction):
         parts = {k: 0.0 for k in (*ENERGY_PARTS, "static")}
         if r is None or r.status != "ok":
             return parts
-        for part, events in ENERGY_PARTS.items():
-            parts[part] = sum(r.metrics.get(f"energy.{e}.energy", (0.0, ""))[0] for e in events)
+        for part, components in ENERGY_PARTS.items():
+            parts[part] = sum(r.metrics.get(f"energy.{c}.dynamic", (0.0, ""))[0] for c in components)
         parts["static"] = r.metrics.get("energy.static", (0.0, ""))[0]
         return parts
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from .events import EVENTS, UnitEnergy, declare_unit_energies, declared_unit_energies, event_component
 from .model import EnergyReport, EventEnergy, PowerModelError, StaticEnergy, evaluate, put_rows
-from .params import PowerParams, StaticPower, list_param_sets, load_params
+from .params import PowerParams, PowerParamsError, StaticPower, list_param_sets, load_params
 
 __all__ = [
-    "EVENTS", "EnergyReport", "EventEnergy", "PowerModelError", "PowerParams", "StaticEnergy", "StaticPower",
-    "UnitEnergy", "declare_unit_energies", "declared_unit_energies", "evaluate", "event_component",
+    "EVENTS", "EnergyReport", "EventEnergy", "PowerModelError", "PowerParams", "PowerParamsError", "StaticEnergy",
+    "StaticPower", "UnitEnergy", "declare_unit_energies", "declared_unit_energies", "evaluate", "event_component",
     "list_param_sets", "load_params", "put_rows",
 ]

@@ -176,4 +176,7 @@ def test_new_energy_event_is_counted_and_priced(monkeypatch):
     assert st.get("energy.offload_packet", "energy") == pytest.approx(50.0)
     flits_total = st.get("icnt", "flits")
     assert st.get("energy.icnt_flit", "energy") == pytest.approx(flits_total)
-    assert st.get("energy", "total") == pytest.approx(50.0 + flits_total)
+    assert st.get("energy.other", "dynamic") == pytest.approx(50.0)  # an added event without a component
+    priced = [st.get(p, "energy") for p in st.metrics() if p.startswith("energy.")]
+    dynamic = sum(v for v in priced if v is not None)
+    assert st.get("energy", "dynamic") == pytest.approx(dynamic)

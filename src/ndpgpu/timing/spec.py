@@ -504,10 +504,10 @@ class SimSpec(Spec):
 
 
 class EnergySpec(Spec):
-    """Energy per event (pJ); events without a price are still counted."""
+    """Price overrides on top of the machine's power parameter set (``ndpgpu.power``, docs/power.md)."""
 
-    events: dict[str, float] = Field(default_factory=dict, description="event name -> energy [pJ]")
-    static_power_w: float = F(0.0, "W", "static power of the whole chip", ge=0)
+    events: dict[str, float] = Field(default_factory=dict, description="event name -> energy [pJ], overriding the set")
+    static_power_w: float = F(0.0, "W", "extra whole-chip static power beyond the set's components", ge=0)
 
 
 # ------------------------------------------------------------------------------------------------------

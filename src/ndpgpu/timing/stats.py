@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from . import engine as E
-from . import registry
 
 Row = tuple[str, str, Any, str]
 
@@ -72,8 +71,6 @@ class LaunchStats:
     def metrics(self) -> dict[str, dict[str, tuple[Any, str]]]:
         """``{path: {metric: (value, unit)}}``."""
         out: dict[str, dict[str, tuple[Any, str]]] = {}
-        K = self.consts
-        secs = self.time_ps * 1e-12
 
         def put(path: str, metric: str, value: Any, unit: str) -> None:
             out.setdefault(path, {})[metric] = (value, unit)
@@ -87,22 +84,11 @@ class LaunchStats:
             self.mechanism_metrics(self, put, ratio)
         for k, v in self.copies.items():
             put("pcie", k, v, "ns" if k.endswith("time") else ("bytes" if k.endswith("bytes") else "copies"))
-        # energy events last: they read the metrics above
+        # energy last (docs/power.md): the machine's power model prices the counts above
         self._metrics_cache = out
-        prices = K.get("energy", {})
-        total = 0.0
-        for name in registry.names("energy_event"):
-            cnt = registry.lookup("energy_event", name)(self)
-            if cnt is None:  # an event the machine does not have (links on a machine without them)
-                continue
-            put(f"energy.{name}", "count", cnt, "events")
-            if name in prices:
-                pj = cnt * prices[name]
-                total += pj
-                put(f"energy.{name}", "energy", pj, "pJ")
-        static_w = K.get("static_power_w", 0.0)
-        put("energy", "static", static_w * secs * 1e12, "pJ")
-        put("energy", "total", total + static_w * secs * 1e12, "pJ")
+        from ..power.model import put_rows
+
+        put_rows(self, put)
         return out
 
     # -------------------------------------------------------------- access and export
@@ -144,7 +130,7 @@ class LaunchStats:
         m = self.metrics()
         want = list(paths) if paths is not None else [
             p for p in m if not (p.startswith("dram.channel") or p.startswith("pc.") or ".kind." in p
-                                 or (p.startswith("energy.") and not any(k == "energy" for k in m[p])))]
+                                 or (p.startswith("energy.") and "total" not in m[p]))]
         lines = [f"{self.kernel} (launch {self.launch_id}) on {self.machine} [{self.config_hash}]"]
         for p in want:
             if p not in m:

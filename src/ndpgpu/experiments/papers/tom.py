@@ -43,12 +43,11 @@ STACK_SMS = 4  # tom-ndp: one SM in each of the 4 stacks
 CYCLES = "kernel.cycles"
 TRAFFIC = {"TX": "link.tx_bytes", "RX": "link.rx_bytes", "mem-mem": "cross_link.bytes"}
 SHARE = "offload.blocks.instruction_share"
-ENERGY_PARTS = {
-    "SMs": ("inst_int", "inst_fp32", "inst_fp64", "inst_sfu", "l1d_access", "smem_access", "regfile_access"),
-    "links": ("link_tx_bit", "link_rx_bit", "link_idle_bit", "cross_link_bit", "cross_link_idle_bit"),
-    "DRAM": ("dram_activate", "dram_read_bit", "dram_write_bit", "dram_read_burst", "dram_write_burst",
-             "dram_refresh", "tsv_bit"),
-    "NoC+L2": ("icnt_flit", "l2_access"),
+ENERGY_PARTS = {  # the power model's components (docs/power.md) in TOM's groups, dynamic + static energy
+    "SMs": ("core", "stack_sms", "regfile", "l1d", "smem", "offload"),
+    "links": ("links", "cross_links"),
+    "DRAM": ("dram", "tsv"),
+    "NoC+L2": ("noc", "l2"),
 }
 
 # The paper's numbers (TOM section 6; "[derived]" values are the extraction's, shown for context)
@@ -56,7 +55,8 @@ PAPER = {
     "speedup_ctrl_tmap_mean": 1.30, "speedup_ctrl_tmap_max": 1.76, "speedup_no_ctrl_tmap_mean": 0.97,
     "speedup_no_ctrl_bmap_mean": 0.93, "speedup_ideal_mean": 1.58, "colocation_baseline": 0.38,
     "colocation_learned": 0.72, "colocation_oracle": 0.75, "traffic_no_ctrl_tmap": 0.62, "traffic_ctrl_tmap": 0.87,
-    "energy_ctrl_tmap": 0.89, "share_no_ctrl": 0.464, "share_ctrl": 0.157,
+    "energy_ctrl_tmap": 0.89, "energy_share_sms": 0.77, "energy_share_links": 0.07, "share_no_ctrl": 0.464,
+    "share_ctrl": 0.157,
     "cross_ratio_speedups": {0.125: 1.17, 0.25: 1.29, 0.5: 1.30, 1.0: 1.31}, "internal_1x_speedup": 1.28,
     "warp_4x_speedup": 1.29,
 }
@@ -90,7 +90,9 @@ class TomReproduction(Reproduction):
         "accesses cross the stack-to-stack links and off-chip traffic rises; stack SMs have no L2 either. LIB's "
         "Fig. 4 loops have a static trip count of 40 in this PTX (unconditional candidates). The learning phase's "
         "PCIe cost is an estimate (`tom.learning.penalty_cycles`), kept out of the speedups and shown in the "
-        "'incl. learning' column. Energy uses the cited link and DRAM prices and assumed SM/NoC/static prices. "
+        "'incl. learning' column. Energy comes from the power model (docs/power.md): TOM's cited link and DRAM prices, "
+        "GPUWattch-style SM, cache and NoC prices derived from published 40-nm energies or assumed, and static power "
+        "per component (SMs, L2 slices, vaults, NoC) over each run's time. "
         "No parameter was fitted to a paper number. See docs/tom.md, 'Results at small scale'."
     )
 
@@ -139,17 +141,17 @@ class TomReproduction(Reproduction):
     def _energy_parts(self, results: ResultSet, config: str, w: str) -> dict[str, float]:
         machine, policy, over = CONFIGS[config]
         r = results.find(w, machine, policy=policy, overrides=over)
-        parts = {k: 0.0 for k in (*ENERGY_PARTS, "static")}
+        parts = {k: 0.0 for k in (*ENERGY_PARTS, "other")}
         if r is None or r.status != "ok":
             return parts
-        for part, events in ENERGY_PARTS.items():
-            parts[part] = sum(r.metrics.get(f"energy.{e}.energy", (0.0, ""))[0] for e in events)
-        parts["static"] = r.metrics.get("energy.static", (0.0, ""))[0]
+        for part, components in ENERGY_PARTS.items():
+            parts[part] = sum(r.metrics.get(f"energy.{c}.total", (0.0, ""))[0] for c in components)
+        parts["other"] = r.metrics.get("energy.total", (0.0, ""))[0] - sum(parts.values())
         return parts
 
     def _energy_split(self, results: ResultSet, config: str) -> dict[str, float | None]:
         """Energy by component summed over the workloads, over the baseline's total energy."""
-        totals = {k: 0.0 for k in (*ENERGY_PARTS, "static")}
+        totals = {k: 0.0 for k in (*ENERGY_PARTS, "other")}
         base_total = 0.0
         for w in results.workloads:
             p = self._energy_parts(results, config, w)
@@ -194,8 +196,8 @@ class TomReproduction(Reproduction):
         figs.append(BarChart(
             name="energy_components", title="Energy by component (summed over workloads, / baseline total)",
             ylabel="fraction of the baseline's energy", categories=list(parts),
-            series={k: [parts[c][k] for c in parts] for k in (*ENERGY_PARTS, "static")}, mean=None,
-            caption="TOM Fig. 10 by source. Static power is assumed (30 W, the whole chip)."))
+            series={k: [parts[c][k] for c in parts] for k in (*ENERGY_PARTS, "other")}, mean=None,
+            caption="TOM Fig. 10 by source: each component's dynamic and static energy (docs/power.md)."))
         figs.append(BarChart(
             name="offloaded_share", title="Offloaded share of thread-instructions", ylabel="fraction",
             categories=names, series={c: [self._values(results, c, SHARE)[w] for w in cats]
@@ -230,12 +232,14 @@ class TomReproduction(Reproduction):
         erows = []
         for c in ("baseline", "no-ctrl+bmap", "ctrl+bmap", "ctrl+tmap"):
             split = self._energy_split(results, c)
-            erows.append([c, *[split[k] for k in (*ENERGY_PARTS, "static")]])
+            erows.append([c, *[split[k] for k in (*ENERGY_PARTS, "other")]])
         out.append(Table("energy", "Energy by component over the baseline's total (summed over workloads)",
-                         ["config", *ENERGY_PARTS, "static"], erows,
-                         note="SMs: instructions, L1, shared memory and register file. Static power (assumed 30 W "
-                              "for the whole chip, machines/tom-baseline.yaml) is mostly the SMs' leakage in "
-                              "GPUWattch; the paper's baseline split is SMs 77%, links 7%, DRAM+NoC 16%."))
+                         ["config", *ENERGY_PARTS, "other"], erows,
+                         note="The power model's components (docs/power.md), each with its static energy as in "
+                              "GPUWattch: SMs are the cores (GPU and stack SMs: issue, lanes, clock, leakage), "
+                              "register files, L1, shared memory and TOM's offload units; other is the static "
+                              "power of the rest of the chip (host interface). The paper's baseline split is SMs "
+                              "77%, links 7%, DRAM+NoC 16%."))
         cols = ("tom.candidates", "tom.instances", "tom.max_live_regs", "offload.blocks.offloaded",
                 "offload.blocks.round_trip", "tom.mapping.learned_start_bit", "tom.mapping.oracle_start_bit",
                 "tom.learning.penalty_cycles")
@@ -311,6 +315,11 @@ class TomReproduction(Reproduction):
                         paper=P["traffic_ctrl_tmap"]),
             Check.below("ctrl+tmap reduces energy (mean, fraction of baseline)",
                         self._amean(self._energy(results, "ctrl+tmap")), 1.0, paper=P["energy_ctrl_tmap"]),
+        ]
+        base_split = self._energy_split(results, "baseline")
+        checks += [  # the published per-component split: the power model's validation point (docs/power.md)
+            Check.close("baseline energy share of the SMs", P["energy_share_sms"], base_split["SMs"], 0.15),
+            Check.close("baseline energy share of the links", P["energy_share_links"], base_split["links"], 0.5),
         ]
         if "ctrl+tmap cross 1" in configs_ran:  # the sensitivity studies (not run at paper scale)
             cross = [mean.get(f"ctrl+tmap cross {r}") for r in ("0.125", "0.25")] + [mean["ctrl+tmap"],

@@ -8,3 +8,5 @@
 
 See ``docs/tom.md``.
 """
+
+from . import energy as energy  # declares the energies of TOM's units to the power model

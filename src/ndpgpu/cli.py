@@ -70,8 +70,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"  nvcc {prov['nvcc_version']}, {prov['arch']}; source {prov['source_hash']}, inputs {prov['input_hash']}")
     if run.device.timing is not None:
         totals = run.device.totals()
+        print(f"  timed on {args.machine}: {RUN_TIMING_NOTE}")
         print(totals.table() if hasattr(totals, "table") else totals)
     return 0 if run.passed else 1
+
+
+RUN_TIMING_NOTE = ("kernels and the program's host copies in program order (copies.*, application.time); "
+                   "kernel.time and every rate exclude the copies; `ndpgpu workloads characterize` times "
+                   "kernels only unless --copies")
 
 
 def _jsonable(v: object) -> object:
@@ -88,7 +94,7 @@ def _run_json(run, args: argparse.Namespace, rows: list | None) -> dict:
         "wall_seconds": run.wall_seconds, "stats": run.stats, "provenance": run.provenance,
         "checks": [{"name": c.name, "passed": c.passed, "max_abs_error": c.max_abs_error,
                     "max_rel_error": c.max_rel_error, "message": c.message} for c in run.checks],
-        "machine": args.machine, "policy": args.policy,
+        "machine": args.machine, "policy": args.policy, "timing_note": RUN_TIMING_NOTE if rows is not None else None,
         "timing": None if rows is None else [{"path": p, "metric": m, "value": v, "unit": u} for p, m, v, u in rows],
     }
 
@@ -208,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper-times", action="store_true", help="also time each workload at paper scale (functional)")
     p.add_argument("--time-limit", type=float, default=600.0, help="per-workload limit of --paper-times (s)")
     p.add_argument("--no-characterize", action="store_true", help="skip the characterization pass")
+    p.add_argument("--copies", action="store_true", help="characterize --machine: replay the program's host copies "
+                   "too, as `ndpgpu run --machine` does (default: kernels only, cold caches)")
     p.add_argument("--jobs", type=positive_int, default=1, help="characterize in this many child processes")
     p.add_argument("--timeout", type=float, help="per-workload limit of characterize (runs in a child process)")
     p.set_defaults(func=_cmd_workloads)

@@ -73,7 +73,6 @@ class LaunchStats:
         """``{path: {metric: (value, unit)}}``."""
         out: dict[str, dict[str, tuple[Any, str]]] = {}
         K = self.consts
-        secs = self.time_ps * 1e-12
 
         def put(path: str, metric: str, value: Any, unit: str) -> None:
             out.setdefault(path, {})[metric] = (value, unit)
@@ -85,8 +84,7 @@ class LaunchStats:
             getattr(E, component).metrics(self, put, ratio)
         if self.mechanism_metrics is not None:  # and the attached mechanism its own
             self.mechanism_metrics(self, put, ratio)
-        for k, v in self.copies.items():
-            put("pcie", k, v, "ns" if k.endswith("time") else ("bytes" if k.endswith("bytes") else "copies"))
+        copy_metrics(self, put, ratio)
         # energy events last: they read the metrics above
         self._metrics_cache = out
         prices = K.get("energy", {})
@@ -101,6 +99,7 @@ class LaunchStats:
                 total += pj
                 put(f"energy.{name}", "energy", pj, "pJ")
         static_w = K.get("static_power_w", 0.0)
+        secs = application_ps(self) * 1e-12  # static power draws during the copies too
         put("energy", "static", static_w * secs * 1e12, "pJ")
         put("energy", "total", total + static_w * secs * 1e12, "pJ")
         return out
@@ -152,7 +151,7 @@ class LaunchStats:
             lines.append(f"  {p}")
             for k, (v, u) in m[p].items():
                 if isinstance(v, float):
-                    vs = f"{v:,.4g}" if abs(v) < 1e6 else f"{v:,.0f}"
+                    vs = f"{v:,.4g}" if abs(v) < 1e3 else (f"{v:,.1f}" if abs(v) < 1e6 else f"{v:,.0f}")
                 elif isinstance(v, (int, np.integer)):
                     vs = f"{int(v):,}"
                 else:
@@ -178,6 +177,33 @@ class LaunchStats:
     def __repr__(self) -> str:
         return (f"<LaunchStats {self.kernel} launch={self.launch_id} cycles={self.cycles} "
                 f"ipc={self.get('kernel', 'ipc_thread'):.1f} on {self.machine}>")
+
+
+def application_ps(st: LaunchStats) -> int:
+    """Kernel time plus the synchronous host<->device copies' time, in ps (the kernel's alone without copies)."""
+    return st.time_ps + int(st.copies.get("copy_time", 0.0) * 1000)
+
+
+def copy_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
+    """Host<->device copies over PCIe under ``copies``, and ``application.time`` beside ``kernel.time``.
+
+    Only a session's totals carry copies (a launch's statistics do not): every rate of the components is over
+    ``kernel.time``, which never includes copy time; ``application.time`` = ``kernel.time`` + ``copies.time``
+    (copies are synchronous: nothing overlaps them).
+    """
+    cp = st.copies
+    if not cp:
+        return
+    h2d, d2h = int(cp.get("h2d_bytes", 0)), int(cp.get("d2h_bytes", 0))
+    t_ns = float(cp.get("copy_time", 0.0))
+    put("copies", "count", int(cp.get("copies", 0)), "copies")
+    put("copies", "h2d_bytes", h2d, "bytes")
+    put("copies", "d2h_bytes", d2h, "bytes")
+    put("copies", "bytes", h2d + d2h, "bytes")
+    put("copies", "time", t_ns, "ns")
+    put("copies", "bandwidth", ratio(h2d + d2h, t_ns * 1e-9) / 1e9, "GB/s")
+    put("application", "time", application_ps(st) / 1000.0, "ns")
+    put("application", "kernel_fraction", ratio(st.time_ps, application_ps(st)), "fraction")
 
 
 def combine(stats: list[LaunchStats], *, copies: dict[str, float] | None = None, time_ps: int | None = None,

@@ -43,6 +43,11 @@ class Table:
             w.writerow(["" if v is None else v for v in row])
         return buf.getvalue()
 
+    def _repr_html_(self) -> str:
+        from ..frames import html_table
+
+        return html_table(self.columns, self.rows, self.title) + (f"<p>{self.note}</p>" if self.note else "")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -203,6 +208,39 @@ class ResultSet:
                 )
             )
         return cls(out)
+
+    # -- frames ------------------------------------------------------------------------------------
+    def _store_rows(self) -> list[dict[str, Any]]:
+        """The finished points' metrics as result-store rows (what :mod:`ndpgpu.frames` reads)."""
+        rows = []
+        for r in self.results:
+            if r.status != "ok":
+                continue
+            p = r.point
+            base = {"key": r.key, "workload": p.workload, "scale": p.scale, "machine": p.machine, "policy": p.policy,
+                    "overrides": json.dumps(p.overrides)}
+            rows += [{**base, "name": name, "value": v, "unit": u} for name, (v, u) in r.metrics.items()]
+        return rows
+
+    def to_pandas(self) -> Any:
+        """One row per finished point: identity, a column per swept override (defaults filled in), a float64
+        column per metric (units in ``attrs["units"]``). Needs pandas."""
+        from ..frames import results_to_pandas
+
+        return results_to_pandas(self._store_rows())
+
+    def to_polars(self) -> Any:
+        """As :meth:`to_pandas`, in polars. Needs polars."""
+        from ..frames import results_to_polars
+
+        return results_to_polars(self._store_rows())
+
+    def _repr_html_(self) -> str:
+        from ..frames import html_table
+
+        rows = [(r.point.label, r.status, len(r.metrics), r.error or "") for r in self.results]
+        return html_table(("point", "status", "metrics", "error"), rows, f"{len(self.results)} points",
+                          numeric=(False, False, True, False))
 
     # -- selection ---------------------------------------------------------------------------------
     def find(

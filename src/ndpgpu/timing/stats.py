@@ -159,6 +159,30 @@ class LaunchStats:
                 lines.append(f"    {k:<28} {vs:>18} {u}")
         return "\n".join(lines)
 
+    def to_pandas(self) -> Any:
+        """The rows as a long pandas DataFrame: kernel, launch_id, machine, path, metric, value (float64),
+        text (a text row's value), unit (category); ``attrs["units"]`` by ``path.metric``. Needs pandas."""
+        from ..frames import stats_to_pandas
+
+        return stats_to_pandas(self.rows())
+
+    def to_polars(self) -> Any:
+        """The rows as a long polars DataFrame (the columns of :meth:`to_pandas`). Needs polars."""
+        from ..frames import stats_to_polars
+
+        return stats_to_polars(self.rows())
+
+    def _repr_html_(self) -> str:
+        """Notebook display: one table of the summary paths (those :meth:`table` shows)."""
+        from ..frames import html_table
+
+        m = self.metrics()
+        keep = [p for p in m if not (p.startswith("dram.channel") or p.startswith("pc.") or ".kind." in p
+                                     or (p.startswith("energy.") and not any(k == "energy" for k in m[p])))]
+        rows = [(p, k, v, u) for p in keep for k, (v, u) in m[p].items()]
+        caption = f"{self.kernel} (launch {self.launch_id}) on {self.machine} [{self.config_hash}]"
+        return html_table(("path", "metric", "value", "unit"), rows, caption)
+
     def pc_table(self) -> str:
         """Per-PC issued instructions, stall cycles and misses, busiest first."""
         if self.per_pc is None:

@@ -50,6 +50,9 @@ CLI_PLAN: dict[str, str | NotRun] = {
         "ndpgpu workloads characterize vecadd --scale tiny --machine gtx480 --copies",
     "ndpgpu sweep spec.yaml --jobs 2": "ndpgpu sweep spec.yaml --jobs 1 --no-progress",
     "ndpgpu results": "ndpgpu results",
+    "ndpgpu results --pivot cycles --json": "ndpgpu results --pivot cycles --json",
+    "ndpgpu machines diff gtx480 v100": "ndpgpu machines diff gtx480 v100",
+    "ndpgpu run KM": "ndpgpu run KM",
     "ndpgpu reproduce tom --scale small": "ndpgpu reproduce tom --scale tiny --jobs 1",
     "ndpgpu reproduce gpgpusim": NotRun("times vector add of 2^20 floats and a 256 x 256 matmul on two machines "
                                         "(minutes); tests/experiments cover the reproduction machinery"),

@@ -114,6 +114,9 @@ def pivot(rows: Sequence[dict[str, Any]], metric: str, title: str = "") -> Table
     """
     matching = [r for r in rows if r["name"] == metric or r["metric"] == metric]
     names = sorted({r["name"] for r in matching})
+    if len(names) > 1 and f"kernel.{metric}" in names:  # a bare name the kernel has: the kernel's (cycles)
+        matching = [r for r in matching if r["name"] == f"kernel.{metric}"]
+        names = [f"kernel.{metric}"]
     if len(names) > 1:
         raise ValueError(f"metric {metric!r} is ambiguous: {', '.join(names)}; give the full name")
     units = sorted({r["unit"] for r in matching if r["unit"]})
@@ -134,8 +137,18 @@ def pivot(rows: Sequence[dict[str, Any]], metric: str, title: str = "") -> Table
     return Table("pivot", title or f"{names[0] if names else metric}{unit}", ["workload", *configs], table_rows)
 
 
-def write_csv(path: str | Path, table_or_rows: Table | Sequence[dict[str, Any]]) -> Path:
-    """Write a :class:`Table`, or result rows (every column), as CSV."""
+def write_csv(path: str | Path | Any, table_or_rows: Table | Sequence[dict[str, Any]]) -> Path | None:
+    """Write a :class:`Table`, or result rows (every column), as CSV to a path or an open text file."""
+    if hasattr(path, "write"):
+        if isinstance(table_or_rows, Table):
+            path.write(table_or_rows.to_csv())
+            return None
+        rows = list(table_or_rows)
+        if rows:
+            w = csv.DictWriter(path, fieldnames=list(rows[0]), lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        return None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(table_or_rows, Table):

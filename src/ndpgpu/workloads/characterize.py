@@ -641,15 +641,9 @@ def render_block(old_block: str, char_rows: dict[str, list[str]] | None, paper_r
 
 
 def _rich_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from ..clitable import print_table
 
-    table = Table(title=title)
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    for r in rows:
-        table.add_row(*[re.sub(r"\*\*(.*?)\*\*", r"\1", c) for c in r])
-    Console(width=260).print(table)
+    print_table(columns, [[re.sub(r"\*\*(.*?)\*\*", r"\1", c) for c in r] for r in rows], title)
 
 
 def _jsonable(o: Any) -> Any:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .frontend import nvcc
+from .frontend.demangle import demangle, name_key, qualified_name
 from .frontend.ir import Module, Param
 from .frontend.parser import parse_ptx
 from .functional.decode import Program, UnsupportedPTX, decode_kernel
@@ -282,8 +283,11 @@ class RawModule:
 
     ``options`` are nvcc options (``-I``, ``-D``, ``-std=``, ``--use_fast_math``...); ``arch`` defaults to
     ``sm_75``. The compiled module is loaded into each device (its globals allocated) on first use.
-    CuPy's ``backend``, ``translate_cucomplex``, ``enable_cooperative_groups`` and ``jitify`` are accepted and
-    have no effect here (nvcc always compiles); any other keyword is a ``TypeError``.
+    ``name_expressions`` (CuPy's): C++ names such as ``"scale<float>"`` or ``"ns::f<3>"``; templates among
+    them are instantiated, and ``get_function``/``get_global`` accept them, matched by demangling the
+    module's symbols (``frontend.demangle``). CuPy's ``backend``, ``translate_cucomplex``,
+    ``enable_cooperative_groups`` and ``jitify`` are accepted and have no effect here (nvcc always compiles);
+    any other keyword is a ``TypeError``.
     """
 
     def __init__(self, code: str | None = None, options: tuple[str, ...] | list[str] = (), *, path: str | None = None,
@@ -292,6 +296,7 @@ class RawModule:
         if sum(x is not None for x in (code, path, ptx)) != 1:
             raise ValueError("RawModule needs exactly one of code=, path= or ptx=")
         self.options = tuple(options)
+        self.name_expressions = _check_name_expressions(name_expressions)
         source_dir = None
         source_path = None
         filename = "kernel.cu"
@@ -320,7 +325,11 @@ class RawModule:
                 self.registers_error = str(exc)
             self.source = None
         else:
-            compiled = nvcc.compile_cuda(code or "", self.options, arch, filename, source_dir, source_path)
+            source = (code or "") + _instantiations(self.name_expressions)
+            if self.name_expressions and source_path is not None:  # the file, included where it is
+                source = f'#include "{source_path.resolve()}"' + _instantiations(self.name_expressions)
+                source_path = None
+            compiled = nvcc.compile_cuda(source, self.options, arch, filename, source_dir, source_path)
             self.ptx = compiled.ptx
             self.nvcc_version = compiled.nvcc_version
             self.arch = compiled.arch
@@ -331,24 +340,58 @@ class RawModule:
         self._ptx_lines = self.ptx.splitlines()
         self._loaded: dict[int, _LoadedModule] = {}
         self._functions: dict[str, Function] = {}
+        self._expressions = self._map_name_expressions()
 
     @property
     def kernel_names(self) -> list[str]:
         return list(self.ir.kernels)
 
+    def _symbols(self) -> list[str]:
+        return [*self.ir.kernels, *(n for n, v in self.ir.variables.items() if v.space in ("global", "const"))]
+
+    def _map_name_expressions(self) -> dict[str, str]:
+        """Each name expression -> the mangled symbol it names (by the demangled qualified name)."""
+        if not self.name_expressions:
+            return {}
+        keys: dict[str, list[str]] = {}
+        for sym in self._symbols():
+            decl = demangle(sym)
+            keys.setdefault(name_key(qualified_name(decl) if decl else sym), []).append(sym)
+        out: dict[str, str] = {}
+        for expr in self.name_expressions:
+            found = keys.get(name_key(expr), [])
+            if len(found) != 1:
+                what = "matches no kernel or variable" if not found else f"matches {', '.join(found)}"
+                raise ValueError(f"RawModule: name expression {expr!r} {what}; the module defines "
+                                 f"{', '.join(self._describe(s) for s in self._symbols()) or 'nothing'}")
+            out[expr] = found[0]
+        return out
+
+    @staticmethod
+    def _describe(sym: str) -> str:
+        decl = demangle(sym)
+        return f"{sym} ({decl})" if decl else sym
+
     def _resolve(self, name: str, kinds) -> str:
         table = kinds
         if name in table:
             return name
+        expr = self._expressions.get(name) if hasattr(self, "_expressions") else None
+        if expr is not None and expr in table:
+            return expr
         matches = [k for k in table if name in _demangled_names(k)]
+        if not matches and "<" in name:  # a template instance by its C++ name
+            key = name_key(name)
+            matches = [k for k in table if (d := demangle(k)) and name_key(qualified_name(d)) == key]
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
             raise KeyError(f"{name!r} is ambiguous: it names {', '.join(matches)}; pass the mangled name")
-        raise KeyError(f"no kernel or variable {name!r} in the module; it defines {', '.join(table) or 'nothing'}")
+        raise KeyError(f"no kernel or variable {name!r} in the module; it defines "
+                       f"{', '.join(self._describe(k) for k in table) or 'nothing'}")
 
     def get_function(self, name: str) -> Function:
-        """A kernel by mangled name, or by plain C++ name when that is unique."""
+        """A kernel by mangled name, by a name expression, or by plain C++ name when that is unique."""
         mangled = self._resolve(name, self.ir.kernels)
         if mangled not in self._functions:
             self._functions[mangled] = Function(self, mangled)
@@ -371,6 +414,24 @@ class RawModule:
             loaded = _LoadedModule(self, dev)
             self._loaded[dev.id] = loaded
         return loaded
+
+
+def _check_name_expressions(names: Any) -> tuple[str, ...]:
+    if names is None:
+        return ()
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise TypeError("name_expressions must be a sequence of str, e.g. ('scale<float>', 'scale<double>')")
+    for n in names:
+        if not n.strip() or re.search(r"[;{}\n\"'#]", n):
+            raise ValueError(f"name_expressions: {n!r} is not a C++ name such as 'scale<float>'")
+    return tuple(names)
+
+
+def _instantiations(names: tuple[str, ...]) -> str:
+    """Source lines that make nvcc instantiate each named template (taking its address, as NVRTC's name
+    expressions do); a name that is not a function template compiles to an unused pointer."""
+    lines = [f"void *__ndpgpu_name_expression_{i} = (void *)&{n};" for i, n in enumerate(names)]
+    return ("\n" + "\n".join(lines) + "\n") if lines else ""
 
 
 def _ptx_target(ptx: str) -> str | None:
@@ -619,7 +680,9 @@ class Function:
         return self.module._load(device or get_device()).program(self.name)[0]
 
     def __call__(self, grid, block, args, shared_mem: int = 0, stream=None, *, trace: bool | None = None,
-                 record_regs: dict[int, int] | None = None) -> LaunchResult:
+                 record_regs: dict[int, int] | None = None) -> None:
+        """Launch on the current device; returns None like CuPy (the launch's :class:`LaunchResult`, with its
+        trace, is ``Device.launches[-1]``; its timing statistics, with a machine, ``Device.launch_stats[-1]``)."""
         dev = get_device()
         grid3 = _dims(grid, "grid")
         block3 = _dims(block, "block")
@@ -668,7 +731,6 @@ class Function:
                 f" ({first['where']})", v)
         if dev.timing is not None and result.trace is not None:
             dev.launch_stats.append(dev.timing.run_launch(result.trace))
-        return result
 
 
 def _uses_dynamic_shared(ir: Module, kernel: str) -> bool:

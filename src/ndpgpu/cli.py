@@ -13,7 +13,7 @@ import json
 import sys
 
 from . import __version__
-from .cliargs import Subcommands, positive_int
+from .cliargs import EXIT_USAGE, Subcommands, UsageError, positive_int
 
 SUBCOMMAND_MODULES = ("ndpgpu.experiments.cli", "ndpgpu.mechanisms.cli")
 
@@ -25,25 +25,20 @@ def _cmd_workloads(args: argparse.Namespace) -> int:
         from .workloads.characterize import characterize_main
 
         return characterize_main(args)
+    from .clitable import print_table
+    from .workloads.aliases import aliases_of
+
     rows = []
     for name, cls in all_workloads().items():
         if args.suite and cls.suite != args.suite:
             continue
-        rows.append((name, cls.suite, ",".join(cls.papers) or "-", ",".join(cls.scales), cls.description,
-                     cls.deviations))
+        rows.append((name, cls.suite, ",".join(cls.papers) or "-", ",".join(aliases_of(name)) or "-",
+                     ",".join(cls.scales), cls.description, cls.deviations))
+    columns = ("name", "suite", "papers", "aliases", "scales", "description", "deviations")
     if args.json:
-        print(json.dumps([dict(zip(("name", "suite", "papers", "scales", "description", "deviations"), r,
-                                   strict=True)) for r in rows], indent=1))
+        print(json.dumps([dict(zip(columns, r, strict=True)) | {"aliases": aliases_of(r[0])} for r in rows], indent=1))
         return 0
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"{len(rows)} workloads")
-    for col in ("name", "suite", "papers", "scales", "description", "deviations"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        table.add_row(*r)
-    Console(width=200).print(table)
+    print_table(columns, rows, f"{len(rows)} workloads (a paper's name, e.g. KM or TOM:BFS, works as a workload name)")
     return 0
 
 
@@ -52,10 +47,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     overrides = dict(_parse_override(o) for o in args.set or [])
     if overrides and not args.machine:
-        raise SystemExit("ndpgpu run: --set overrides a machine's parameters; name the machine with --machine "
+        raise UsageError("ndpgpu run: --set overrides a machine's parameters; name the machine with --machine "
                          "(see `ndpgpu machines`)")
     if args.policy and not args.machine:
-        raise SystemExit("ndpgpu run: --policy times the run with a mechanism's policy; name the machine with "
+        raise UsageError("ndpgpu run: --policy times the run with a mechanism's policy; name the machine with "
                          "--machine (see `ndpgpu machines`)")
     if args.policy and args.policy != "baseline":
         return _run_with_policy(args, overrides)
@@ -70,8 +65,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"  nvcc {prov['nvcc_version']}, {prov['arch']}; source {prov['source_hash']}, inputs {prov['input_hash']}")
     if run.device.timing is not None:
         totals = run.device.totals()
+        print(f"  timed on {args.machine}: {RUN_TIMING_NOTE}")
         print(totals.table() if hasattr(totals, "table") else totals)
     return 0 if run.passed else 1
+
+
+RUN_TIMING_NOTE = ("kernels and the program's host copies in program order (copies.*, application.time); "
+                   "kernel.time and every rate exclude the copies; `ndpgpu workloads characterize` times "
+                   "kernels only unless --copies")
 
 
 def _jsonable(v: object) -> object:
@@ -88,7 +89,7 @@ def _run_json(run, args: argparse.Namespace, rows: list | None) -> dict:
         "wall_seconds": run.wall_seconds, "stats": run.stats, "provenance": run.provenance,
         "checks": [{"name": c.name, "passed": c.passed, "max_abs_error": c.max_abs_error,
                     "max_rel_error": c.max_rel_error, "message": c.message} for c in run.checks],
-        "machine": args.machine, "policy": args.policy,
+        "machine": args.machine, "policy": args.policy, "timing_note": RUN_TIMING_NOTE if rows is not None else None,
         "timing": None if rows is None else [{"path": p, "metric": m, "value": v, "unit": u} for p, m, v, u in rows],
     }
 
@@ -128,7 +129,7 @@ def _run_with_policy(args: argparse.Namespace, overrides: dict) -> int:
 
 def _parse_override(text: str) -> tuple[str, object]:
     if "=" not in text:
-        raise SystemExit(f"--set expects KEY=VALUE, got {text!r}")
+        raise UsageError(f"--set expects KEY=VALUE, got {text!r}")
     key, value = text.split("=", 1)
     try:
         return key, json.loads(value)
@@ -150,16 +151,33 @@ def _cmd_machines(args: argparse.Namespace) -> int:
     from .timing import cli as timing_cli
 
     words = list(args.words)
+    overrides = dict(_parse_override(o) for o in args.set or [])
+    if words[:1] == ["diff"]:
+        if len(words) != 3:
+            raise UsageError("ndpgpu machines diff: name two machines, e.g. `ndpgpu machines diff gtx480 v100` "
+                             "(--set k=v applies to the second)")
+        rows = timing_cli.machines_diff(words[1], words[2], overrides)
+        if args.json:
+            print(json.dumps({"a": words[1], "b": words[2], "overrides_b": overrides,
+                              "fields": [{"field": f, "a": x, "b": y} for f, x, y in rows]}, indent=1))
+            return 0
+        from .clitable import print_table
+
+        print_table(["field", words[1], words[2] + (" (with --set)" if overrides else "")], rows,
+                    f"{len(rows)} fields differ")
+        return 0
     if words[:1] == ["show"]:
         words = words[1:]
         if not words:
-            raise SystemExit("ndpgpu machines show: name a preset (see `ndpgpu machines`) or a YAML file")
+            raise UsageError("ndpgpu machines show: name a preset (see `ndpgpu machines`) or a YAML file")
     if len(words) > 1:
-        raise SystemExit(f"ndpgpu machines: expected at most one machine, got {words}")
+        raise UsageError(f"ndpgpu machines: expected at most one machine, got {words}")
+    if overrides and not words:
+        raise UsageError("ndpgpu machines: --set changes one machine; name it (`ndpgpu machines show v100 --set ...`)")
     if args.json:
-        print(json.dumps(timing_cli.machines_json(words[0] if words else None), indent=1))
+        print(json.dumps(timing_cli.machines_json(words[0] if words else None, overrides), indent=1))
         return 0
-    print(timing_cli.machines_show(words[0]) if words else timing_cli.machines_list())
+    print(timing_cli.machines_show(words[0], overrides) if words else timing_cli.machines_list())
     return 0
 
 
@@ -208,6 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper-times", action="store_true", help="also time each workload at paper scale (functional)")
     p.add_argument("--time-limit", type=float, default=600.0, help="per-workload limit of --paper-times (s)")
     p.add_argument("--no-characterize", action="store_true", help="skip the characterization pass")
+    p.add_argument("--copies", action="store_true", help="characterize --machine: replay the program's host copies "
+                   "too, as `ndpgpu run --machine` does (default: kernels only, cold caches)")
     p.add_argument("--jobs", type=positive_int, default=1, help="characterize in this many child processes")
     p.add_argument("--timeout", type=float, help="per-workload limit of characterize (runs in a child process)")
     p.set_defaults(func=_cmd_workloads)
@@ -235,7 +255,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_warmup)
 
     p = sub.add_parser("machines", help="list machine presets; `machines show NAME` prints one with its sources")
-    p.add_argument("words", nargs="*", metavar="show NAME", help="`show NAME` (or just NAME, or a YAML path)")
+    p.add_argument("words", nargs="*", metavar="show NAME | diff A B",
+                   help="`show NAME` (or just NAME, or a YAML path); `diff A B`: the resolved fields that differ")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a field of the machine shown "
+                   "(of B with diff), e.g. l2.size_kb=1024")
     p.add_argument("--json", action="store_true", help="machine-readable output (a machine: every field resolved)")
     p.set_defaults(func=_cmd_machines)
 
@@ -255,13 +278,21 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except UsageError as exc:
+        print(f"ndpgpu: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # `ndpgpu ... | head`: the reader left; say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:  # a clear one-line error for the shell; tracebacks with NDPGPU_DEBUG=1
         import os
 
         if os.environ.get("NDPGPU_DEBUG"):
             raise
         print(f"ndpgpu: error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

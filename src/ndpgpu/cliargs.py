@@ -10,6 +10,13 @@ from typing import Any
 
 from .registry import Registry
 
+EXIT_USAGE = 2
+"""The exit status of every usage error (argparse's own, a bad option value, an unknown name)."""
+
+
+class UsageError(Exception):
+    """The command line is wrong: ``ndpgpu`` prints the message and exits with :data:`EXIT_USAGE`."""
+
 
 def _integer(text: str, low: int, what: str) -> int:
     try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import Any, Generic, TypeVar, overload
 
@@ -37,6 +37,14 @@ class UnknownName(KeyError):
 
 class DuplicateName(ValueError):
     """Two different objects were registered under one name in the same registry."""
+
+
+def suggestions(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The known names closest to a misspelt ``name`` (difflib's ratio, case-insensitive), best first."""
+    import difflib
+
+    by_lower = {k.lower(): k for k in known}
+    return [by_lower[m] for m in difflib.get_close_matches(str(name).lower(), list(by_lower), n=n, cutoff=0.6)]
 
 
 def describe(obj: object) -> str:
@@ -114,6 +122,12 @@ class Registry(Generic[T]):
             return self._entries[name]
         except KeyError:
             known = ", ".join(sorted(self._entries)) or "(none registered)"
+            close = suggestions(name, self._entries)
+            if close:
+                hint = f"did you mean {' or '.join(repr(c) for c in close)}?"
+                tail = f" ({len(self._entries)} known {self.plural})" if len(self._entries) > 20 else \
+                    f" known {self.plural}: {known}"
+                raise self.error(f"unknown {self.kind} {name!r}; {hint}{tail}") from None
             raise self.error(f"unknown {self.kind} {name!r}; known {self.plural}: {known}") from None
 
     def names(self) -> list[str]:

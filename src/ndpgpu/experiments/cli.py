@@ -17,9 +17,10 @@ from typing import Any
 import duckdb
 import yaml
 
-from ..cliargs import nonnegative_int
+from ..cliargs import EXIT_USAGE as _EXIT_USAGE
+from ..cliargs import UsageError, nonnegative_int
 
-EXIT_OK, EXIT_FAILED_POINTS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED_POINTS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, _EXIT_USAGE, 130
 # Ctrl-C reaches a running DuckDB query as its own exception (or a RuntimeError "Query interrupted"),
 # not as KeyboardInterrupt
 INTERRUPTS = (KeyboardInterrupt, duckdb.InterruptException)
@@ -36,7 +37,7 @@ def _executor_options(pairs: list[str] | None) -> dict[str, Any] | None:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise SystemExit(f"--executor-option takes KEY=VALUE (a YAML value), not {pair!r}")
+            raise UsageError(f"--executor-option takes KEY=VALUE (a YAML value), not {pair!r}")
         out[key] = yaml.safe_load(value)
     return out
 
@@ -92,9 +93,15 @@ def add_subcommands(subparsers: Any) -> None:
     p.add_argument("--experiment", "-e", default=None, help="only this experiment (sweep name)")
     for flag in ("workload", "scale", "machine", "policy", "metric"):
         p.add_argument(f"--{flag}", action="append", default=[], help=f"only this {flag} (repeatable)")
-    p.add_argument("--pivot", metavar="METRIC", default=None, help="a workload x config table of METRIC")
-    p.add_argument("--csv", type=Path, default=None, help="write the rows (or the pivot table) as CSV")
-    p.add_argument("--parquet", type=Path, default=None, help="write the matching rows as Parquet")
+    p.add_argument("--pivot", metavar="METRIC", default=None,
+                   help="a workload x config table of METRIC (a bare name the kernel has means the kernel's: "
+                   "cycles = kernel.cycles)")
+    p.add_argument("--csv", default=None, metavar="PATH",
+                   help="write the rows (or the pivot table) as CSV; - for stdout")
+    p.add_argument("--parquet", type=Path, default=None,
+                   help="write the matching rows as Parquet (prints nothing else)")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout: the rows, the pivot table, "
+                   "the failed points or the experiments")
     p.add_argument("--failed", action="store_true", help="list failed points with their errors")
     p.add_argument("--traceback", action="store_true", help="with --failed: print each traceback")
     p.add_argument(
@@ -128,6 +135,11 @@ def add_subcommands(subparsers: Any) -> None:
     )
     _add_run_options(p)
     p.set_defaults(func=reproduce_main)
+
+
+def _err_note(message: str) -> None:
+    """A confirmation (``wrote FILE``) on stderr, so that stdout holds only the data asked for."""
+    print(message, file=sys.stderr)
 
 
 def _err(message: str) -> None:
@@ -185,17 +197,10 @@ def sweep_main(args: argparse.Namespace) -> int:
 
 
 def _print_table(columns: list[str], rows: list[list[Any]], title: str = "") -> None:
-    from rich.console import Console
-    from rich.table import Table as RichTable
-
+    from ..clitable import print_table
     from .results import format_value
 
-    t = RichTable(title=title or None)
-    for c in columns:
-        t.add_column(c, overflow="fold")
-    for row in rows:
-        t.add_row(*[format_value(v) for v in row])
-    Console().print(t)
+    print_table(columns, rows, title, format_value)
 
 
 def results_main(args: argparse.Namespace) -> int:
@@ -215,10 +220,18 @@ def results_main(args: argparse.Namespace) -> int:
     try:
         with ResultStore(args.store or default_store_path(), read_only=True) as store:
             if args.experiments:
+                if args.json:
+                    print(json.dumps([{"experiment": e, "points": n} for e, n in store.experiments()]))
+                    return EXIT_OK
                 _print_table(["experiment", "points"], [list(r) for r in store.experiments()])
                 return EXIT_OK
             if args.failed:
                 failed = store.points(Filters(**{**filters.__dict__, "metrics": (), "status": "failed"}))
+                if args.json:
+                    keep = ("key", "label", "workload", "scale", "machine", "policy", "overrides", "error")
+                    print(json.dumps([{k: (json.loads(p[k] or "{}") if k == "overrides" else p[k]) for k in keep}
+                                      | ({"traceback": p["traceback"]} if args.traceback else {}) for p in failed]))
+                    return EXIT_OK
                 for p in failed:
                     print(f"FAILED {p['label']}  [key {p['key']}]\n  {p['error']}")
                     if args.traceback and p["traceback"]:
@@ -227,26 +240,37 @@ def results_main(args: argparse.Namespace) -> int:
                 return EXIT_OK
             if args.parquet:
                 store.export_parquet(args.parquet, filters)
-                print(f"wrote {args.parquet}")
+                _err_note(f"wrote {args.parquet}")
+                if not (args.pivot or args.csv or args.json):  # an export alone prints nothing else
+                    return EXIT_OK
             rows = query(store, filters, include_stale=args.include_stale)
     except StoreError as exc:
         _err(str(exc))
         return EXIT_USAGE
+    to_stdout = args.csv == "-"
     if args.pivot:
         try:
             table = pivot(rows, args.pivot)
         except ValueError as exc:
             _err(str(exc))
             return EXIT_USAGE
-        if args.csv:
+        if args.json:
+            print(json.dumps(table.to_json()))
+        elif to_stdout:
+            sys.stdout.write(table.to_csv())
+        elif args.csv:
             write_csv(args.csv, table)
-            print(f"wrote {args.csv}")
+            _err_note(f"wrote {args.csv}")
         else:
             _print_table(table.columns, table.rows, table.title)
         return EXIT_OK
+    if args.json:
+        print(json.dumps([{**r, "overrides": json.loads(r["overrides"] or "{}")} for r in rows], default=str))
+        return EXIT_OK
     if args.csv:
-        write_csv(args.csv, rows)
-        print(f"wrote {len(rows)} rows to {args.csv}")
+        write_csv(sys.stdout if to_stdout else args.csv, rows)
+        if not to_stdout:
+            _err_note(f"wrote {len(rows)} rows to {args.csv}")
         return EXIT_OK
     shown = rows[: args.limit]
     _print_table(["point", "metric", "value", "unit"], [[r["label"], r["name"], r["value"], r["unit"]] for r in shown])

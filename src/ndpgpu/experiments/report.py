@@ -176,6 +176,19 @@ class Report:
     def json_path(self) -> Path:
         return self.out_dir / "report.json"
 
+    def _repr_html_(self) -> str:
+        """Notebook display: the summary line, every check, then the tables."""
+        import html as _html
+
+        from ..frames import html_table
+
+        s = self.data["summary"]
+        head = (f"<h3>{_html.escape(self.name)}</h3><p>{s['evidence_passed']} of {s['evidence']} checks pass; "
+                f"{s['points_failed']} failed points; {_html.escape(str(self.markdown_path))}</p>")
+        checks = html_table(("check", "paper", "ours", "verdict"),
+                            [(c.name, c.paper, c.ours, c.verdict) for c in self.checks], "checks")
+        return head + checks + "".join(t._repr_html_() for t in self.tables)
+
     @property
     def passed(self) -> bool:
         """Every evidence check passed and every point ran."""

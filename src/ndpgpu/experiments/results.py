@@ -43,6 +43,11 @@ class Table:
             w.writerow(["" if v is None else v for v in row])
         return buf.getvalue()
 
+    def _repr_html_(self) -> str:
+        from ..frames import html_table
+
+        return html_table(self.columns, self.rows, self.title) + (f"<p>{self.note}</p>" if self.note else "")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -109,6 +114,9 @@ def pivot(rows: Sequence[dict[str, Any]], metric: str, title: str = "") -> Table
     """
     matching = [r for r in rows if r["name"] == metric or r["metric"] == metric]
     names = sorted({r["name"] for r in matching})
+    if len(names) > 1 and f"kernel.{metric}" in names:  # a bare name the kernel has: the kernel's (cycles)
+        matching = [r for r in matching if r["name"] == f"kernel.{metric}"]
+        names = [f"kernel.{metric}"]
     if len(names) > 1:
         raise ValueError(f"metric {metric!r} is ambiguous: {', '.join(names)}; give the full name")
     units = sorted({r["unit"] for r in matching if r["unit"]})
@@ -129,8 +137,18 @@ def pivot(rows: Sequence[dict[str, Any]], metric: str, title: str = "") -> Table
     return Table("pivot", title or f"{names[0] if names else metric}{unit}", ["workload", *configs], table_rows)
 
 
-def write_csv(path: str | Path, table_or_rows: Table | Sequence[dict[str, Any]]) -> Path:
-    """Write a :class:`Table`, or result rows (every column), as CSV."""
+def write_csv(path: str | Path | Any, table_or_rows: Table | Sequence[dict[str, Any]]) -> Path | None:
+    """Write a :class:`Table`, or result rows (every column), as CSV to a path or an open text file."""
+    if hasattr(path, "write"):
+        if isinstance(table_or_rows, Table):
+            path.write(table_or_rows.to_csv())
+            return None
+        rows = list(table_or_rows)
+        if rows:
+            w = csv.DictWriter(path, fieldnames=list(rows[0]), lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        return None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(table_or_rows, Table):
@@ -203,6 +221,39 @@ class ResultSet:
                 )
             )
         return cls(out)
+
+    # -- frames ------------------------------------------------------------------------------------
+    def _store_rows(self) -> list[dict[str, Any]]:
+        """The finished points' metrics as result-store rows (what :mod:`ndpgpu.frames` reads)."""
+        rows = []
+        for r in self.results:
+            if r.status != "ok":
+                continue
+            p = r.point
+            base = {"key": r.key, "workload": p.workload, "scale": p.scale, "machine": p.machine, "policy": p.policy,
+                    "overrides": json.dumps(p.overrides)}
+            rows += [{**base, "name": name, "value": v, "unit": u} for name, (v, u) in r.metrics.items()]
+        return rows
+
+    def to_pandas(self) -> Any:
+        """One row per finished point: identity, a column per swept override (defaults filled in), a float64
+        column per metric (units in ``attrs["units"]``). Needs pandas."""
+        from ..frames import results_to_pandas
+
+        return results_to_pandas(self._store_rows())
+
+    def to_polars(self) -> Any:
+        """As :meth:`to_pandas`, in polars. Needs polars."""
+        from ..frames import results_to_polars
+
+        return results_to_polars(self._store_rows())
+
+    def _repr_html_(self) -> str:
+        from ..frames import html_table
+
+        rows = [(r.point.label, r.status, len(r.metrics), r.error or "") for r in self.results]
+        return html_table(("point", "status", "metrics", "error"), rows, f"{len(self.results)} points",
+                          numeric=(False, False, True, False))
 
     # -- selection ---------------------------------------------------------------------------------
     def find(

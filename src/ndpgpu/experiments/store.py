@@ -258,6 +258,19 @@ class ResultStore:
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
 
+    def to_pandas(self, filters: Filters = NO_FILTERS) -> Any:
+        """The matching results, one row per point, swept overrides as columns (defaults filled in), a float64
+        column per metric (units in ``attrs["units"]``). Needs pandas."""
+        from ..frames import results_to_pandas
+
+        return results_to_pandas(self.results(filters))
+
+    def to_polars(self, filters: Filters = NO_FILTERS) -> Any:
+        """As :meth:`to_pandas`, in polars. Needs polars."""
+        from ..frames import results_to_polars
+
+        return results_to_polars(self.results(filters))
+
     def experiments(self) -> list[tuple[str, int]]:
         """``(experiment, number of points)`` for every experiment in the store."""
         return self.con.execute(

@@ -91,6 +91,12 @@ class LaunchResult:
     trace: tf.KernelTrace | None
     bounds_violations: list[dict]
 
+    def __repr__(self) -> str:  # short: the trace and printf output are reachable as attributes
+        grid, block = "x".join(map(str, self.grid)), "x".join(map(str, self.block))
+        return (f"<LaunchResult {self.kernel} grid={grid} block={block} "
+                f"warp_instructions={self.warp_instructions:,} thread_instructions={self.thread_instructions:,} "
+                f"{self.wall_seconds:.3f} s{' traced' if self.trace is not None else ''}>")
+
 
 _STATUS_ERRORS = {
     isa.ST_MEM_FAULT: MemoryFault,

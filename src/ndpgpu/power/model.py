@@ -156,7 +156,9 @@ def evaluate(st: LaunchStats) -> EnergyReport | None:
         raise PowerModelError(
             f"machine {st.machine!r} (power parameter set {name!r}) has no price for: {', '.join(missing)}; "
             "add them to the set's 'events' (docs/power.md) or set energy.events.<event> on the machine")
-    time_s = st.time_ps * 1e-12
+    from ..timing.stats import application_ps
+
+    time_s = application_ps(st) * 1e-12  # static power draws during the host copies too
     static = [StaticEnergy(c, _units(st, s.per), s.w, float(st.consts.get(f"{s.clock}_mhz", 0.0)) if s.clock else 0.0,
                            s.clock_pj, time_s)
               for c, s in params.static.items()]

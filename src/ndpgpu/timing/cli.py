@@ -23,24 +23,45 @@ def machines_list() -> str:
     return "\n".join(lines)
 
 
-def machines_show(name_or_path: str) -> str:
+def machines_show(name_or_path: str, overrides: dict | None = None) -> str:
     """The preset's YAML as shipped (with its source comments), then the resolved config hash.
 
-    A path to a user YAML is validated and shown in its resolved form (defaults filled in).
+    A path to a user YAML, or a preset with ``overrides``, is validated and shown in its resolved form
+    (defaults filled in).
     """
-    m = load_machine(name_or_path)
-    preset = preset_files().get(str(name_or_path))
+    m = load_machine(name_or_path, overrides or None)
+    preset = None if overrides else preset_files().get(str(name_or_path))
     body = preset.read_text() if preset is not None else m.to_yaml()
-    if preset is None and Path(name_or_path).is_file():
+    if overrides:
+        sets = ", ".join(f"{k}={v}" for k, v in overrides.items())
+        body = f"# {name_or_path} with {sets} (resolved: defaults filled in)\n" + body
+    elif preset is None and Path(name_or_path).is_file():
         body = f"# resolved from {name_or_path} (defaults filled in)\n" + body
     peak = dram_peak_gbs(m)
     return f"{body.rstrip()}\n# config hash {m.config_hash()}; DRAM peak {peak:.1f} GB/s; {m.num_slices} L2 slices"
 
 
-def machines_json(name_or_path: str | None = None) -> dict:
+def flatten(tree: object, prefix: str = "") -> dict[str, object]:
+    """A nested config as ``{dotted.key: value}`` (lists kept whole)."""
+    if not isinstance(tree, dict):
+        return {prefix: tree}
+    out: dict[str, object] = {}
+    for k, v in tree.items():
+        out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    return out
+
+
+def machines_diff(a: str, b: str, overrides: dict | None = None) -> list[tuple[str, object, object]]:
+    """``(field, value in a, value in b)`` for every resolved field that differs (``overrides`` apply to b)."""
+    fa = flatten(load_machine(a).model_dump(mode="json"))
+    fb = flatten(load_machine(b, overrides or None).model_dump(mode="json"))
+    return [(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
+
+
+def machines_json(name_or_path: str | None = None, overrides: dict | None = None) -> dict:
     """``ndpgpu machines --json``: every preset's summary; with a name, that machine resolved (every field)."""
     if name_or_path is not None:
-        m = load_machine(name_or_path)
+        m = load_machine(name_or_path, overrides or None)
         return {"name": m.name, "config_hash": m.config_hash(), "dram_peak_gbs": dram_peak_gbs(m),
                 "l2_slices": m.num_slices, "machine": m.model_dump(mode="json")}
     out = []

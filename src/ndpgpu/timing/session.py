@@ -350,9 +350,9 @@ class TimingSession:
 
     # ------------------------------------------------------------------ results
     def totals(self) -> LaunchStats:
-        """Statistics summed over every launch so far (time includes copies)."""
-        time_ps = self.kernel_time_ps + int(self.copies["copy_time"] * 1000)
-        return combine(self.launches, copies=self.copies, time_ps=time_ps, machine=self.machine.name,
+        """Statistics summed over every launch so far: ``kernel.time`` (and every rate) over the launches alone,
+        the copies under ``copies`` with ``application.time`` (kernels + copies) beside it."""
+        return combine(self.launches, copies=self.copies, time_ps=self.kernel_time_ps, machine=self.machine.name,
                        config_hash=self.config_hash, consts=self._consts())
 
     def dram_commands(self) -> np.ndarray:

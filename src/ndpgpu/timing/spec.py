@@ -795,7 +795,11 @@ def apply_overrides(tree: dict, overrides: dict[str, Any]) -> dict:
                     continue
                 valid = ", ".join(sorted(node)) or "(none)"
                 where = ".".join(parts[:i]) or "the machine"
-                raise MachineConfigError(f"override {key!r}: {where} has no field {p!r}; valid: {valid}")
+                from ..registry import suggestions
+
+                close = suggestions(p, node)
+                hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+                raise MachineConfigError(f"override {key!r}: {where} has no field {p!r}; {hint}valid: {valid}")
             if last:
                 node[p] = value
             else:
@@ -840,7 +844,11 @@ def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] |
         if not (text.endswith((".yaml", ".yml")) or path.is_file()):
             preset = _preset_path(text)
             if preset is None:
-                raise MachineConfigError(f"unknown machine {text!r}; presets: {', '.join(list_machines())}")
+                from ..registry import suggestions
+
+                close = suggestions(text, list_machines())
+                hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+                raise MachineConfigError(f"unknown machine {text!r}; {hint}presets: {', '.join(list_machines())}")
             path = preset
         raw = _read_preset(path)
         source = str(path)

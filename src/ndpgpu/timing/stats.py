@@ -82,8 +82,7 @@ class LaunchStats:
             getattr(E, component).metrics(self, put, ratio)
         if self.mechanism_metrics is not None:  # and the attached mechanism its own
             self.mechanism_metrics(self, put, ratio)
-        for k, v in self.copies.items():
-            put("pcie", k, v, "ns" if k.endswith("time") else ("bytes" if k.endswith("bytes") else "copies"))
+        copy_metrics(self, put, ratio)
         # energy last (docs/power.md): the machine's power model prices the counts above
         self._metrics_cache = out
         from ..power.model import put_rows
@@ -138,13 +137,37 @@ class LaunchStats:
             lines.append(f"  {p}")
             for k, (v, u) in m[p].items():
                 if isinstance(v, float):
-                    vs = f"{v:,.4g}" if abs(v) < 1e6 else f"{v:,.0f}"
+                    vs = f"{v:,.4g}" if abs(v) < 1e3 else (f"{v:,.1f}" if abs(v) < 1e6 else f"{v:,.0f}")
                 elif isinstance(v, (int, np.integer)):
                     vs = f"{int(v):,}"
                 else:
                     vs = str(v)
                 lines.append(f"    {k:<28} {vs:>18} {u}")
         return "\n".join(lines)
+
+    def to_pandas(self) -> Any:
+        """The rows as a long pandas DataFrame: kernel, launch_id, machine, path, metric, value (float64),
+        text (a text row's value), unit (category); ``attrs["units"]`` by ``path.metric``. Needs pandas."""
+        from ..frames import stats_to_pandas
+
+        return stats_to_pandas(self.rows())
+
+    def to_polars(self) -> Any:
+        """The rows as a long polars DataFrame (the columns of :meth:`to_pandas`). Needs polars."""
+        from ..frames import stats_to_polars
+
+        return stats_to_polars(self.rows())
+
+    def _repr_html_(self) -> str:
+        """Notebook display: one table of the summary paths (those :meth:`table` shows)."""
+        from ..frames import html_table
+
+        m = self.metrics()
+        keep = [p for p in m if not (p.startswith("dram.channel") or p.startswith("pc.") or ".kind." in p
+                                     or (p.startswith("energy.") and not any(k == "energy" for k in m[p])))]
+        rows = [(p, k, v, u) for p in keep for k, (v, u) in m[p].items()]
+        caption = f"{self.kernel} (launch {self.launch_id}) on {self.machine} [{self.config_hash}]"
+        return html_table(("path", "metric", "value", "unit"), rows, caption)
 
     def pc_table(self) -> str:
         """Per-PC issued instructions, stall cycles and misses, busiest first."""
@@ -164,6 +187,33 @@ class LaunchStats:
     def __repr__(self) -> str:
         return (f"<LaunchStats {self.kernel} launch={self.launch_id} cycles={self.cycles} "
                 f"ipc={self.get('kernel', 'ipc_thread'):.1f} on {self.machine}>")
+
+
+def application_ps(st: LaunchStats) -> int:
+    """Kernel time plus the synchronous host<->device copies' time, in ps (the kernel's alone without copies)."""
+    return st.time_ps + int(st.copies.get("copy_time", 0.0) * 1000)
+
+
+def copy_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
+    """Host<->device copies over PCIe under ``copies``, and ``application.time`` beside ``kernel.time``.
+
+    Only a session's totals carry copies (a launch's statistics do not): every rate of the components is over
+    ``kernel.time``, which never includes copy time; ``application.time`` = ``kernel.time`` + ``copies.time``
+    (copies are synchronous: nothing overlaps them).
+    """
+    cp = st.copies
+    if not cp:
+        return
+    h2d, d2h = int(cp.get("h2d_bytes", 0)), int(cp.get("d2h_bytes", 0))
+    t_ns = float(cp.get("copy_time", 0.0))
+    put("copies", "count", int(cp.get("copies", 0)), "copies")
+    put("copies", "h2d_bytes", h2d, "bytes")
+    put("copies", "d2h_bytes", d2h, "bytes")
+    put("copies", "bytes", h2d + d2h, "bytes")
+    put("copies", "time", t_ns, "ns")
+    put("copies", "bandwidth", ratio(h2d + d2h, t_ns * 1e-9) / 1e9, "GB/s")
+    put("application", "time", application_ps(st) / 1000.0, "ns")
+    put("application", "kernel_fraction", ratio(st.time_ps, application_ps(st)), "fraction")
 
 
 def combine(stats: list[LaunchStats], *, copies: dict[str, float] | None = None, time_ps: int | None = None,

@@ -138,8 +138,17 @@ def all_workloads() -> dict[str, type[Workload]]:
 
 
 def get_workload(name: str) -> type[Workload]:
-    """The workload class called ``name``; an unknown name lists the known ones."""
-    return WORKLOADS.get(name)
+    """The workload class called ``name``, or named by a paper (``KM``, ``TOM:BFS``: :mod:`.aliases`); an
+    unknown name suggests close ones and lists the known ones, an ambiguous paper name lists its candidates."""
+    if name in WORKLOADS:
+        return WORKLOADS.get(name)
+    from .aliases import AmbiguousAlias, resolve_alias
+
+    try:
+        real = resolve_alias(name)
+    except AmbiguousAlias as exc:
+        raise WorkloadError(str(exc)) from None
+    return WORKLOADS.get(real if real is not None else name)
 
 
 @dataclasses.dataclass

@@ -26,8 +26,9 @@ of tens of millions of records take seconds:
     one lane accessing memory, as a fraction of all warp-instructions (counts in the JSON output).
 
 With a machine (``--machine gtx480``) the traces are also replayed on a fresh :class:`TimingSession`
-(kernels only: host copies are not timed, as in the experiment machinery's replay), adding ``cycles``,
-``ipc`` (thread-instructions per core cycle), ``l1_hit_rate``, ``l2_hit_rate``, ``dram_utilisation``
+(kernels only, from cold caches: host copies are not timed; ``--copies`` replays the program's host copies in
+program order, as ``ndpgpu run --machine`` and the experiment machinery's replay do, so the two then agree),
+adding ``cycles``, ``ipc`` (thread-instructions per core cycle), ``l1_hit_rate``, ``l2_hit_rate``, ``dram_utilisation``
 (achieved DRAM bandwidth over the preset's peak) and ``tom_selected`` (utilisation above 50%, the
 criterion TOM used to choose its workloads). The functional run then uses the machine's SM count (as
 ``ndpgpu run --machine`` does), since a few workloads size their grid by it.
@@ -253,20 +254,32 @@ def characterize_traces(traces: Sequence[KernelTrace]) -> dict[str, Any]:
     return summarize(trace_counts(t) for t in traces)
 
 
-def timing_columns(traces: Sequence[KernelTrace], machine: str) -> dict[str, Any]:
-    """Replay the traces on a fresh :class:`TimingSession` of ``machine`` (kernels only)."""
+def timing_columns(traces: Sequence[KernelTrace], machine: str,
+                   copies: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Replay the traces on a fresh :class:`TimingSession` of ``machine``: kernels only (cold caches), or with
+    ``copies`` (``Device.copies``) the program's host copies too, in program order, as ``ndpgpu run`` times them."""
     from ..timing import TimingSession
 
     t0 = time.perf_counter()
     sess = TimingSession(machine)
-    for tr in traces:
+    pending = sorted(copies or [], key=lambda c: c["before_launch"])
+
+    def copies_before(launch: int) -> None:
+        while pending and pending[0]["before_launch"] <= launch:
+            c = pending.pop(0)
+            sess.copy(c["bytes"], c["direction"], addr=c["addr"])
+
+    for i, tr in enumerate(traces):
+        copies_before(i)
         sess.run_launch(tr)
+    copies_before(len(traces))
     tot = sess.totals()
     peak = float(tot.get("dram", "peak_bandwidth", 0.0) or 0.0)
     bw = float(tot.get("dram", "bandwidth", 0.0) or 0.0)
     util = bw / peak if peak else 0.0
     return {
         "machine": machine,
+        "copies": copies is not None,
         "cycles": int(tot.cycles),
         "ipc": float(tot.get("kernel", "ipc_thread", 0.0)),
         "ipc_warp": float(tot.get("kernel", "ipc_warp", 0.0)),
@@ -292,8 +305,10 @@ def _workload_info(name: str) -> dict[str, Any]:
     return {"name": name, "suite": cls.suite, "papers": list(cls.papers), "scales": list(cls.scales)}
 
 
-def characterize_workload(name: str, scale: str = "small", machine: str | None = None) -> dict[str, Any]:
-    """One workload's row: registry info, the run's check, the characterization (and timing) metrics.
+def characterize_workload(name: str, scale: str = "small", machine: str | None = None,
+                          copies: bool = False) -> dict[str, Any]:
+    """One workload's row: registry info, the run's check, the characterization (and timing) metrics
+    (``copies``: the timing replays the program's host copies too, see :func:`timing_columns`).
 
     Never raises for a failing workload: the row then carries ``error`` (and whatever was measured).
     """
@@ -327,7 +342,7 @@ def characterize_workload(name: str, scale: str = "small", machine: str | None =
         try:
             if row.get("truncated_launches"):
                 raise ValueError("a trace was truncated by its size cap")
-            row["timing"] = timing_columns(traces, machine)
+            row["timing"] = timing_columns(traces, machine, run.device.copies if copies else None)
         except Exception as exc:  # noqa: BLE001
             row["timing_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
     del traces, run, dev
@@ -626,15 +641,9 @@ def render_block(old_block: str, char_rows: dict[str, list[str]] | None, paper_r
 
 
 def _rich_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from ..clitable import print_table
 
-    table = Table(title=title)
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    for r in rows:
-        table.add_row(*[re.sub(r"\*\*(.*?)\*\*", r"\1", c) for c in r])
-    Console(width=260).print(table)
+    print_table(columns, [[re.sub(r"\*\*(.*?)\*\*", r"\1", c) for c in r] for r in rows], title)
 
 
 def _jsonable(o: Any) -> Any:
@@ -657,6 +666,14 @@ def _select(names: Sequence[str], suite: str | None) -> list[str]:
     return [n for n, c in registry.items() if not suite or c.suite == suite]
 
 
+def timing_mode(copies: bool) -> str:
+    """What the timing columns replay, shown with them."""
+    if copies:
+        return "kernels and the program's host copies, in program order (as `ndpgpu run --machine` times them)"
+    return ("kernels only, from cold caches (no host copies; `ndpgpu run --machine` times the copies too, so its "
+            "L2 and cycles can differ: --copies replays them here)")
+
+
 def characterize_main(args: Any) -> int:
     """``ndpgpu workloads characterize``: see :func:`ndpgpu.cli.build_parser` for the options."""
     from .base import all_workloads
@@ -670,6 +687,7 @@ def characterize_main(args: Any) -> int:
     time_limit = float(getattr(args, "time_limit", 600.0) or 600.0)
     do_char = not getattr(args, "no_characterize", False)
     do_paper = bool(getattr(args, "paper_times", False))
+    copies = bool(getattr(args, "copies", False))
     quiet = fmt == "json"
 
     def progress(row: dict[str, Any]) -> None:
@@ -686,12 +704,14 @@ def characterize_main(args: Any) -> int:
         if not quiet:
             print(f"characterizing {len(names)} workloads at {scale!r}" + (f" on {machine}" if machine else ""),
                   flush=True)
+            if machine:
+                print("  timing: " + timing_mode(copies), flush=True)
         if jobs > 1 or timeout:
-            char = run_isolated("characterize_workload", names, (scale, machine), time_limit=timeout, jobs=jobs,
+            char = run_isolated("characterize_workload", names, (scale, machine, copies), time_limit=timeout, jobs=jobs,
                                 on_result=progress)
         else:
             for n in names:
-                row = characterize_workload(n, scale, machine)
+                row = characterize_workload(n, scale, machine, copies)
                 progress(row)
                 char.append(row)
     paper: list[dict[str, Any]] = []
@@ -705,7 +725,9 @@ def characterize_main(args: Any) -> int:
     char_rows = {r["name"]: char_cells(r, has_machine) for r in char}
     paper_rows = {r["name"]: paper_cells(r) for r in paper}
     if fmt == "json":
-        print(json.dumps(_jsonable({"scale": scale, "machine": machine, "seconds": elapsed, "workloads": char,
+        print(json.dumps(_jsonable({"scale": scale, "machine": machine, "copies": copies,
+                                    "timing_mode": timing_mode(copies) if machine else None,
+                                    "seconds": elapsed, "workloads": char,
                                     "paper_times": paper}), indent=1))
     elif fmt == "markdown":
         text = ""
@@ -716,7 +738,8 @@ def characterize_main(args: Any) -> int:
         print(text)
     else:
         if do_char:
-            _rich_table(f"{len(char)} workloads at {scale}" + (f" on {machine}" if machine else ""),
+            _rich_table(f"{len(char)} workloads at {scale}"
+                        + (f" on {machine} (timing: {timing_mode(copies)})" if machine else ""),
                         char_columns(has_machine), list(char_rows.values()))
         if do_paper:
             _rich_table(f"paper-scale functional run (limit {time_limit:.0f} s)", paper_columns(),

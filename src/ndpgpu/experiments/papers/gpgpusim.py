@@ -1,5 +1,5 @@
 """The GPGPU-Sim cross-check table: our ``gtx480`` and ``v100`` presets against GPGPU-Sim 4.0.0's
-``SM2_GTX480`` and ``SM7_QV100`` on the two reference kernels (``shared/reference/gpgpusim.md``).
+``SM2_GTX480`` and ``SM7_QV100`` on the two reference kernels (their outputs recorded in ``REFERENCE`` below).
 
 GPGPU-Sim is a comparison, not ground truth: it has its own errors against hardware.
 """
@@ -16,7 +16,7 @@ from ._metrics import CYCLES, IPC, L2_MISS_RATE, THREAD_INSTRUCTIONS, WARP_INSTR
 KERNELS = {"vecadd": "paper", "sgemm_naive": "gpgpusim"}
 MACHINES = ("gtx480", "v100")
 
-# shared/reference/gpgpusim.md; None where GPGPU-Sim's output was not recorded.
+# GPGPU-Sim 4.0.0's outputs for the reference launches; None where its output was not recorded.
 REFERENCE: dict[str, dict[str, dict[str, float | None]]] = {
     "gtx480": {
         "vecadd": {
@@ -106,7 +106,7 @@ INSTRUCTION_TOLERANCE = 0.10  # nvcc 13 PTX against GPGPU-Sim's older nvcc: clos
 class GPGPUSimCrossCheck(Reproduction):
     name = "gpgpusim"
     title = "Cross-check against GPGPU-Sim 4.0.0 (GTX480 and QV100)"
-    paper = "GPGPU-Sim 4.0.0 reference runs (shared/reference/gpgpusim.md)"
+    paper = "GPGPU-Sim 4.0.0 reference runs (SM2_GTX480, SM7_QV100)"
     default_scale = "paper"
     paper_numbers = REFERENCE
     key_metrics = tuple(name for names in OURS.values() for name in names)

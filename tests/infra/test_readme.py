@@ -1,0 +1,183 @@
+"""The README runs as written: every ``python`` block is executed, in order, in one namespace, and every command
+line of its ``bash`` blocks is run (with tiny inputs where the README's would take minutes) through the same
+entry point as the ``ndpgpu`` script. A README line missing from :data:`CLI_PLAN` fails the test, so a new
+command cannot go untested by accident; the few lines not run here say why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+
+
+@dataclass(frozen=True)
+class NotRun:
+    """A README line this test does not run, and why (shown in the test's output)."""
+
+    reason: str
+
+
+# The README's command lines (comments stripped) -> what this test runs (tiny inputs), or why it is not run.
+CLI_PLAN: dict[str, str | NotRun] = {
+    "bash scripts/main.sh": NotRun("creates .venv and installs packages: the set-up itself; the job it then runs is "
+                                   "`ndpgpu main`, whose reproduction is `ndpgpu reproduce tom` (run below, tiny)"),
+    "bash .ci/run": NotRun("runs this whole test suite (which includes this test)"),
+    "pip install .": NotRun("installs into the running environment; this test runs the checkout it is in"),
+    "pip install '.[nvcc]'": NotRun("installs into the running environment; this test runs the checkout it is in"),
+    "ndpgpu warmup": "ndpgpu warmup",
+    "ndpgpu --version": "ndpgpu --version",
+    "ndpgpu workloads": "ndpgpu workloads",
+    "ndpgpu run sgemm_tiled --scale small": "ndpgpu run sgemm_tiled --scale tiny",
+    "ndpgpu run vecadd --scale paper --machine gtx480 --set l2.size_kb=128":
+        "ndpgpu run vecadd --scale tiny --machine gtx480 --set l2.size_kb=128",
+    "ndpgpu run kmeans --machine tom-ndp --policy tom:ctrl+tmap":
+        "ndpgpu run kmeans --machine tom-ndp --policy tom:ctrl+tmap",
+    "ndpgpu machines": "ndpgpu machines",
+    "ndpgpu machines show v100 --json": "ndpgpu machines show v100 --json",
+    "ndpgpu workloads characterize --scale small --machine gtx480":
+        "ndpgpu workloads characterize saxpy --scale tiny --machine gtx480",
+    "ndpgpu workloads characterize vecadd --machine gtx480 --copies":
+        "ndpgpu workloads characterize vecadd --scale tiny --machine gtx480 --copies",
+    "ndpgpu sweep spec.yaml --jobs 2": "ndpgpu sweep spec.yaml --jobs 1 --no-progress",
+    "ndpgpu results": "ndpgpu results",
+    "ndpgpu results --pivot cycles --json": "ndpgpu results --pivot cycles --json",
+    "ndpgpu machines diff gtx480 v100": "ndpgpu machines diff gtx480 v100",
+    "ndpgpu run KM": "ndpgpu run KM",
+    "ndpgpu reproduce tom --scale small": "ndpgpu reproduce tom --scale tiny --jobs 1",
+    "ndpgpu reproduce gpgpusim": NotRun("times vector add of 2^20 floats and a 256 x 256 matmul on two machines "
+                                        "(minutes); tests/experiments cover the reproduction machinery"),
+    "ndpgpu analyze tom libor": "ndpgpu analyze tom libor",
+    "ndpgpu run llc_vecadd_strided --machine llc-mesh --policy llc:omni":
+        "ndpgpu run llc_vecadd_strided --scale tiny --machine llc-mesh --policy llc:omni",
+    "ndpgpu run saxpy --machine llc-mesh --policy llc:llc": "ndpgpu run saxpy --scale tiny --machine llc-mesh "
+                                                            "--policy llc:llc",
+    "ndpgpu reproduce llc --scale small": NotRun("its 176 points take tens of minutes at small (about 4 at tiny); "
+                                                 "tests/mechanisms/llc test the hardware on the same workloads"),
+    "ndpgpu sweep spec.yaml --scheduler tcp://HOST:8786 --traces /shared/traces": NotRun(
+        "needs a running Dask scheduler; tests/experiments/test_exp_dask.py starts one on the loopback interface "
+        "and runs a sweep through it"),
+    "ndpgpu reproduce all --scale small": NotRun("every reproduction (tens of minutes); "
+                                                 "tests/experiments/test_exp_html.py runs `reproduce all` with a "
+                                                 "fast fake executor"),
+    "ndpgpu main --functional-only": "ndpgpu main --functional-only --scale tiny",
+    "ndpgpu sweep spec.yaml": "ndpgpu sweep spec.yaml --no-progress",
+}
+# the spec.yaml the sweep lines run: one tiny point (the README points at docs/experiments.md for the format)
+SPEC = "name: readme\ngrid:\n  workloads: [vecadd]\n  scales: [tiny]\n  machines: [gtx480]\n"
+SLOW = {"ndpgpu reproduce tom --scale tiny --jobs 1"}  # still run (marked slow)
+
+
+def _blocks(lang: str) -> list[str]:
+    return re.findall(rf"^```{lang}\n(.*?)^```", README.read_text(), flags=re.S | re.M)
+
+
+def readme_cli_lines() -> list[str]:
+    """Every command line of the README's bash blocks, comments stripped, in order."""
+    out: list[str] = []
+    for block in _blocks("bash"):
+        for line in block.splitlines():
+            line = re.sub(r"\s+#.*$", "", line).strip()
+            if line and not line.startswith("#"):
+                out.append(line)
+    return out
+
+
+def test_every_readme_command_is_planned() -> None:
+    lines = readme_cli_lines()
+    assert len(lines) >= 15
+    missing = [line for line in lines if line not in CLI_PLAN]
+    assert not missing, f"README command lines without an entry in CLI_PLAN (what to run, or why not): {missing}"
+    unused = [line for line in CLI_PLAN if line not in lines and not isinstance(CLI_PLAN[line], NotRun)]
+    assert not unused, f"CLI_PLAN entries for lines the README no longer has: {unused}"
+
+
+def test_the_readme_names_no_file_outside_the_repository() -> None:
+    for doc in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        text = doc.read_text()
+        assert not re.search(r"\.\./shared|shared/(papers|reference)|/work/", text), doc.name
+
+
+def _run_cli(command: str) -> tuple[int, str]:
+    from ndpgpu.cli import main
+
+    argv = shlex.split(command)
+    assert argv[0] == "ndpgpu"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            rc = main(argv[1:])
+        except SystemExit as exc:  # argparse's --version and usage errors
+            rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    return rc, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("readme")
+    (d / "spec.yaml").write_text(SPEC)
+    return d
+
+
+def _planned(slow: bool) -> list[str]:
+    seen: list[str] = []
+    for line in readme_cli_lines():
+        plan = CLI_PLAN.get(line)
+        if isinstance(plan, str) and plan not in seen and (plan in SLOW) == slow:
+            seen.append(plan)
+    return seen
+
+
+def _check(command: str, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(workdir)
+    rc, out = _run_cli(command)
+    assert rc == 0, f"`{command}` exited with {rc}:\n{out[-3000:]}"
+    assert out.strip(), f"`{command}` printed nothing"
+    if "--json" in command:
+        json.loads(out)
+
+
+@pytest.mark.parametrize("command", _planned(slow=False))
+def test_readme_command_runs(command: str, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _check(command, workdir, monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", _planned(slow=True))
+def test_readme_slow_command_runs(command: str, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _check(command, workdir, monkeypatch)
+
+
+def test_not_run_lines_say_why() -> None:
+    for line in readme_cli_lines():
+        plan = CLI_PLAN[line]
+        if isinstance(plan, NotRun):
+            assert len(plan.reason) > 20, line
+
+
+def test_readme_python_blocks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    blocks = _blocks("python")
+    assert len(blocks) >= 2
+    namespace: dict = {"__name__": "readme"}
+    for i, block in enumerate(blocks):
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                exec(compile(block, f"README.md python block {i + 1}", "exec"), namespace)
+            except Exception as exc:
+                raise AssertionError(f"README python block {i + 1} fails: {type(exc).__name__}: {exc}") from exc
+    # what the blocks claim: saxpy's result, and the v100 device's times
+    np = namespace["np"]
+    n = namespace["N"]
+    assert np.array_equal(namespace["y"].get(), 2.0 * np.arange(n, dtype=np.float32))
+    tot = namespace["tot"]
+    assert tot["application.time"] == pytest.approx(tot["kernel.time"] + tot["copies.time"])

@@ -54,6 +54,14 @@ CASES = [
     ("kmeans", "small", "tom-baseline", None, "tom:gpu+bmap"),
     ("kmeans", "small", "tom-ndp", None, "tom:ctrl+tmap"),
     ("reduction", "small", "tom-ndp", None, "tom:ctrl+tmap"),
+    # LLC-Compute / Omni-Compute (seed 001): vector add of 2^20 floats (`small`) and KMN, with and without
+    # offloading (docs/llc.md)
+    ("llc_vecadd_aligned", "small", "llc-mesh", None),
+    ("llc_vecadd_aligned", "small", "llc-mesh", None, "llc:llc"),
+    ("llc_vecadd_strided", "small", "llc-mesh", None),
+    ("llc_vecadd_strided", "small", "llc-mesh", None, "llc:omni"),
+    ("kmeans", "small", "llc-mesh", None),
+    ("kmeans", "small", "llc-mesh", None, "llc:omni"),
 ]
 
 
@@ -171,7 +179,7 @@ def main() -> None:
     ap.add_argument("--json", help="also write the rows here")
     ap.add_argument("--against", type=Path, help="compare with the checkout at this directory (interleaved)")
     ap.add_argument("--rounds", type=int, default=2, help="interleaved rounds of --against")
-    ap.add_argument("--cases", help="with --against: only these case indices (comma-separated)")
+    ap.add_argument("--cases", help="only these case indices (comma-separated)")
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     only = {int(x) for x in args.cases.split(",")} if args.cases else None
@@ -179,12 +187,13 @@ def main() -> None:
         return time_recorded(args.child, args.repeat, only)
     if args.against is not None:
         return compare(args.against.resolve(), args.rounds, args.repeat, only)
+    cases = [c for i, c in enumerate(CASES) if only is None or i in only]
     t0 = time.perf_counter()
-    for name, params, machine, _, *pol in CASES:  # nvcc, numba (both engines), first-touch
+    for name, params, machine, _, *pol in cases:  # nvcc, numba (both engines), first-touch
         run_case(name, params, machine, *pol)
     warm_s = time.perf_counter() - t0
     rows = []
-    for name, params, machine, target, *pol in CASES:
+    for name, params, machine, target, *pol in cases:
         best = min((run_case(name, params, machine, *pol) for _ in range(args.repeat)), key=lambda r: r["total_s"])
         best["target_s"] = target
         best["cycles_per_s"] = best["cycles"] / best["timing_s"]

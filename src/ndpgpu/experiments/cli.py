@@ -146,6 +146,14 @@ def _err(message: str) -> None:
     print(f"error: {message}", file=sys.stderr)
 
 
+def _interrupted(exc: BaseException) -> int:
+    """The exit status of a sweep stopped by ``exc`` (a RuntimeError that is not an interruption re-raised)."""
+    if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
+        raise exc
+    _err("interrupted; finished points are stored: run the same command again to resume")
+    return EXIT_INTERRUPTED
+
+
 def sweep_main(args: argparse.Namespace) -> int:
     """``ndpgpu sweep SPEC``."""
     from .dask_pool import SchedulerError
@@ -177,10 +185,7 @@ def sweep_main(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_USAGE
     except (*INTERRUPTS, RuntimeError) as exc:
-        if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
-            raise
-        _err("interrupted; finished points are stored: run the same command again to resume")
-        return EXIT_INTERRUPTED
+        return _interrupted(exc)
     print(
         f"{result.experiment}: {len(result.points)} points: {result.reused} already stored, "
         f"{result.computed} computed, {len(result.failures)} failed "
@@ -314,10 +319,7 @@ def reproduce_main(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_USAGE
     except (*INTERRUPTS, RuntimeError) as exc:
-        if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
-            raise
-        _err("interrupted; finished points are stored: run the same command again to resume")
-        return EXIT_INTERRUPTED
+        return _interrupted(exc)
     s = report.data["summary"]
     print(
         f"{report.name}: checks {s['evidence_passed']}/{s['evidence']} pass"
@@ -344,10 +346,7 @@ def _reproduce_all_main(args: argparse.Namespace, opts: dict[str, Any] | None, p
         _err(str(exc))
         return EXIT_USAGE
     except (*INTERRUPTS, RuntimeError) as exc:
-        if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
-            raise
-        _err("interrupted; finished points are stored: run the same command again to resume")
-        return EXIT_INTERRUPTED
+        return _interrupted(exc)
     for r in done.reports:
         s = r.data["summary"]
         print(f"{r.name}: checks {s['evidence_passed']}/{s['evidence']} pass; points {s['points_ok']}/{s['points']} "

@@ -240,6 +240,8 @@ def drive_mesh(overrides: dict, streams: list[tuple[int, int, int, int]], cycles
         r += n
         for x in rows:
             st.rq[x, :] = 0
+            st.rq[x, E.R_DEST] = -1  # (as rq_alloc: the natural destination)
+            st.rq[x, E.R_MXD] = -1
             st.rq[x, E.R_KIND] = E.PK_READ
             st.rq[x, E.R_BYTES] = nbytes
             st.rq[x, E.R_SLICE] = llc_of[dst]

@@ -42,9 +42,65 @@ def _cmd_workloads(args: argparse.Namespace) -> int:
     return 0
 
 
+FILE_FLAGS = ("kernel", "grid", "block", "arg", "shared_mem", "option", "repeat", "expect", "seed")
+
+
+def _run_target(args: argparse.Namespace):
+    """The workload ``ndpgpu run`` runs: a registered name, a ``.cu`` file with its launch in flags, or a YAML
+    launch description (:mod:`ndpgpu.workloads.kernelfile`)."""
+    from .workloads import kernelfile
+
+    target = args.workload
+    given = [f"--{f.replace('_', '-')}" for f in FILE_FLAGS if getattr(args, f) not in (None, [])]
+    if target.endswith((".yaml", ".yml")):
+        if given:
+            raise UsageError(f"ndpgpu run {target}: the YAML file describes the launch; drop {', '.join(given)}")
+        return kernelfile.workload_class(kernelfile.load_description(target))
+    if target.endswith(".cu"):
+        expect = dict(_parse_pair(e, "--expect", "NAME=FILE.npy") for e in args.expect or [])
+        return kernelfile.workload_class(kernelfile.describe(
+            target, args.kernel, args.grid, args.block, args.arg or [], shared_mem=args.shared_mem or 0,
+            options=args.option or [], repeat=args.repeat or 1, seed=args.seed if args.seed is not None else 2026,
+            expect=expect))
+    if given:
+        raise UsageError(f"ndpgpu run {target}: {', '.join(given)} describe a kernel file's launch; a registered "
+                         f"workload launches itself (give a .cu file or a launch YAML instead)")
+    return target
+
+
+def _parse_pair(text: str, flag: str, form: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise UsageError(f"{flag} expects {form}, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def _file_outputs(run) -> list[dict]:
+    """A kernel file's arrays after the run: name, dtype, shape and a content digest."""
+    from .workloads.kernelfile import digest
+
+    return [{"name": k, "dtype": str(v.dtype), "shape": list(v.shape), "digest": digest(v)}
+            for k, v in (run.outputs or {}).items()]
+
+
+def _print_file_outputs(run) -> None:
+    outs = _file_outputs(run)
+    if not outs:
+        return
+    if not run.checks:
+        print("  no reference given (--expect NAME=FILE.npy): outputs not checked; their digests:")
+    for o in outs:
+        print(f"  {o['name']}: {o['dtype']}{o['shape']} digest {o['digest']}")
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from .workloads.runner import run_workload
 
+    target = _run_target(args)
+    if not isinstance(target, str) and args.scale not in (None, "tiny"):
+        raise UsageError(f"ndpgpu run {args.workload}: a kernel file has the one size its launch gives; drop "
+                         f"--scale {args.scale}")
+    scale = args.scale if isinstance(target, str) else "given"
     overrides = dict(_parse_override(o) for o in args.set or [])
     if overrides and not args.machine:
         raise UsageError("ndpgpu run: --set overrides a machine's parameters; name the machine with --machine "
@@ -53,14 +109,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("ndpgpu run: --policy times the run with a mechanism's policy; name the machine with "
                          "--machine (see `ndpgpu machines`)")
     if args.policy and args.policy != "baseline":
-        return _run_with_policy(args, overrides)
-    run = run_workload(args.workload, args.scale, machine=args.machine, overrides=overrides or None,
+        return _run_with_policy(args, overrides, target, scale)
+    run = run_workload(target, scale, machine=args.machine, overrides=overrides or None,
                        bounds_check=args.bounds_check)
     if args.json:
         totals = run.device.totals() if run.device.timing is not None else None
         print(json.dumps(_run_json(run, args, totals.rows() if totals is not None else None), default=_jsonable))
         return 0 if run.passed else 1
     print(run.summary())
+    if not isinstance(target, str):
+        _print_file_outputs(run)
     prov = run.provenance
     print(f"  nvcc {prov['nvcc_version']}, {prov['arch']}; source {prov['source_hash']}, inputs {prov['input_hash']}")
     if run.device.timing is not None:
@@ -91,10 +149,11 @@ def _run_json(run, args: argparse.Namespace, rows: list | None) -> dict:
                     "max_rel_error": c.max_rel_error, "message": c.message} for c in run.checks],
         "machine": args.machine, "policy": args.policy, "timing_note": RUN_TIMING_NOTE if rows is not None else None,
         "timing": None if rows is None else [{"path": p, "metric": m, "value": v, "unit": u} for p, m, v, u in rows],
+        "outputs": _file_outputs(run),
     }
 
 
-def _run_with_policy(args: argparse.Namespace, overrides: dict) -> int:
+def _run_with_policy(args: argparse.Namespace, overrides: dict, target, scale: str) -> int:
     """``ndpgpu run W --machine M --policy P``: run W functionally with traces, let the policy prepare a
     timing session from them (as a sweep point does), time every launch, print the totals and the policy's rows."""
     from types import SimpleNamespace
@@ -105,11 +164,14 @@ def _run_with_policy(args: argparse.Namespace, overrides: dict) -> int:
 
     policy = make_policy(args.policy)  # an unknown policy fails before the functional run
     session = TimingSession(args.machine, overrides or None)
-    run = run_workload(args.workload, args.scale, trace=True, bounds_check=args.bounds_check)
+    run = run_workload(target, scale, trace=True, bounds_check=args.bounds_check)
     if not args.json:
         print(run.summary())
+        if not isinstance(target, str):
+            _print_file_outputs(run)
     allocs = [{"addr": a.address, "bytes": a.size} for a in run.device.memory.allocations]
-    policy.prepare(session, SimpleNamespace(workload=args.workload, allocations=allocs), run.device.traces)
+    recording = SimpleNamespace(workload=run.name, name=run.name, allocations=allocs, module=run.module)
+    policy.prepare(session, recording, run.device.traces)
     for trace in run.device.traces:
         session.run_launch(trace)
     if args.json:
@@ -232,14 +294,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, help="per-workload limit of characterize (runs in a child process)")
     p.set_defaults(func=_cmd_workloads)
 
-    p = sub.add_parser("run", help="run one workload and check it against its reference")
-    p.add_argument("workload")
+    p = sub.add_parser("run", help="run one workload, or a kernel of your own .cu file, and check it",
+                       description="Run a registered workload (checked against its reference), or one kernel of a "
+                       "CUDA file: `ndpgpu run k.cu --kernel saxpy --grid 64 --block 256 --arg 16384 --arg 2.0 "
+                       "--arg 'x=f32[16384] rand' --arg 'y=f32[16384] rand'`, or the same launch described in a "
+                       "YAML file (`ndpgpu run launch.yaml`; see docs/workloads.md).")
+    p.add_argument("workload", help="a workload name (`ndpgpu workloads`), a .cu file, or a launch .yaml")
     p.add_argument("--scale", default="tiny")
     p.add_argument("--machine", help="time it on this machine preset (see `ndpgpu machines`)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="machine override, e.g. l1d.size_kb=48")
     p.add_argument("--policy", help="time with a mechanism's session policy, e.g. tom:ctrl+tmap (needs --machine)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout: checks, statistics, timing")
     p.add_argument("--bounds-check", action="store_true", help="report accesses outside allocations")
+    g = p.add_argument_group("a kernel of a .cu file")
+    g.add_argument("--kernel", help="the kernel to launch (its C++ name, or the mangled one)")
+    g.add_argument("--grid", help="grid dimensions, e.g. 64 or 16,16")
+    g.add_argument("--block", help="block dimensions, e.g. 256 or 16,16")
+    g.add_argument("--arg", action="append", metavar="[NAME=]VALUE",
+                   help="one kernel argument, in order: a number (scalar) or DTYPE[DIMS] [INIT] (an array: "
+                        "INIT zeros|ones|range|rand|randint:LO:HI|fill:V|npy:PATH)")
+    g.add_argument("--shared-mem", type=int, help="dynamic shared memory per block (bytes)")
+    g.add_argument("--option", action="append", metavar="OPT", help="an nvcc option, e.g. --option=-DTILE=16")
+    g.add_argument("--repeat", type=positive_int, help="launch the kernel this many times (default 1)")
+    g.add_argument("--expect", action="append", metavar="NAME=FILE.npy", help="check array NAME against a reference")
+    g.add_argument("--seed", type=int, help="seed of the rand/randint contents (default 2026)")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("main", help="the main job: TOM's reproduction (or another study, or functional checks)")

@@ -11,6 +11,7 @@ import io
 import json
 import re
 import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,12 @@ CLI_PLAN: dict[str, str | NotRun] = {
         "ndpgpu run llc_vecadd_strided --scale tiny --machine llc-mesh --policy llc:omni",
     "ndpgpu run saxpy --machine llc-mesh --policy llc:llc": "ndpgpu run saxpy --scale tiny --machine llc-mesh "
                                                             "--policy llc:llc",
+    "ndpgpu run examples/saxpy.cu --kernel saxpy --grid 64 --block 256 --arg 16384 --arg 2.0 "
+    "--arg 'x=f32[16384] rand' --arg 'y=f32[16384] ones'":
+        "ndpgpu run examples/saxpy.cu --kernel saxpy --grid 64 --block 256 --arg 16384 --arg 2.0 "
+        "--arg 'x=f32[16384] rand' --arg 'y=f32[16384] ones'",
+    "ndpgpu run examples/saxpy.yaml --machine llc-mesh --policy llc:omni":
+        "ndpgpu run examples/saxpy.yaml --machine llc-mesh --policy llc:omni",
     "ndpgpu reproduce llc --scale small": NotRun("its 176 points take tens of minutes at small (about 4 at tiny); "
                                                  "tests/mechanisms/llc test the hardware on the same workloads"),
     "ndpgpu sweep spec.yaml --scheduler tcp://HOST:8786 --traces /shared/traces": NotRun(
@@ -125,6 +132,7 @@ def _run_cli(command: str) -> tuple[int, str]:
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("readme")
     (d / "spec.yaml").write_text(SPEC)
+    shutil.copytree(ROOT / "examples", d / "examples")  # the README's kernel-file lines name examples/
     return d
 
 

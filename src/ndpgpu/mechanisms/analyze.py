@@ -55,6 +55,18 @@ def load_module(source: str, options: tuple[str, ...] = (), scale: str | None = 
     return RawModule(path=str(paths[0]), options=(*cls.options, *options)), f"workload {name} ({paths[0].name})"
 
 
+def recording_module(recording: Any) -> Any:
+    """The compiled module a recording's kernels came from, for a policy's compiler pass: the one the run
+    launched when it is at hand (a kernel file run by ``ndpgpu run``), else its registered workload's."""
+    module = getattr(recording, "module", None)
+    if module is not None:
+        return module
+    from ..workloads.base import get_workload
+    from ..workloads.runner import _module_for
+
+    return _module_for(get_workload(getattr(recording, "workload", None) or recording.name))
+
+
 def kernel_programs(module: Any, kernels: list[str] | None = None) -> list[tuple[str, Any]]:
     """``(name, decoded program)`` of each kernel of ``module``: all, or ``kernels`` by any name (mangled or C++),
     each once; an unknown name raises :class:`AnalyzeError` listing the module's kernels."""

@@ -44,13 +44,15 @@ def parse(spec: str) -> ChainOffload:
         raise PolicyError(f"llc:{spec}: {exc}") from exc
 
 
-def chain_tables(workload: str) -> dict[str, ChainTable]:
-    """The chain table of every kernel of a registered workload."""
-    from ..analyze import load_module
+def chain_tables(source: Any) -> dict[str, ChainTable]:
+    """The chain table of every kernel of a recording's module (or of a registered workload, by name)."""
+    from types import SimpleNamespace
+
+    from ..analyze import recording_module
     from .cli import analyze_module
 
-    module, _ = load_module(workload)
-    return {t.kernel: t for t in analyze_module(module)}
+    recording = SimpleNamespace(workload=source) if isinstance(source, str) else source
+    return {t.kernel: t for t in analyze_module(recording_module(recording))}
 
 
 class ChainOffloadPolicy(SessionPolicy):
@@ -61,7 +63,7 @@ class ChainOffloadPolicy(SessionPolicy):
         self._rows: list[tuple[str, str, float, str]] = []
 
     def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
-        tables = chain_tables(getattr(recording, "workload", None) or recording.name)
+        tables = chain_tables(recording)
         self._rows = [("llc", "chains", float(sum(len(t.chains) for t in tables.values())), "chains"),
                       ("llc", "omni_allowed", float(all(t.omni_allowed for t in tables.values())), "flag")]
         for k, v in dataclasses.asdict(self.config).items():

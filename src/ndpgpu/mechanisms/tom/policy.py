@@ -78,13 +78,16 @@ def parity(mapping: StackMapping) -> ParityMapping:
                          mapping.row_mask)
 
 
-def candidate_tables(workload: str) -> dict[str, CandidateTable]:
-    """The candidate table of every kernel of a registered workload (its module, compiled as it runs)."""
-    from ...workloads.base import get_workload
-    from ...workloads.runner import _module_for
+def candidate_tables(source: Any) -> dict[str, CandidateTable]:
+    """The candidate table of every kernel of a recording's module (or of a registered workload, by name),
+    compiled as it runs."""
+    from types import SimpleNamespace
+
+    from ..analyze import recording_module
     from .cli import analyze_module
 
-    return {t.kernel: t for t in analyze_module(_module_for(get_workload(workload)))}
+    recording = SimpleNamespace(workload=source) if isinstance(source, str) else source
+    return {t.kernel: t for t in analyze_module(recording_module(recording))}
 
 
 def analyzer_instances(per_launch: list[BlockInstances]) -> tuple[Instances, list[tuple[int, np.ndarray]]]:
@@ -133,7 +136,7 @@ class TomPolicy(SessionPolicy):
     def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
         sp = self.spec
         machine = session.machine
-        tables = candidate_tables(getattr(recording, "workload", None) or recording.name)
+        tables = candidate_tables(recording)
         config = TomConfig(control=sp.control if sp.control != "gpu" else "ctrl", busy_threshold=sp.threshold,
                            busy_window_cycles=sp.window, pending_factor=sp.pending, cost=DEFAULT_PARAMS)
         offload = TomOffload(tables, config)

@@ -94,6 +94,23 @@ def _machine_tree(machine: str, cache: dict[str, Any]) -> dict[str, Any]:
     return cache[machine]
 
 
+def with_override_columns(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Result-store rows (long: one per metric) with one column per swept override, named after it, holding
+    the point's value or the machine's default where the point did not override it (the ``overrides``
+    JSON column stays, for round trips)."""
+    parsed = [json.loads(r.get("overrides") or "{}") for r in rows]
+    names = sorted({k for ov in parsed for k in ov})
+    clash = [n for n in names if rows and n in rows[0]]
+    if clash:
+        raise ValueError(f"override(s) {', '.join(clash)} collide with result columns")
+    trees: dict[str, Any] = {}
+    out = []
+    for r, ov in zip(rows, parsed, strict=True):
+        extra = {n: ov[n] if n in ov else _dotted(_machine_tree(r["machine"], trees), n) for n in names}
+        out.append({**r, **extra})
+    return out
+
+
 def results_columns(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, list[Any]], dict[str, str], list[str]]:
     """Wide columns of result-store rows (``ResultStore.results()``): one row per point, its identity, one
     column per swept override (the machine's default where a point did not override it), one float column

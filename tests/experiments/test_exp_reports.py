@@ -154,8 +154,30 @@ def test_unknown_reproduction_lists_the_known_ones() -> None:
         reproduce("nope")
 
 
+def _svg_texts(path: Path) -> list[str]:
+    import xml.etree.ElementTree as ET
+
+    return [t.text or "" for t in ET.parse(path).iter("{http://www.w3.org/2000/svg}text")]
+
+
 def test_bar_chart_with_missing_values_and_no_mean(tmp_path: Path) -> None:
-    chart = BarChart("c", "t", "y", ["a", "b"], {"s1": [1.0, None], "s2": [2.0, 3.0]}, mean=None, log_y=True)
+    chart = BarChart("c", "t", "y", ["a", "b"], {"s1": [1.0, None], "s2": [2.0, 3.0]}, mean=None, log_y=True,
+                     paper={"s2": [2.5, None]})
     assert _png(draw_bar_chart(chart, tmp_path / "c.png"))
+    assert (tmp_path / "c.pdf").read_bytes().startswith(b"%PDF")
+    texts = _svg_texts(tmp_path / "c.svg")
+    for label in ("s1", "s2", "paper", "no result"):  # every mark drawn has its legend entry, once
+        assert texts.count(label) == 1, (label, texts)
+
+
+def test_stacked_chart_splits_each_group_bar_into_its_parts(tmp_path: Path) -> None:
+    stacks = {"base": {"TX": [0.5, 0.4], "RX": [0.5, 0.6]}, "tom": {"TX": [0.2, None], "RX": [0.3, None]}}
+    chart = BarChart("s", "t", "y", ["KM", "BFS"], {}, mean=None, stacks=stacks, reference_line=1.0)
+    draw_bar_chart(chart, tmp_path / "s.png", formats=("svg",))
+    assert not (tmp_path / "s.png").exists()  # only the formats asked for
+    texts = _svg_texts(tmp_path / "s.svg")
+    assert texts.count("TX") == 1 and texts.count("RX") == 1 and texts.count("no result") == 1
+    assert texts.count("base") == 2 and texts.count("tom") == 2  # each group named under its bar per category
+    assert {"KM", "BFS"} <= set(texts)
     cats, series, _ = BarChart("c", "t", "y", ["a", "b"], {"s": [1.0, 4.0]}).with_mean()
     assert cats == ["a", "b", "GMEAN"] and series["s"][-1] == pytest.approx(2.0)

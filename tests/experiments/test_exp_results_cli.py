@@ -109,3 +109,19 @@ def test_main_job_runs_the_builtin_study(tmp_path: Path, capsys: pytest.CaptureF
     assert cli.main_job(args) == 0
     assert (tmp_path / "main" / "report.md").exists() and (tmp_path / "main" / "figures" / "ipc.png").exists()
     assert "builtin: checks 2/2 pass; points 20/20 ran" in capsys.readouterr().out
+
+
+def test_results_csv_has_a_column_per_swept_override(filled_store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The override swept by the spec is a column; points that did not override it show the machine's value."""
+    import csv
+    import io
+
+    from ndpgpu.timing import load_machine
+
+    assert cli.main(["results", "--store", str(filled_store), "--metric", "cycles", "--csv", "-"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == 8 and "l1d.size_kb" in rows[0]
+    default = {m: str(load_machine(m).l1d.size_kb) for m in ("gtx480", "v100")}
+    for r in rows:
+        expect = "48" if "48" in r["overrides"] else default[r["machine"]]
+        assert r["l1d.size_kb"] in (expect, f"{expect}.0"), r

@@ -62,7 +62,8 @@ def test_report_has_figures_tables_and_checks(results):
     data = json.loads((tmp / "report" / "report.json").read_text())
     names = {c["name"] for c in data["checks"]}
     assert "TOM (ctrl+tmap) mean speedup" in names and "co-location: learned <= oracle (mean)" in names
-    for fig in ("speedup", "energy", "colocation", "offloaded_share", "traffic_ctrl_tmap"):
+    for fig in ("speedup", "energy", "energy_stacked", "energy_components", "colocation", "offloaded_share",
+                "traffic"):
         assert (tmp / "report" / "figures" / f"{fig}.png").stat().st_size > 0
     cost = {c.name: c for c in report.checks}
     assert cost["cost model, LIBOR portfolio_b, 4 iterations: BW_TX + BW_RX"].passed

@@ -273,7 +273,9 @@ def results_main(args: argparse.Namespace) -> int:
         print(json.dumps([{**r, "overrides": json.loads(r["overrides"] or "{}")} for r in rows], default=str))
         return EXIT_OK
     if args.csv:
-        write_csv(sys.stdout if to_stdout else args.csv, rows)
+        from ..frames import with_override_columns
+
+        write_csv(sys.stdout if to_stdout else args.csv, with_override_columns(rows))
         if not to_stdout:
             _err_note(f"wrote {len(rows)} rows to {args.csv}")
         return EXIT_OK

@@ -149,6 +149,18 @@ class TomReproduction(Reproduction):
         parts["other"] = r.metrics.get("energy.total", (0.0, ""))[0] - sum(parts.values())
         return parts
 
+    def _energy_parts_normalised(self, results: ResultSet, config: str) -> dict[str, dict[str, float | None]]:
+        """Per workload, this configuration's energy by component over the baseline's total energy."""
+        base = self._values(results, "baseline", "energy.total")
+        machine, policy, over = CONFIGS[config]
+        out: dict[str, dict[str, float | None]] = {}
+        for w in results.workloads:
+            r = results.find(w, machine, policy=policy, overrides=over)
+            parts = self._energy_parts(results, config, w)
+            ok = base[w] and r is not None and r.status == "ok"
+            out[w] = {k: (v / base[w] if ok else None) for k, v in parts.items()}
+        return out
+
     def _energy_split(self, results: ResultSet, config: str) -> dict[str, float | None]:
         """Energy by component summed over the workloads, over the baseline's total energy."""
         totals = {k: 0.0 for k in (*ENERGY_PARTS, "other")}
@@ -180,24 +192,34 @@ class TomReproduction(Reproduction):
             paper={c: [PAPER_PER_WORKLOAD.get(c, {}).get(w) for w in cats] for c in MAIN},
             reference_line=1.0, caption="TOM Fig. 8: markers are the paper's per-workload values where its text "
                                         "gives them. TOM = ctrl+tmap.")]
-        for cfg in ("no-ctrl+tmap", "ctrl+tmap"):
-            parts = self._traffic(results, cfg)
-            figs.append(BarChart(
-                name=f"traffic_{cfg.replace('+', '_')}", title=f"Off-chip traffic of {cfg} by channel",
-                ylabel="fraction of the baseline's traffic", categories=names,
-                series={ch: [parts[ch][w] for w in cats] for ch in parts}, mean=None, reference_line=None,
-                caption="TOM Fig. 9: GPU->stack (TX), stack->GPU (RX) and stack<->stack bytes over the baseline's "
-                        "total link bytes."))
+        traffic = {cfg: self._traffic(results, cfg) for cfg in ("baseline", "no-ctrl+tmap", "ctrl+tmap")}
+        figs.append(BarChart(
+            name="traffic", title="Off-chip traffic by channel, normalised to the baseline's total",
+            ylabel="fraction of the baseline's traffic", categories=names, series={}, mean=None,
+            reference_line=1.0,
+            stacks={cfg: {ch: [parts[ch][w] for w in cats] for ch in parts} for cfg, parts in traffic.items()},
+            caption="TOM Fig. 9: per workload, the baseline, no-ctrl+tmap and ctrl+tmap (TOM), each split into "
+                    "GPU->stack (TX), stack->GPU (RX) and stack<->stack bytes, over the baseline's total link bytes."))
         figs.append(BarChart(
             name="energy", title="Energy normalised to the baseline", ylabel="energy (x)", categories=names,
             series={c: [self._energy(results, c)[w] for w in cats] for c in ("no-ctrl+bmap", "ctrl+bmap", "ctrl+tmap")},
-            reference_line=1.0, caption="TOM Fig. 10 (totals; the split by component is a table in the report)."))
-        parts = {c: self._energy_split(results, c) for c in ("baseline", "no-ctrl+bmap", "ctrl+bmap", "ctrl+tmap")}
+            reference_line=1.0, caption="TOM Fig. 10's totals: each configuration's energy over the baseline's."))
+        energy_cfgs = ("baseline", "no-ctrl+bmap", "ctrl+bmap", "ctrl+tmap")
+        per_workload = {c: self._energy_parts_normalised(results, c) for c in energy_cfgs}
+        figs.append(BarChart(
+            name="energy_stacked", title="Energy by component, normalised to the baseline's total",
+            ylabel="energy (x)", categories=names, series={}, mean=None, reference_line=1.0,
+            stacks={c: {k: [per_workload[c][w][k] for w in cats] for k in (*ENERGY_PARTS, "other")}
+                    for c in energy_cfgs},
+            caption="TOM Fig. 10: per workload and configuration, each component's dynamic and static energy "
+                    "(docs/power.md) over the baseline's total."))
+        parts = {c: self._energy_split(results, c) for c in energy_cfgs}
         figs.append(BarChart(
             name="energy_components", title="Energy by component (summed over workloads, / baseline total)",
-            ylabel="fraction of the baseline's energy", categories=list(parts),
-            series={k: [parts[c][k] for c in parts] for k in (*ENERGY_PARTS, "other")}, mean=None,
-            caption="TOM Fig. 10 by source: each component's dynamic and static energy (docs/power.md)."))
+            ylabel="fraction of the baseline's energy", categories=list(parts), series={}, mean=None,
+            reference_line=1.0,
+            stacks={"all workloads": {k: [parts[c][k] for c in parts] for k in (*ENERGY_PARTS, "other")}},
+            caption="TOM Fig. 10 over all workloads: each component's dynamic and static energy (docs/power.md)."))
         figs.append(BarChart(
             name="offloaded_share", title="Offloaded share of thread-instructions", ylabel="fraction",
             categories=names, series={c: [self._values(results, c, SHARE)[w] for w in cats]

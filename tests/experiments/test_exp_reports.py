@@ -145,7 +145,13 @@ def test_generated_documents_come_from_the_machinery(tmp_path: Path) -> None:
     assert rows[("gtx480", "vecadd", "cycles")][3] == 86_605
     assert rows[("v100", "sgemm_naive", "ipc")][3] == 1337.3
     assert {p["scale"] for p in cross.data["points"]} == {"paper", "gpgpusim"}
-    assert len(cross.checks) == 6  # cycles on both machines, thread-instructions on gtx480
+    # hardware-faithful presets: cycles on both, thread-instructions on gtx480 (6); with the gpgpusim overlay:
+    # cycles, and per component (DRAM bandwidth, bus utilisation, fetch latency, L2 miss rate and bandwidth) (16)
+    assert len(cross.checks) == 22
+    assert rows[("gtx480-gpgpusim", "vecadd", "cycles")][3] == 86_605  # compared with the same GPGPU-Sim run
+    # GPGPU-Sim's achieved DRAM bandwidth: (reads x 32 B + write-backs x 64 B) / (86,605 cycles at 700 MHz)
+    dram = rows[("gtx480-gpgpusim", "vecadd", "dram_bandwidth_gbs")][3]
+    assert dram == pytest.approx((262_154 * 32 + 60_938 * 64) / (86_605 / 700e6) / 1e9)
     assert reproduce("gpgpusim", "tiny", tmp_path / "g2", jobs=0, store=store, executor="fake").checks == []
 
 

@@ -104,7 +104,7 @@ def test_load_to_use_dram_closed_row():
 # 2. streaming bandwidth within [85%, 100%] of the lowest analytic bound
 
 
-@pytest.mark.parametrize("name,ctas,loads", [("gtx480", 60, 16), ("v100", 320, 8)])
+@pytest.mark.parametrize("name,ctas,loads", [("gtx480", 60, 16), ("v100", 320, 8), ("gtx480-gpgpusim", 60, 16)])
 def test_streaming_reaches_lowest_bound(name, ctas, loads):
     m = load_machine(name)
     b = stream_bounds(m)
@@ -123,6 +123,8 @@ def test_stream_bounds_by_hand():
     # L1 MSHRs: 15 SMs x 64 x 128 B over the DRAM load-to-use latency (248.9 cycles at 700 MHz)
     lat = 136 + 149 * 700 / 924
     assert g["mshr"] == pytest.approx(min(15 * 64 * 128 / (lat / 0.7), 12 * 256 * 128 / (149 / 0.924)))
+    # GPGPU-Sim's model: each 32-B sector read moves a whole 64-B burst, and there is no refresh
+    assert stream_bounds(load_machine("gtx480-gpgpusim"))["dram"] == pytest.approx(6 * 8 * 4 * 0.924 / 2)
     v = stream_bounds(load_machine("v100"))
     assert v["dram"] == pytest.approx(32 * 16 * 2 * 0.85 * (1 - 221 / 3315))
     assert v["icnt"] == pytest.approx(64 * 128 / 4 * 1.132)

@@ -281,6 +281,18 @@ def _report_data(
     return _finite(json.loads(json.dumps(data, default=str)))
 
 
+def machines_note(machines: list[str]) -> str:
+    """The machines a report used, and which of them carry GPGPU-Sim's memory-system model (the ``gpgpusim``
+    overlay, docs/timing.md) rather than our hardware-faithful one."""
+    if not machines:
+        return "none"
+    named = ", ".join(f"`{m}`" for m in machines)
+    with_gs = [m for m in machines if "gpgpusim" in m.split("+")[1:] or m.endswith("-gpgpusim")]
+    if not with_gs:
+        return f"{named} (hardware-faithful memory model; none with the `gpgpusim` overlay)"
+    return f"{named} ({', '.join(f'`{m}`' for m in with_gs)}: GPGPU-Sim's memory-system model, overlay `gpgpusim`)"
+
+
 def _markdown(
     data: dict[str, Any], tables: list[Table], checks: list[Check], figures: list[tuple[BarChart, str]]
 ) -> str:
@@ -304,6 +316,7 @@ def _markdown(
         ),
         f"- Points: {s['points_ok']} of {s['points']} ran"
         + (f", **{s['points_failed']} failed**" if s["points_failed"] else ""),
+        f"- Machines: {machines_note(sorted({p['machine'] for p in data['points']}))}",
         "",
     ]
     if checks:

@@ -65,12 +65,16 @@ def load_to_use(m: Machine, request_bytes: int = 8, row: str = "hit") -> dict[st
 
 
 def dram_bound_gbs(m: Machine) -> float:
-    """Peak DRAM bandwidth less refresh: channels x bus bytes x data rate x clock x (1 - tRFC / tREFI)."""
+    """Peak DRAM bandwidth of a read stream less refresh: channels x bus bytes x data rate x clock x
+    (1 - tRFC / tREFI), times 32 / atom bytes where each 32-B sector read takes a whole burst
+    (``dram.read_burst_per_sector``, GPGPU-Sim's model)."""
     d = m.dram
     peak = d.scheduling_channels * d.bus_bits / 8 * d.data_rate * m.clocks.dram_mhz * 1e6 / 1e9
     t = d.timing
     if d.refresh and t.tREFI > 0:
         peak *= 1 - t.tRFC / t.tREFI
+    if d.read_burst_per_sector and d.atom_bytes > 32:
+        peak *= 32 / d.atom_bytes
     return peak
 
 

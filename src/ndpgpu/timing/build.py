@@ -158,6 +158,7 @@ class EngineState:
         cfg[E.C_BANKS_PER_BG] = dr.banks_per_group
         cfg[E.C_ATOM_BYTES] = dr.atom_bytes
         cfg[E.C_BURST_CYC] = dr.burst_cycles
+        cfg[E.C_SECTOR_BURSTS] = int(dr.read_burst_per_sector)
         cfg[E.C_DUAL_CMD] = int(dr.dual_command_bus)
         cfg[E.C_PAGE_POLICY] = 0 if dr.page_policy == "open" else 1
         cfg[E.C_REFRESH] = int(dr.refresh and t.tREFI > 0 and t.tRFC > 0)

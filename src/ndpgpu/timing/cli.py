@@ -5,19 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from .session import dram_peak_gbs
-from .spec import list_machines, load_machine, preset_files
+from .spec import list_machines, load_machine, overlay_files, preset_files
 
 
 def machines_list() -> str:
     """One line per preset: name, SMs, clocks, L2, DRAM and its peak bandwidth, config hash."""
-    lines = [f"{'name':14s} {'SMs':>4s} {'core MHz':>9s} {'L2':>8s} {'DRAM':>18s} {'peak GB/s':>10s}  hash"]
+    lines = [f"{'name':16s} {'SMs':>4s} {'core MHz':>9s} {'L2':>8s} {'DRAM':>18s} {'peak GB/s':>10s}  hash"]
     for name in list_machines():
         m = load_machine(name)
         l2 = f"{m.l2.size_kb * m.num_slices:g} KB" if m.l2 is not None else "none"
         dram = f"{m.dram.impl} x{m.dram.scheduling_channels}"
-        lines.append(f"{name:14s} {m.num_sms:>4d} {m.clocks.core_mhz:>9g} {l2:>8s} {dram:>18s} "
+        lines.append(f"{name:16s} {m.num_sms:>4d} {m.clocks.core_mhz:>9g} {l2:>8s} {dram:>18s} "
                      f"{dram_peak_gbs(m):>10.1f}  {m.config_hash()}")
     lines.append("")
+    for name, summary in overlay_summaries().items():
+        lines.append(f"overlay {name}: {summary} (any preset: NAME+{name})")
     lines.append("`ndpgpu machines show NAME` prints a preset with the source of each value; "
                  "override fields with --set path=value.")
     return "\n".join(lines)
@@ -71,4 +73,13 @@ def machines_json(name_or_path: str | None = None, overrides: dict | None = None
                     "l2_kb": m.l2.size_kb * m.num_slices if m.l2 is not None else None, "dram": m.dram.impl,
                     "dram_channels": m.dram.scheduling_channels, "dram_peak_gbs": dram_peak_gbs(m),
                     "config_hash": m.config_hash()})
-    return {"machines": out}
+    return {"machines": out, "overlays": [{"name": k, "summary": v} for k, v in overlay_summaries().items()]}
+
+
+def overlay_summaries() -> dict[str, str]:
+    """Each shipped overlay's name and the first line of its description (its file's first comment)."""
+    out = {}
+    for name, path in overlay_files().items():
+        first = next((ln.lstrip("# ").strip() for ln in path.read_text().splitlines() if ln.startswith("#")), "")
+        out[name] = first.split(":")[0].rstrip(",.")
+    return out

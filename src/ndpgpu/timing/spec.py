@@ -451,6 +451,8 @@ class DramSpec(Spec):
     dual_command_bus: bool = F(False, "flag", "a row and a column command may issue in the same cycle")
     page_policy: Literal["open", "closed"] = F("open", "name", "open: rows stay open; closed: auto-precharge")
     refresh: bool = F(True, "flag", "model all-bank refresh (tREFI / tRFC)")
+    read_burst_per_sector: bool = F(False, "flag", "each 32-B sector read a DRAM access of its own, one whole burst "
+                                    "(GPGPU-Sim's sectored L2); off: a request's sectors share the bursts they touch")
     controller_latency: int = F(0, "tCK", "fixed controller + PHY latency added to every request", ge=0,
                                 le=100000)
     timing: DramTiming = DramTiming()
@@ -734,6 +736,36 @@ def preset_files() -> dict[str, Path]:
     return found
 
 
+OVERLAY_DIR = PRESET_DIR / "overlays"
+
+
+def overlay_files() -> dict[str, Path]:
+    """Every shipped overlay by name (``machines/overlays/*.yaml``): a partial machine tree that any preset
+    can take, as ``PRESET+OVERLAY`` or ``overlays: [OVERLAY]`` in a preset file."""
+    return {p.stem: p for p in sorted(OVERLAY_DIR.glob("*.yaml"))}
+
+
+def list_overlays() -> list[str]:
+    """Names of the shipped overlays."""
+    return sorted(overlay_files())
+
+
+def _read_overlay(name: str, where: str) -> dict:
+    path = overlay_files().get(name)
+    if path is None:
+        raise MachineConfigError(f"{where}: unknown overlay {name!r}; overlays: {', '.join(list_overlays())}")
+    tree = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(tree, dict) or {"name", "extends", "overlays"} & set(tree):
+        raise MachineConfigError(f"{path}: an overlay is a partial machine tree (no name, extends or overlays)")
+    return tree
+
+
+def _split_overlays(name: str) -> tuple[str, list[str]]:
+    """``gtx480+gpgpusim`` -> (``gtx480``, [``gpgpusim``]); a name without ``+`` has no overlays."""
+    base, *overlays = name.split("+")
+    return base, overlays
+
+
 def _preset_path(name: str) -> Path | None:
     return preset_files().get(name)
 
@@ -817,20 +849,30 @@ def _deep_merge(base: dict, top: dict) -> dict:
 
 
 def _read_preset(path: Path, seen: tuple[str, ...] = ()) -> dict:
-    """A preset's raw tree; ``extends: NAME`` starts from preset NAME and merges this file's keys over it."""
+    """A preset's raw tree; ``extends: NAME`` starts from preset NAME, then each of ``overlays: [...]`` is
+    merged over it, then this file's own keys."""
     with open(path) as f:
         raw = yaml.safe_load(f) or {}
     if not isinstance(raw, dict):
         raise MachineConfigError(f"{path}: a machine YAML must be a mapping")
     base = raw.pop("extends", None)
-    if base is None:
-        return raw
-    bpath = Path(base) if str(base).endswith((".yaml", ".yml")) else _preset_path(str(base))
-    if bpath is None or not bpath.is_file():
-        raise MachineConfigError(f"{path}: extends unknown machine {base!r}; presets: {', '.join(list_machines())}")
-    if str(bpath) in seen:
-        raise MachineConfigError(f"{path}: presets extend each other in a cycle ({' -> '.join(seen)})")
-    return _deep_merge(_read_preset(bpath, (*seen, str(path))), raw)
+    overlays = raw.pop("overlays", None) or []
+    if not isinstance(overlays, list):
+        raise MachineConfigError(f"{path}: overlays must be a list of overlay names")
+    tree: dict = {}
+    if base is not None:
+        bname, more = (str(base), []) if str(base).endswith((".yaml", ".yml")) else _split_overlays(str(base))
+        overlays = [*more, *overlays]
+        bpath = Path(bname) if bname.endswith((".yaml", ".yml")) else _preset_path(bname)
+        if bpath is None or not bpath.is_file():
+            raise MachineConfigError(f"{path}: extends unknown machine {base!r}; presets: "
+                                     f"{', '.join(list_machines())}")
+        if str(bpath) in seen:
+            raise MachineConfigError(f"{path}: presets extend each other in a cycle ({' -> '.join(seen)})")
+        tree = _read_preset(bpath, (*seen, str(path)))
+    for name in overlays:
+        tree = _deep_merge(tree, _read_overlay(str(name), str(path)))
+    return _deep_merge(tree, raw)
 
 
 def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] | None = None) -> Machine:
@@ -840,6 +882,9 @@ def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] |
         source = name_or_path.name
     else:
         text = str(name_or_path)
+        overlays: list[str] = []
+        if "+" in text and not text.endswith((".yaml", ".yml")):
+            text, overlays = _split_overlays(text)
         path = Path(text)
         if not (text.endswith((".yaml", ".yml")) or path.is_file()):
             preset = _preset_path(text)
@@ -852,6 +897,11 @@ def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] |
             path = preset
         raw = _read_preset(path)
         source = str(path)
+        if overlays:
+            for name in overlays:
+                raw = _deep_merge(raw, _read_overlay(name, str(name_or_path)))
+            raw["name"] = f"{raw.get('name', text)}+{'+'.join(overlays)}"
+            source = f"{source} with overlays {', '.join(overlays)}"
         tree = _validate(raw, source).model_dump(mode="json")
         shipped = {p.resolve() for p in preset_files().values()}
         if path.resolve() not in shipped and "extends" not in (yaml.safe_load(path.read_text()) or {}):

@@ -91,10 +91,11 @@ def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
     rq[d, R_TDQ] = now
     rq[d, R_TDS] = -1
     rq[d, R_HIT] = 0
-    # bursts: distinct DRAM atoms touched by the requested 32-B sectors
+    # bursts: distinct DRAM atoms touched by the requested 32-B sectors (or, with C_SECTOR_BURSTS, one whole
+    # atom per sector read: GPGPU-Sim's model, where each sector miss is a DRAM read of at least one atom)
     apb = cfg[C_ATOM_BYTES] // 32
-    if apb <= 1:
-        rq[d, R_BURSTS] = popcount(rq[d, R_SECT]) * (32 // cfg[C_ATOM_BYTES])
+    if apb <= 1 or (cfg[C_SECTOR_BURSTS] and rq[d, R_KIND] != PK_DWRITE):
+        rq[d, R_BURSTS] = popcount(rq[d, R_SECT]) * max(1, 32 // cfg[C_ATOM_BYTES])
     else:
         m = rq[d, R_SECT]
         full = (1 << apb) - 1

@@ -1,0 +1,68 @@
+"""Machine overlays: ``PRESET+OVERLAY`` and ``overlays: [...]`` change exactly the overlay's fields, and the
+``gpgpusim`` overlay's DRAM model moves a whole burst per 32-B sector read (GPGPU-Sim's), writes unchanged."""
+
+from __future__ import annotations
+
+import pytest
+from tracegen import streaming_read
+
+from ndpgpu.timing import TimingSession, load_machine
+from ndpgpu.timing.spec import MachineConfigError, list_overlays
+
+
+def _flat(tree: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _diff(a, b) -> set[str]:
+    fa, fb = _flat(a.model_dump(mode="json")), _flat(b.model_dump(mode="json"))
+    return {k for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)}
+
+
+GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW"}
+
+
+@pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])
+def test_the_gpgpusim_overlay_changes_only_its_fields_on_any_preset(preset):
+    base, over = load_machine(preset), load_machine(f"{preset}+gpgpusim")
+    assert over.name == f"{preset}+gpgpusim"
+    assert _diff(base, over) - {"name"} <= GPGPUSIM_FIELDS
+    assert over.dram.read_burst_per_sector and not over.dram.refresh and over.dram.timing.tFAW == 0
+
+
+def test_the_gtx480_gpgpusim_preset_is_gtx480_with_the_overlay():
+    assert "gpgpusim" in list_overlays()
+    preset, named = load_machine("gtx480-gpgpusim"), load_machine("gtx480+gpgpusim")
+    assert _diff(preset, named) == {"name", "description"}
+    assert _diff(load_machine("gtx480"), preset) == GPGPUSIM_FIELDS | {"name", "description"}
+
+
+def test_overlays_in_a_user_preset_and_errors(tmp_path):
+    f = tmp_path / "mine.yaml"
+    f.write_text("extends: v100\noverlays: [gpgpusim]\nname: mine\nl2:\n  size_kb: 192\n")
+    m = load_machine(f)
+    assert (m.name, m.l2.size_kb, m.dram.refresh) == ("mine", 192, False)
+    with pytest.raises(MachineConfigError, match="unknown overlay 'nope'; overlays: gpgpusim"):
+        load_machine("gtx480+nope")
+    f.write_text("extends: gtx480+gpgpusim\nname: mine2\n")
+    assert not load_machine(f).dram.refresh
+
+
+def test_sector_reads_each_take_a_burst_and_writes_do_not():
+    """A coalesced read-and-write stream: with the overlay every 32-B sector read is one 64-B burst (twice the
+    read bursts of gtx480, where a line's four sectors share two bursts); write-backs keep whole atoms."""
+    trace = streaming_read(15, 256, 4, store=True)
+    plain = TimingSession("gtx480").run_launch(trace)
+    gs = TimingSession("gtx480+gpgpusim").run_launch(trace)
+    read_bytes = plain.get("dram", "read_bytes")
+    assert read_bytes == gs.get("dram", "read_bytes") == 15 * 8 * 4 * 128
+    assert plain.get("dram", "read_bursts") == read_bytes // 64
+    assert gs.get("dram", "read_bursts") == read_bytes // 32
+    assert gs.get("dram", "write_bursts") == plain.get("dram", "write_bursts")
+    assert gs.get("dram", "refreshes") == 0

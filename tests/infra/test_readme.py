@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import shlex
 import shutil
@@ -59,6 +60,7 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu reproduce gpgpusim": NotRun("times vector add of 2^20 floats and a 256 x 256 matmul on two machines "
                                         "(minutes); tests/experiments cover the reproduction machinery"),
     "ndpgpu analyze tom libor": "ndpgpu analyze tom libor",
+    "ndpgpu analyze mpu mpu_axpy": "ndpgpu analyze mpu mpu_axpy",
     "ndpgpu run llc_vecadd_strided --machine llc-mesh --policy llc:omni":
         "ndpgpu run llc_vecadd_strided --scale tiny --machine llc-mesh --policy llc:omni",
     "ndpgpu run saxpy --machine llc-mesh --policy llc:llc": "ndpgpu run saxpy --scale tiny --machine llc-mesh "
@@ -134,6 +136,14 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("readme")
     (d / "spec.yaml").write_text(SPEC)
     shutil.copytree(ROOT / "examples", d / "examples")  # the README's kernel-file lines name examples/
+    # the store the `results` lines read: made here, since test workers may run those lines before the sweep's
+    cwd = Path.cwd()
+    os.chdir(d)
+    try:
+        rc, out = _run_cli("ndpgpu sweep spec.yaml --jobs 1 --no-progress")
+    finally:
+        os.chdir(cwd)
+    assert rc == 0, out[-3000:]
     return d
 
 

@@ -98,8 +98,11 @@ class EnergyReport:
 
 def model_name(st: LaunchStats) -> str | None:
     """The parameter set that prices ``st``'s machine: ``consts['power_model']`` when the session passes it,
-    else the machine's name; None when no such set is shipped."""
+    else the machine's name, else (a preset with overlays, ``gtx480+gpgpusim``) its preset's; None when no
+    such set is shipped. Overlays change how the memory system is modelled, not what its events cost."""
     name = st.consts.get("power_model") or st.machine
+    if not has_params(name) and "+" in name:
+        name = name.split("+")[0]
     return name if has_params(name) else None
 
 

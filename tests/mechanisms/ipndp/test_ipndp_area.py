@@ -50,3 +50,15 @@ def test_power_sets() -> None:
     assert base.events["dram_read_bit"].pj == ip8.events["dram_read_bit"].pj == 3.59
     assert ip8.static["core"].w == pytest.approx(0.752 * base.static["core"].w)
     assert ip8.static["l2"].w == 0.0
+
+
+def test_occupancy_bounds() -> None:
+    """Occupancy by hand: a 256-thread CTA fills the IP SM (8 warps); Base-8 holds 6 of them (1536 threads), and
+    the IP SM's 8,192 registers allow 32 per thread (kernels compiled for more are capped)."""
+    from ndpgpu.timing.occupancy import occupancy
+
+    base, ip8 = load_machine("ipndp-base8"), load_machine("ipndp-ip8")
+    assert occupancy(base.core, 256, 20, 0).ctas_per_sm == 6
+    ip = occupancy(ip8.core, 256, 36, 0, cap_registers=True)
+    assert ip.ctas_per_sm == 1 and ip.warps_per_cta == 8 and ip.regs_per_cta == 8192
+    assert occupancy(ip8.core, 128, 32, 0).ctas_per_sm == 2

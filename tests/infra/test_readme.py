@@ -76,6 +76,13 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu sweep spec.yaml --scheduler tcp://HOST:8786 --traces /shared/traces": NotRun(
         "needs a running Dask scheduler; tests/experiments/test_exp_dask.py starts one on the loopback interface "
         "and runs a sweep through it"),
+    "ndpgpu run ipndp_conv2d_pa --machine ipndp-ip8 --policy ipndp:paca+pf":
+        "ndpgpu run ipndp_conv2d_pa --scale tiny --machine ipndp-ip8 --policy ipndp:paca+pf",
+    "ndpgpu run conv3x3 --machine ipndp-ip8 --policy ipndp:rr+pf,width=100":
+        "ndpgpu run conv3x3 --scale tiny --machine ipndp-ip8 --policy ipndp:rr+pf,width=100",
+    "ndpgpu reproduce ipndp --scale small": NotRun("its 168 points take about 20 minutes at small (5 at tiny); "
+                                                   "tests/mechanisms/ipndp test the machines, allocation and "
+                                                   "prefetchers, and the reproduction's plan"),
     "ndpgpu reproduce all --scale small": NotRun("every reproduction (tens of minutes); "
                                                  "tests/experiments/test_exp_html.py runs `reproduce all` with a "
                                                  "fast fake executor"),

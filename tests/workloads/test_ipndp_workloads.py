@@ -13,6 +13,7 @@ import pytest
 from ndpgpu.workloads.base import STANDARD_SCALES, Workload, all_workloads
 from ndpgpu.workloads.ipndp import IPNDP_PAPER_PAIRS, IPNDP_TYPES, IPNDP_WORKLOADS
 from ndpgpu.workloads.ipndp._common import DEFAULT_NUM_SMS, PA_THREADS, PATTERNS, run_ipndp, tile_grid
+from ndpgpu.workloads.ipndp.pa16 import IP16_SMS, PA16
 from ndpgpu.workloads.runner import run_workload, toolchain_available
 
 WORKLOADS: dict[str, type[Workload]] = {n: c for n, c in all_workloads().items() if c.suite == "ipndp"}
@@ -43,7 +44,9 @@ def test_every_benchmark_has_both_forms() -> None:
         "Conv2D", "Jacobi2D", "ConvSep", "DownSample", "Concat", "Dct8x8", "Denoising", "MatMul",
     }
     named = {n for pair in IPNDP_WORKLOADS.values() for n in pair}
-    assert named == set(WORKLOADS), "IPNDP_WORKLOADS names exactly the suite's workloads"
+    assert named | {c.name for c in PA16.values()} == set(WORKLOADS), \
+        "IPNDP_WORKLOADS and the 16-SM forms name exactly the suite's workloads"
+    assert set(PA16) == {pa for _base, pa in IPNDP_WORKLOADS.values()}
     assert len(named) == 2 * len(IPNDP_WORKLOADS)
     for base, pa in IPNDP_WORKLOADS.values():
         assert base.startswith("ipndp_") and not base.endswith("_pa")
@@ -66,8 +69,9 @@ def test_declaration(name: str) -> None:
     specs = cls().output_specs(cls.params("tiny"))
     assert set(cls.tolerance) <= set(specs), "every tolerance names an output"
     if cls.pattern_aware:
-        assert all(cls.params(s)["num_sms"] == DEFAULT_NUM_SMS for s in STANDARD_SCALES)
-        base = WORKLOADS[name.removesuffix("_pa")]
+        sms = IP16_SMS if name.endswith("_pa16") else DEFAULT_NUM_SMS
+        assert all(cls.params(s)["num_sms"] == sms for s in STANDARD_SCALES)
+        base = WORKLOADS[name.removesuffix("16").removesuffix("_pa")]
         assert cls.tolerance == base.tolerance and cls.pattern == base.pattern
         for s in STANDARD_SCALES:  # the same inputs and reference at every scale
             assert {k: v for k, v in cls.params(s).items() if k != "num_sms"} == base.params(s)

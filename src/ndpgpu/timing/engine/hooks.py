@@ -63,6 +63,10 @@ HOOK_POINTS: dict[str, tuple[str, str]] = {
                  "a cacheable access of instruction ``pc`` missed in SM ``sm``'s L1 on ``line`` (a new miss): the "
                  "d-th line to prefetch for it, or -1 (asked for d = 0, 1, ... until -1 or MAX_MECH_PREFETCH; the "
                  "core issues each as the next-line prefetcher does, and stops when the L1 is full)"),
+    "l1_access": ("sm, slot, pc, line, hit, d, now, mx",
+                  "warp ``slot``'s cacheable global or local load of instruction ``pc`` looked up ``line`` in SM "
+                  "``sm``'s L1 (``hit`` 1: a hit, 0: a miss, new or merged): the d-th line to prefetch for it, or -1 "
+                  "(asked for d = 0, 1, ... as ``prefetch``, on hits too)"),
     "dram_command": ("channel, cmd, bank, row, k, mx",
                      "a DRAM channel issued command ``cmd`` (CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF) at its "
                      "cycle ``k``"),
@@ -134,6 +138,11 @@ def _default_dram_command(channel, cmd, bank, row, k, mx):
 
 @njit
 def _default_prefetch(sm, pc, line, d, now, mx):
+    return -1
+
+
+@njit
+def _default_l1_access(sm, slot, pc, line, hit, d, now, mx):
     return -1
 
 
@@ -240,7 +249,7 @@ MECHANISMS: dict[str, ModuleType] = {}  # filled by bind()
 CODES: dict[str, int] = {}
 # the dispatch tables; None until bind(), so that a hook compiled before it fails loudly
 _DECIDE = _DIVERT = _GUEST_ISSUED = _GUEST_DONE = _SM_TICK = _WARP_START = None
-_CTA_START = _L2_REQUEST = _DRAM_COMMAND = _PREFETCH = None
+_CTA_START = _L2_REQUEST = _DRAM_COMMAND = _PREFETCH = _L1_ACCESS = None
 _INTERCEPT = _CORE_SERVICE = _SM_RECEIVE = _L2_SERVE = _L2_DELIVER = _SLICE_TICK = None
 
 
@@ -375,6 +384,17 @@ def prefetch(code, sm, pc, line, d, now, mx):
     for f in literal_unroll(_PREFETCH):
         if i == code:
             r = f(sm, pc, line, d, now, mx)
+        i += 1
+    return r
+
+
+@njit
+def l1_access(code, sm, slot, pc, line, hit, d, now, mx):
+    r = -1
+    i = 0
+    for f in literal_unroll(_L1_ACCESS):
+        if i == code:
+            r = f(sm, slot, pc, line, hit, d, now, mx)
         i += 1
     return r
 

@@ -175,6 +175,9 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
             if ldo[ldop, L_OUT] == 0:
                 s2 = ld_complete(ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)
                 warp_maybe_exit_flag(s2, wt, smt, cfg)
+            if cfg[C_MECH] != 0:  # a mechanism's access-trained prefetcher sees the hit
+                mech_access_prefetch(sm, slot, pc, line, 1, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm,
+                                     wake, g, ctr, mapd, mrange, smt, mx)
             return True
         mm = expand(sect & ~present, cfg[C_L1_SECT_ATOMS], line_atoms) if cached else sect
         res = l1_send_miss(sm, line, mm, PK_READ, 0, ldop, pc, 1 if cached else 0, now, k, cfg, clk, rq, rq_free,
@@ -202,6 +205,9 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
                 if pl < 0 or prefetch_line(sm, pl, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g,
                                            ctr, mapd, mrange, smt) == 0:
                     break
+        if cfg[C_MECH] != 0 and cached:  # and an access-trained one the miss (new or merged)
+            mech_access_prefetch(sm, slot, pc, line, 0, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g,
+                                 ctr, mapd, mrange, smt, mx)
         return True
     nbytes = popcount(sect) * 32
     qo = cfg[C_Q_SMOUT] + sm
@@ -292,6 +298,17 @@ def prefetch_line(sm, pl, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, 
     if res == 1:
         ctr[T_PF_ISSUED] += 1
     return 1
+
+
+@njit
+def mech_access_prefetch(sm, slot, pc, line, hit, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr,
+                         mapd, mrange, smt, mx):
+    """Issue the lines the mechanism's ``l1_access`` hook names for warp ``slot``'s load of ``line``."""
+    for d in range(MAX_MECH_PREFETCH):
+        pl = hooks.l1_access(cfg[C_MECH], sm, slot, pc, line, hit, d, now, mx)
+        if pl < 0 or prefetch_line(sm, pl, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, mapd,
+                                   mrange, smt) == 0:
+            return
 
 
 @njit

@@ -1,0 +1,127 @@
+"""IP-NDP as a session policy: ``ipndp:<allocation>[+pf|+pws][+literal][+pl][,key=value...]``.
+
+* allocation: ``rr`` (the machine's round-robin), ``paca`` (CTA i on SM i), ``bcs`` (CTA pairs on one SM);
+* ``pf``: the boundary-aware prefetcher; ``pws``: the PC-based per-warp stride prefetcher; ``literal``: the
+  paper's modified stride (``base + W x blockDim.y``) instead of the exact jump; ``pl``: install every allocation
+  in the L2 before each launch (a perfect L2, on the ``-pl`` machines);
+* keys (kernels outside the IP-NDP suite): ``width`` (image row in elements; every allocation is an image of that
+  pitch), ``elem`` (bytes, default 4), ``scan`` (row | column | tile, default row), ``tiles`` (``4x2``).
+
+The prefetch table is filled from launch parameters: the image arrays (the recording's allocations, matched to
+the workload's image shapes by size) and the launch's block and grid; never from the trace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ...experiments.policies import PolicyError, SessionPolicy, register_policy
+from .dispatch import BlockCtaDispatch, PatternAwareDispatch
+from .geometry import GeometryError, table_source
+from .prefetcher import IpndpHardware
+
+ALLOCATIONS = ("rr", "paca", "bcs")
+FLAGS = ("pf", "pws", "literal", "pl")
+KEYS = ("width", "elem", "scan", "tiles")
+
+
+@dataclasses.dataclass(frozen=True)
+class IpndpConfig:
+    allocation: str = "rr"
+    prefetcher: str = "none"  # none | pf | pws
+    literal: bool = False
+    perfect_l2: bool = False
+    width: int = 0
+    elem: int = 4
+    scan: str = "row"
+    tiles: tuple[int, int] = (0, 0)
+
+
+def parse(spec: str) -> IpndpConfig:
+    """``alloc[+flag...][,key=value...]`` -> the configuration (PolicyError on a bad spec)."""
+    head, *pairs = [p.strip() for p in spec.split(",")]
+    alloc, *flags = head.split("+")
+    if alloc not in ALLOCATIONS:
+        raise PolicyError(f"ipndp:{spec}: expected ipndp:<allocation> with allocation in {ALLOCATIONS}")
+    bad = [f for f in flags if f not in FLAGS]
+    if bad:
+        raise PolicyError(f"ipndp:{spec}: unknown switches {bad}; switches: {', '.join(FLAGS)}")
+    if "pf" in flags and "pws" in flags:
+        raise PolicyError(f"ipndp:{spec}: pf and pws are two prefetchers; name one")
+    kw: dict[str, Any] = {"allocation": alloc, "literal": "literal" in flags, "perfect_l2": "pl" in flags,
+                          "prefetcher": "pf" if "pf" in flags else "pws" if "pws" in flags else "none"}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or key not in KEYS:
+            raise PolicyError(f"ipndp:{spec}: unknown setting {pair!r}; settings: {', '.join(KEYS)}")
+        try:
+            if key == "scan":
+                if value not in ("row", "column", "tile"):
+                    raise ValueError
+                kw[key] = value
+            elif key == "tiles":
+                tx, _, ty = value.partition("x")
+                kw[key] = (int(tx), int(ty))
+            else:
+                kw[key] = int(value)
+        except ValueError as exc:
+            raise PolicyError(f"ipndp:{spec}: {key}={value!r} is not valid") from exc
+    return IpndpConfig(**kw)
+
+
+class IpndpPolicy(SessionPolicy):
+    """One IP-NDP configuration applied to a recording."""
+
+    def __init__(self, config: IpndpConfig) -> None:
+        self.config = config
+        self._rows: list[tuple[str, str, float, str]] = []
+        self.hardware: IpndpHardware | None = None
+
+    def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
+        c = self.config
+        if c.allocation == "paca":
+            session.set_cta_dispatch(PatternAwareDispatch())
+        elif c.allocation == "bcs":
+            session.set_cta_dispatch(BlockCtaDispatch())
+        allocs = [(int(a["addr"]), int(a["addr"]) + int(a["bytes"]))
+                  for a in getattr(recording, "allocations", []) if int(a["bytes"]) > 0]
+        src = None
+        if c.prefetcher == "pf":
+            try:
+                src = table_source(recording, c, session.machine.core.num_sms)
+            except GeometryError as exc:
+                raise PolicyError(f"ipndp: {exc}") from exc
+        self.hardware = IpndpHardware(c.prefetcher, src, c.literal, c.perfect_l2, allocs)
+        session.attach(self.hardware)
+        self._session = session
+        self._rows = [("ipndp.config", "paca", float(c.allocation == "paca"), "flag"),
+                      ("ipndp.config", "bcs", float(c.allocation == "bcs"), "flag"),
+                      ("ipndp.config", "pf", float(c.prefetcher == "pf"), "flag"),
+                      ("ipndp.config", "pws", float(c.prefetcher == "pws"), "flag"),
+                      ("ipndp.config", "literal", float(c.literal), "flag"),
+                      ("ipndp.config", "perfect_l2", float(c.perfect_l2), "flag")]
+
+    def rows(self) -> list[tuple[str, str, float, str]]:
+        return [*self._rows, *balance_rows(getattr(self, "_session", None))]
+
+
+def balance_rows(session: Any) -> list[tuple[str, str, float, str]]:
+    """Load balance of the replayed launches: the spread of the SMs' busy cycles, (max - min) / max, over the
+    SMs that ran CTAs (summed over launches)."""
+    from ...timing import engine as E
+
+    if session is None or not session.launches:
+        return []
+    busy = sum(st.per_sm[:, E.SMS_BUSY] for st in session.launches)
+    ctas = sum(st.per_sm[:, E.SMS_CTAS] for st in session.launches)
+    used = busy[ctas > 0]
+    if len(used) == 0 or used.max() <= 0:
+        return []
+    return [("ipndp.balance", "sm_busy_spread", float((used.max() - used.min()) / used.max()), "fraction"),
+            ("ipndp.balance", "sms_used", float(len(used)), "SMs")]
+
+
+@register_policy("ipndp")
+def make_ipndp_policy(spec: str) -> IpndpPolicy:
+    return IpndpPolicy(parse(spec))

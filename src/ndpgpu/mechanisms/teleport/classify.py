@@ -121,8 +121,10 @@ def classify_reads(fn: Function, an: Analyses | None = None) -> list[ReadIndex]:
             cls = _FAIL_CLASS.get(v.kind, "control")
             if base_reg is not None and cls in ("indirect", "control", "induction"):
                 dep = _dependency_kind(an, i, base_reg)
-                if dep == "induction" and cls == "indirect":
-                    cls = "induction"  # edges[i]: i is the loop variable (its start is loaded)
+                if dep == "induction" and cls in ("indirect", "control"):
+                    # edges[i]: i is the loop variable (its start is loaded); a remainder loop's a[i] (its start
+                    # is the unrolled loop's last counter or 0): the index is a loop variable in the source
+                    cls = "induction"
             out.append(ReadIndex(i, ins.line, None, cls, -1, op.width, None, str(v)))
             continue
         bases = [m[0] for m, c in v.terms.items() if len(m) == 1 and c == 1 and m[0] in params]

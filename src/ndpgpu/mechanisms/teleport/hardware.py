@@ -35,8 +35,8 @@ ARB_TPREF, ARB_CPREF, ARB_ALT = 0, 1, 2
 (
     F_MODE, F_NSM, F_NSLOT, F_WPC, F_GX, F_GY, F_NCTA, F_NROW, F_ROW0, F_CTA0, F_Q0, F_QCAP, F_SMS0, F_TAG0,
     F_SETS, F_WAYS, F_UL0, F_NUL, F_BM0, F_NW, F_PC0, F_NPC, F_WK0, F_WKCAP, F_SMEM_LAT, F_PRIO, F_ARB, F_LSHIFT,
-    F_STAMP, F_CTR0, F_HDR
-) = range(31)
+    F_STAMP, F_MAXOUT, F_CTR0, F_HDR
+) = range(32)
 # table rows: base, typesize, min products x/y/z, min offset, max products x/y/z, max offset
 RW_BASE, RW_TS, RW_MINX, RW_MINY, RW_MINZ, RW_MINOFF, RW_MAXX, RW_MAXY, RW_MAXZ, RW_MAXOFF = range(10)
 NRW = 10
@@ -44,8 +44,8 @@ NRW = 10
 CT_EXPECT, CT_RECV, CT_READY, CT_SM, CT_ROW, CT_NEXT, CT_END, CT_T0, CT_ISSUED = range(9)
 NCT = 9
 # per SM: controller FIFO head/count, pending buffer-hit wakes
-SS_QH, SS_QN, SS_NWK = range(3)
-NSS = 3
+SS_QH, SS_QN, SS_NWK, SS_OUT = range(4)
+NSS = 4
 # buffer tag entries: tag (-1 empty), LRU stamp, read since filled
 TG_TAG, TG_STAMP, TG_USED = range(3)
 NTG = 3
@@ -328,7 +328,7 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
             mx[o + CT_NEXT] += step  # already here (a neighbour block's line): not requested
             ctr_add(mx, TC_SKIPPED, 1)
             continue
-        if q_space(qm, qout) <= 0 or g[G_RQ_TOP] < 1:
+        if q_space(qm, qout) <= 0 or g[G_RQ_TOP] < 1 or mx[b + SS_OUT] >= mx[F_MAXOUT]:
             return nxt
         if core_first and qm[qout, Q_COUNT] > 0:
             return nxt  # the core's requests go first this cycle
@@ -347,6 +347,7 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
         net_push(qout, r, cfg, qb, qm, wake, NET_REQ, rq)
         mx[o + CT_NEXT] += step
         mx[o + CT_EXPECT] += 1
+        mx[b + SS_OUT] += 1
         ctr_add(mx, TC_REQS, 1)
         if mx[F_MODE] != MODE_S:
             ctr_add(mx, TC_LINES, 1)
@@ -367,6 +368,9 @@ def sm_receive(sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx):
     c = rq[r, R_MXD]
     line = rq[r, R_LINE]
     rq_release(rq_free, g, r)
+    b = sms_base(sm, mx)
+    if mx[b + SS_OUT] > 0:
+        mx[b + SS_OUT] -= 1
     if c < 0 or c >= mx[F_NCTA]:
         return 0  # (a reply that outlived its launch: the S-machine's launch may end before its data arrives)
     ctr_add(mx, TC_ARRIVED, 1)

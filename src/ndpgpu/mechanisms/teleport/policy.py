@@ -18,7 +18,7 @@ from typing import Any
 from ...experiments.policies import PolicyError, SessionPolicy, register_policy
 from .preload import ARBITRATION, MACHINES, KernelPlan, Teleport, TeleportError, TeleportHardware, TeleportPreloader
 
-KEYS = ("buffer_kb", "arb", "priority", "table", "merge", "split", "smem_latency")
+KEYS = ("buffer_kb", "arb", "priority", "table", "merge", "split", "smem_latency", "outstanding")
 
 
 def parse(spec: str) -> tuple[Teleport, bool]:
@@ -42,7 +42,7 @@ def parse(spec: str) -> tuple[Teleport, bool]:
             n = int(value)
         except ValueError as exc:
             raise PolicyError(f"teleport:{spec}: {key}={value!r} is not an integer") from exc
-        name = {"table": "table_entries", "split": "split_rows"}.get(key, key)
+        name = {"table": "table_entries", "split": "split_rows", "outstanding": "max_outstanding"}.get(key, key)
         kw[name] = bool(n) if name in ("merge", "split_rows") else n
     try:
         return Teleport(**kw), l1

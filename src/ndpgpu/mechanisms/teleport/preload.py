@@ -57,11 +57,12 @@ class Teleport:
     machine: str = "real"
     buffer_kb: int = 48
     arbitration: str = "tpref"
-    priority: int = 3
+    priority: int = 0
     table_entries: int = TABLE_ENTRIES
     merge: bool = True
     split_rows: bool = True
     smem_latency: int | None = None
+    max_outstanding: int = 64
 
     def __post_init__(self) -> None:
         if self.machine not in MACHINES:
@@ -74,6 +75,8 @@ class Teleport:
             raise TeleportError(f"teleport priority must be 0..{E.NPRIO - 1}, not {self.priority}")
         if self.table_entries < 1:
             raise TeleportError(f"teleport table_entries must be >= 1, not {self.table_entries}")
+        if self.max_outstanding < 1:
+            raise TeleportError(f"teleport max_outstanding must be >= 1, not {self.max_outstanding}")
         if self.smem_latency is not None and self.smem_latency < 1:
             raise TeleportError(f"teleport smem_latency must be >= 1, not {self.smem_latency}")
 
@@ -198,7 +201,7 @@ def teleport_state(session: TimingSession, plan: KernelPlan, trace: KernelTrace,
            H.F_SETS: SETS, H.F_WAYS: ways, H.F_UL0: off["ul"], H.F_NUL: len(ul), H.F_BM0: off["bm"], H.F_NW: nw,
            H.F_PC0: off["pc"], H.F_NPC: npc, H.F_WK0: off["wk"], H.F_WKCAP: nslot, H.F_SMEM_LAT: smem_lat,
            H.F_PRIO: config.priority, H.F_ARB: ARBITRATION[config.arbitration],
-           H.F_LSHIFT: LINE_BYTES.bit_length() - 1, H.F_STAMP: 0, H.F_CTR0: off["ctr"]}
+           H.F_LSHIFT: LINE_BYTES.bit_length() - 1, H.F_STAMP: 0, H.F_MAXOUT: config.max_outstanding, H.F_CTR0: off["ctr"]}
     for k, v in hdr.items():
         mx[k] = v
     mx[off["row"]:off["row"] + rows.size] = rows.ravel()

@@ -50,9 +50,11 @@ class Teleport:
     buffer). ``buffer_kb``: the realistic buffer (16/32/48/64 KB; 4 sets of 128-B lines, so 32..128 ways),
     less the kernel's own shared memory. ``arbitration``: ``tpref`` (the controller's requests first,
     default), ``cpref`` (the core's first), ``alt`` (TELEPORT on even cycles). ``priority``: the
-    controller's class in the network and FR-FCFS (0..3). ``table_entries``: the preload table (64).
+    controller's class in the network's and FR-FCFS's class arbitration (0..3; 0 by default: classes
+    above 0 stall some runs in the engine, docs/teleport.md). ``table_entries``: the preload table (64).
     ``merge``/``split_rows``: the analysis's region options (see :mod:`.regions`). ``smem_latency``: core
-    cycles of a buffer hit (None: the machine's shared-memory latency)."""
+    cycles of a buffer hit (None: the machine's shared-memory latency). ``max_outstanding``: the
+    controller's requests in flight per core (an assumption; the paper gives no bound)."""
 
     machine: str = "real"
     buffer_kb: int = 48
@@ -201,7 +203,8 @@ def teleport_state(session: TimingSession, plan: KernelPlan, trace: KernelTrace,
            H.F_SETS: SETS, H.F_WAYS: ways, H.F_UL0: off["ul"], H.F_NUL: len(ul), H.F_BM0: off["bm"], H.F_NW: nw,
            H.F_PC0: off["pc"], H.F_NPC: npc, H.F_WK0: off["wk"], H.F_WKCAP: nslot, H.F_SMEM_LAT: smem_lat,
            H.F_PRIO: config.priority, H.F_ARB: ARBITRATION[config.arbitration],
-           H.F_LSHIFT: LINE_BYTES.bit_length() - 1, H.F_STAMP: 0, H.F_MAXOUT: config.max_outstanding, H.F_CTR0: off["ctr"]}
+           H.F_LSHIFT: LINE_BYTES.bit_length() - 1, H.F_STAMP: 0, H.F_MAXOUT: config.max_outstanding,
+           H.F_CTR0: off["ctr"]}
     for k, v in hdr.items():
         mx[k] = v
     mx[off["row"]:off["row"] + rows.size] = rows.ravel()

@@ -181,11 +181,22 @@ def test_arbitration_policies_run(arb):
     assert tp(m, "requests") == CTAS * LINES_PER_CTA and tp(m, "coverage") == 1.0
 
 
+def test_outstanding_bound_slows_the_gate():
+    """With one request in flight per core a block's lines come one round trip apart: the same requests, a
+    longer wait per gated block and a longer launch."""
+    _, m64 = timed("guarded", "ones", Teleport(machine="R"))
+    _, m1 = timed("guarded", "ones", Teleport(machine="R", max_outstanding=1))
+    assert tp(m1, "requests") == tp(m64, "requests")
+    assert tp(m1, "gate_cycles_per_cta") > tp(m64, "gate_cycles_per_cta")
+    assert m1[("kernel", "cycles")] > m64[("kernel", "cycles")]
+
+
 def test_policy_spec():
     cfg, l1 = parse("S,buffer_kb=16,arb=alt,priority=2,table=32,merge=0")
     assert (cfg.machine, cfg.buffer_kb, cfg.arbitration, cfg.priority, cfg.table_entries, cfg.merge, l1) == (
         "S", 16, "alt", 2, 32, False, False)
     assert parse("l1")[1] is True
+    assert parse("real,outstanding=8")[0].max_outstanding == 8
     with pytest.raises(PolicyError, match="machine"):
         make_policy("teleport:Q")
     with pytest.raises(PolicyError, match="unknown setting"):

@@ -30,6 +30,7 @@ HOOKS = ("warp_start", "decide", "cta_start", "intercept", "core_service", "sm_r
 PK_TFILL = PK_MECH  # a preload line's data on its way to the core
 PACKET_NAMES = {PK_TFILL: "teleport_fill"}
 MODE_REAL, MODE_I, MODE_S, MODE_R = 0, 1, 2, 3
+RQ_RESERVE = 512  # request-pool entries the controller never takes (the L2 needs them to reach DRAM)
 ARB_TPREF, ARB_CPREF, ARB_ALT = 0, 1, 2
 
 (
@@ -328,8 +329,8 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
             mx[o + CT_NEXT] += step  # already here (a neighbour block's line): not requested
             ctr_add(mx, TC_SKIPPED, 1)
             continue
-        if q_space(qm, qout) <= 0 or g[G_RQ_TOP] < 1 or mx[b + SS_OUT] >= mx[F_MAXOUT]:
-            return nxt
+        if q_space(qm, qout) <= 0 or g[G_RQ_TOP] <= RQ_RESERVE or mx[b + SS_OUT] >= mx[F_MAXOUT]:
+            return nxt  # (the request pool's last entries stay with the L2's DRAM requests: no deadlock)
         if core_first and qm[qout, Q_COUNT] > 0:
             return nxt  # the core's requests go first this cycle
         r = rq_alloc(rq, rq_free, g)

@@ -50,21 +50,21 @@ class Teleport:
     buffer). ``buffer_kb``: the realistic buffer (16/32/48/64 KB; 4 sets of 128-B lines, so 32..128 ways),
     less the kernel's own shared memory. ``arbitration``: ``tpref`` (the controller's requests first,
     default), ``cpref`` (the core's first), ``alt`` (TELEPORT on even cycles). ``priority``: the
-    controller's class in the network's and FR-FCFS's class arbitration (0..3; 0 by default: classes
-    above 0 stall some runs in the engine, docs/teleport.md). ``table_entries``: the preload table (64).
-    ``merge``/``split_rows``: the analysis's region options (see :mod:`.regions`). ``smem_latency``: core
-    cycles of a buffer hit (None: the machine's shared-memory latency). ``max_outstanding``: the
-    controller's requests in flight per core (an assumption; the paper gives no bound)."""
+    controller's class in the network's and FR-FCFS's class arbitration (0..3). ``table_entries``: the
+    preload table (64). ``merge``/``split_rows``: the analysis's region options (see :mod:`.regions`).
+    ``smem_latency``: core cycles of a buffer hit (None: the machine's shared-memory latency).
+    ``max_outstanding``: the controller's requests in flight per core (an assumption; the paper gives no
+    bound; with the request-pool reserve it keeps the controller from starving the L2's DRAM requests)."""
 
     machine: str = "real"
     buffer_kb: int = 48
     arbitration: str = "tpref"
-    priority: int = 0
+    priority: int = 3
     table_entries: int = TABLE_ENTRIES
     merge: bool = True
     split_rows: bool = True
     smem_latency: int | None = None
-    max_outstanding: int = 64
+    max_outstanding: int = 16
 
     def __post_init__(self) -> None:
         if self.machine not in MACHINES:

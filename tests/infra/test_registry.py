@@ -191,9 +191,9 @@ def _choices(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPars
 def test_policy_prefixes_are_found_in_the_mechanism_packages() -> None:
     from ndpgpu.experiments.policies import POLICIES, PolicyError, make_policy
 
-    assert {"tom", "llc"} <= set(POLICIES.names())
+    assert {"tom", "llc", "teleport"} <= set(POLICIES.names())
     assert make_policy("tom:ctrl+tmap") is not None and make_policy("llc:omni") is not None
-    with pytest.raises(PolicyError, match=r"prefix one of (\w+, )*llc, (\w+, )*tom"):
+    with pytest.raises(PolicyError, match=r"prefix one of ipndp, llc, teleport, tom"):
         make_policy("nope:x")
 
 

@@ -253,6 +253,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     if options.trace:
         trace = _assemble_trace(program, seg_chunks, mem_chunks, addr_chunks, reg_chunks, grid, block,
                                 shared_bytes, options, launch_id, ncta * wpc)
+        trace.launch.param_bytes = bytes(params).hex()  # the launch's argument buffer (a launch parameter)
     result = LaunchResult(
         kernel=program.kernel, grid=grid, block=block, warp_instructions=int(ctr[E.N_WARP_INSTR]),
         thread_instructions=int(ctr[E.N_THREAD_INSTR]), wall_seconds=time.perf_counter() - t0,

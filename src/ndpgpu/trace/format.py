@@ -133,6 +133,7 @@ class LaunchInfo:
     launch_id: int = 0
     nvcc_version: str = ""
     arch: str = ""
+    param_bytes: str = ""  # the kernel's argument buffer as hex (PTX parameter layout); "" in older traces
 
     @property
     def num_ctas(self) -> int:

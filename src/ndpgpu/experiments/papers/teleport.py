@@ -1,0 +1,354 @@
+"""TELEPORT (seed 002): global reads preloaded into a buffer carved from unused shared memory.
+
+``ndpgpu reproduce teleport [--scale small]``: on ``gtx480`` (the paper's Table 2; the GPGPU-Sim-matched
+overlay does not exist yet), the Baseline kernels of the 12 simulated benchmarks against TELEPORT
+(``teleport:real``: the 48 KB 96-way buffer, gating), the five hand-written shared-memory versions, the
+I-/S-/R-machines (Sec. 5.2), the arbitration policies and buffer sizes (Sec. 5.3); the analysis of all 16
+benchmarks (Sec. 2.2), the hardware cost (Sec. 6) and Table 5.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from ...workloads.teleport import ANALYSIS_ONLY, SIMULATED, TELEPORT_HANDWRITTEN, TELEPORT_WORKLOADS
+from ..plots import BarChart
+from ..points import Point, SweepSpec
+from ..report import Check, Reproduction, register_reproduction
+from ..results import ResultSet, Table, geomean
+
+MACHINE = "gtx480"
+CYCLES = "kernel.cycles"
+DRAM = "dram.reads"
+ROWLOC = "dram.row_locality"
+HANDWRITTEN = tuple(TELEPORT_HANDWRITTEN)
+# configuration -> policy
+CONFIGS: dict[str, str] = {
+    "baseline": "baseline",
+    "teleport": "teleport:real",
+    "I": "teleport:I",
+    "S": "teleport:S",
+    "R": "teleport:R",
+}
+SENSITIVITY: dict[str, str] = {
+    "core-preferred": "teleport:real,arb=cpref",
+    "alternate": "teleport:real,arb=alt",
+    "16KB": "teleport:real,buffer_kb=16",
+    "64KB": "teleport:real,buffer_kb=64",
+}
+PAPER = {"vs_handwritten": 1.32, "vs_baseline": 1.56, "jac_speedup": 2.2, "jac_dram": 1.11, "bpt_dram": 2.34,
+         "nnc_dram": 0.95, "effort": 2.484, "entry_bytes": 21, "table_bytes": 1344, "jac_vs_hw": 1.06,
+         "mma_vs_hw": 1.23}
+# Sec. 2.2: the cause of each benchmark's non-precalculable indexes
+CAUSES = {"NNC": "induction", "NN": "induction", "RDC": "induction", "BPT": "indirect", "FLD": "indirect",
+          "LPS": "control", "MUM": "control", "FWL": "operator"}
+
+
+@register_reproduction
+class TeleportReproduction(Reproduction):
+    name = "teleport"
+    title = "TELEPORT: precalculable global reads preloaded into unused shared memory"
+    paper = ("TELEPORT: Hardware/software alternative to CUDA shared memory programming, Microprocessors and "
+             "Microsystems 2018 (seed 002)")
+    default_scale = "small"
+    paper_numbers = dict(PAPER)
+    key_metrics = (CYCLES, "kernel.ipc_thread", "kernel.warp_instructions", "core.occupancy", DRAM, ROWLOC,
+                   "teleport.requests", "teleport.coverage", "teleport.filled", "teleport.used", "teleport.wasted",
+                   "teleport.gate_cycles_per_cta", "teleport.max_lines_per_cta", "teleport.skipped_resident",
+                   "teleport.evicted", "teleport.analysis.precalculable", "teleport.analysis.read_indexes",
+                   "energy.total", "energy.teleport")
+    differences = (
+        "The paper analyses CUDA source with a Python tool and runs GPGPU-Sim 3.2.2; ours analyses nvcc 13's PTX "
+        "with the shared affine analysis, so counts are of PTX reads (nvcc's rotated loops duplicate a loop test's "
+        "reads; CSE merges others), and it times on our `gtx480` preset (Table 2 plus GPGPU-Sim's public GTX480 "
+        "values; the GPGPU-Sim-matched overlay does not exist yet). Inputs are the suite's scales, not the paper's "
+        "(unstated). The preload table gets one row per tile row of a 2-D tile and merges a stencil's overlapping "
+        "indexes (the extraction's G1/G5), with typesize chosen as threadIdx.x's stride. The controller issues one "
+        "line per cycle per core at the core's network port (a per-core controller queue, FIFO over blocks); "
+        "core-preferred arbitration waits until the core's output queue is empty; alternate switches the class "
+        "every cycle. A buffer hit waits for the shared-memory latency before the warp's next instruction (no "
+        "overlap with independent instructions). The realistic controller skips lines already in the core's buffer "
+        "(G9); the I/S/R machines always fetch. Ranges are not clamped to the allocation (G6). The MTHWP "
+        "prefetcher comparison (Sec. 5.4) is not implemented. No parameter was fitted to a paper number."
+    )
+
+    def spec(self, scale: str) -> SweepSpec:
+        configs = dict(CONFIGS)
+        if scale != "paper":
+            configs.update(SENSITIVITY)
+        points = [Point(workload=TELEPORT_WORKLOADS[b], scale=scale, machine=MACHINE, policy=pol, overrides={})
+                  for pol in configs.values() for b in SIMULATED]
+        points += [Point(workload=TELEPORT_HANDWRITTEN[b], scale=scale, machine=MACHINE, policy="baseline",
+                         overrides={}) for b in HANDWRITTEN]
+        return SweepSpec(name=f"teleport-{scale}", description="TELEPORT (seed 002) on its 12 simulated "
+                         "benchmarks and 5 hand-written shared-memory versions", points=points)
+
+    # ---------------------------------------------------------------------------------------------- helpers
+    @staticmethod
+    def _policy(config: str) -> str:
+        return CONFIGS.get(config) or SENSITIVITY[config]
+
+    def _value(self, results: ResultSet, config: str, bench: str, metric: str) -> float | None:
+        if config == "handwritten":
+            return results.value(TELEPORT_HANDWRITTEN[bench], MACHINE, metric, policy="baseline", overrides={})
+        return results.value(TELEPORT_WORKLOADS[bench], MACHINE, metric, policy=self._policy(config), overrides={})
+
+    def _ran(self, results: ResultSet, config: str) -> bool:
+        pol = self._policy(config)
+        return any(r.point.policy == pol for r in results.results)
+
+    def _speedup(self, results: ResultSet, config: str, benches, base: str = "baseline") -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for b in benches:
+            b0, b1 = self._value(results, base, b, CYCLES), self._value(results, config, b, CYCLES)
+            out[b] = b0 / b1 if b0 and b1 else None
+        return out
+
+    def _ratio(self, results: ResultSet, config: str, benches, metric: str) -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for b in benches:
+            b0, b1 = self._value(results, "baseline", b, metric), self._value(results, config, b, metric)
+            out[b] = b1 / b0 if b0 and b1 is not None else None
+        return out
+
+    @staticmethod
+    def _mean(values: dict[str, float | None]) -> float | None:
+        vs = [v for v in values.values() if v is not None]
+        return sum(vs) / len(vs) if vs and len(vs) == len(values) else None
+
+    # ---------------------------------------------------------------------------------------------- report
+    def figures(self, results: ResultSet) -> list[BarChart]:
+        benches = list(SIMULATED)
+        hw = list(HANDWRITTEN)
+        mach = {c: self._speedup(results, c, benches) for c in ("I", "S", "R", "teleport")}
+        return [
+            BarChart(name="handwritten", title="Fig. 5: over the Baseline, hand-written shared memory and TELEPORT",
+                     ylabel="speedup (x)", categories=hw,
+                     series={"hand-written": [self._speedup(results, "handwritten", hw)[b] for b in hw],
+                             "TELEPORT": [self._speedup(results, "teleport", hw)[b] for b in hw]},
+                     reference_line=1.0, caption="Paper: TELEPORT +32% over hand-written on average; JAC 2.2x."),
+            BarChart(name="machines", title="Fig. 7: the I-, S-, R-machines and TELEPORT over the Baseline",
+                     ylabel="speedup (x)", categories=benches, series={c: [mach[c][b] for b in benches] for c in mach},
+                     reference_line=1.0, caption="Paper: I >= S >= R; +56% for TELEPORT over the Baseline (12)."),
+            BarChart(name="row_locality", title="Fig. 8: DRAM row locality (accesses per row change) over the Baseline",
+                     ylabel="ratio", categories=benches,
+                     series={"R": [self._ratio(results, "R", benches, ROWLOC)[b] for b in benches],
+                             "TELEPORT": [self._ratio(results, "teleport", benches, ROWLOC)[b] for b in benches]},
+                     reference_line=1.0, caption="Paper: the R-machine improves row locality in general."),
+            BarChart(name="dram_reads", title="DRAM reads over the Baseline", ylabel="ratio", categories=benches,
+                     series={"TELEPORT": [self._ratio(results, "teleport", benches, DRAM)[b] for b in benches]},
+                     reference_line=1.0, caption="Paper: JAC +11%, BPT +134%, NNC -5%, others about equal."),
+            BarChart(name="coverage", title="Fig. 9: demand reads served by the TELEPORT buffer", ylabel="fraction",
+                     categories=benches, series={"TELEPORT": [self._value(results, "teleport", b, "teleport.coverage")
+                                                              for b in benches]}, mean=None,
+                     caption="Paper: from about 0 (RDC) to 90%."),
+        ]
+
+    def tables(self, results: ResultSet) -> list[Table]:
+        benches = list(SIMULATED)
+        cols = ("teleport", "I", "S", "R")
+        sp = {c: self._speedup(results, c, benches) for c in cols}
+        rows = [[b, *[sp[c][b] for c in cols], self._ratio(results, "teleport", [b], DRAM)[b],
+                 self._ratio(results, "R", [b], ROWLOC)[b], self._value(results, "teleport", b, "teleport.coverage"),
+                 self._value(results, "teleport", b, "teleport.max_lines_per_cta"),
+                 self._value(results, "baseline", b, "core.occupancy")] for b in benches]
+        rows.append(["MEAN", *[self._mean(sp[c]) for c in cols], None, None, None, None, None])
+        rows.append(["GMEAN", *[geomean(sp[c].values()) for c in cols], None, None, None, None, None])
+        out = [Table("results", "Per benchmark over the Baseline: speedups of TELEPORT and the I/S/R machines, DRAM "
+                     "reads, R-machine row locality, buffer coverage, largest preload per block (lines) and the "
+                     "Baseline's occupancy",
+                     ["benchmark", "TELEPORT", "I", "S", "R", "DRAM reads", "row locality R", "coverage",
+                      "max lines/CTA", "occupancy"], rows)]
+        hw = list(HANDWRITTEN)
+        hrows = [[b, self._speedup(results, "handwritten", [b])[b], self._speedup(results, "teleport", [b])[b],
+                  self._speedup(results, "teleport", [b], base="handwritten")[b],
+                  self._value(results, "handwritten", b, "kernel.warp_instructions"),
+                  self._value(results, "baseline", b, "kernel.warp_instructions"),
+                  self._value(results, "handwritten", b, "core.occupancy")] for b in hw]
+        out.append(Table("handwritten", "Hand-written shared memory and TELEPORT over the Baseline; TELEPORT over "
+                         "hand-written; dynamic warp instructions; the hand-written version's occupancy",
+                         ["benchmark", "hand-written", "TELEPORT", "TELEPORT / hand-written", "insts hand-written",
+                          "insts TELEPORT", "occupancy hand-written"], hrows,
+                         note="Paper: +32% over hand-written on average; MMA +23%, JAC +6%; HSP hand-written at 50% "
+                              "occupancy."))
+        if self._ran(results, "alternate"):
+            srows = [[c, self._mean(self._speedup(results, c, benches))]
+                     for c in ("teleport", "core-preferred", "alternate", "16KB", "64KB")]
+            out.append(Table("sensitivity", "Arbitration and buffer size (mean speedup over the Baseline, 12)",
+                             ["configuration", "speedup"], srows,
+                             note="Paper: the three policies within 1%; 32/48 KB enough in most cases, 16 KB for EDS."))
+        arows = []
+        for b, counts in _analysis().items():
+            n = sum(counts.values())
+            arows.append([b, n, counts["static"], counts["quasi-static"], counts["indirect"], counts["operator"],
+                          counts["control"], counts["induction"]])
+        out.append(Table("analysis", "Precalculability of the global read indexes (PTX reads, all kernels)",
+                         ["benchmark", "reads", "static", "quasi-static", "indirect", "operator", "control",
+                          "induction"], arows,
+                         note="Paper (Sec. 2.2): none static; NNC/NN/RDC induction, BPT/FLD indirect, LPS/MUM "
+                              "control, FWL operator."))
+        from ...mechanisms.teleport.cost import TABLE5_LOC, HardwareCost
+
+        loc = _our_loc()
+        erows = [[b, tp, hwl, hwl / tp, loc.get(b, (None, None))[0], loc.get(b, (None, None))[1],
+                  (loc[b][1] / loc[b][0]) if b in loc else None] for b, (tp, hwl) in TABLE5_LOC.items()]
+        out.append(Table("effort", "Table 5: kernel lines of code, TELEPORT (= Baseline) / hand-written (paper; ours "
+                         "counted in our .cu sources by the same rule)",
+                         ["benchmark", "paper TELEPORT", "paper hand-written", "paper ratio", "ours TELEPORT",
+                          "ours hand-written", "ours ratio"], erows))
+        out.append(Table("cost", "Hardware cost (Sec. 6)", ["item", "value", "unit"],
+                         [[n, v, u] for n, v, u in HardwareCost().rows()]))
+        return out
+
+    def checks(self, results: ResultSet) -> list[Check]:
+        from ...mechanisms.teleport.cost import HardwareCost, effort_ratios
+        from ...mechanisms.teleport.preload import Teleport
+
+        P = PAPER
+        benches = list(SIMULATED)
+        ran = len(results.results) - len(results.failed)
+        sp = {c: self._speedup(results, c, benches) for c in ("teleport", "I", "S", "R")}
+        vs_hw = self._speedup(results, "teleport", HANDWRITTEN, base="handwritten")
+        dram = self._ratio(results, "teleport", benches, DRAM)
+        rl = self._ratio(results, "R", benches, ROWLOC)
+        rl_up = [b for b, v in rl.items() if v is not None and v >= 1.0]
+        order = [b for b in benches if None not in (sp["I"][b], sp["S"][b], sp["R"][b])
+                 and sp["I"][b] >= 0.99 * sp["S"][b] and sp["S"][b] >= 0.99 * sp["R"][b]]
+        analysis = _analysis()
+        bfs = _bfs_table()
+        cost = HardwareCost()
+        cause_ok = [b for b, c in CAUSES.items() if _dominant_cause(analysis[b]) == c]
+        statics = sum(c["static"] for c in analysis.values())
+        checks = [
+            Check("every point ran (functional outputs checked against NumPy)", "all",
+                  f"{ran} of {len(results.results)}", not results.failed, criterion="no failed point"),
+            Check("BFS: 3 table rows (mask, nodes, cost) with a1 = blockDim.x; edges[i] induction, visited "
+                  "indirect", "3 rows, 512,0,0,0,512,0,0,511", bfs, bfs == "3 rows, 512,0,0,0,512,0,0,511; "
+                  "induction, indirect", criterion="equal"),
+            Check("no global read index is statically precalculable in any benchmark", 0, statics, statics == 0,
+                  criterion="== 0"),
+            Check("causes of non-precalculable indexes (NNC/NN/RDC induction, BPT/FLD indirect, LPS/MUM control, "
+                  "FWL operator)", "8 of 8", f"{len(cause_ok)} of 8: {', '.join(cause_ok)}", len(cause_ok) >= 6,
+                  criterion=">= 6 of 8"),
+            Check("Eqs. 2/3: blockDim 512, 4-byte elements: 16 back-to-back 128-B lines per block", 16,
+                  _eq23_lines(), _eq23_lines() == 16, criterion="equal"),
+            Check("buffer geometry: 48 KB / 128 B / 96-way = 4 sets; 16 KB 32-way; 64 KB 128-way", "96/32/128",
+                  f"{Teleport().ways}/{Teleport(buffer_kb=16).ways}/{Teleport(buffer_kb=64).ways}",
+                  (Teleport().ways, Teleport(buffer_kb=16).ways, Teleport(buffer_kb=64).ways) == (96, 32, 128),
+                  criterion="equal"),
+            Check("hardware cost: 21 B per entry, 1,344 B table, < 1% of the 529 mm2 die", "21 / 1344 / <1%",
+                  f"{cost.entry_bytes} / {cost.table_bytes} / {cost.die_share:.3%}",
+                  cost.entry_bytes == 21 and cost.table_bytes == 1344 and cost.die_share < 0.01, criterion="equal"),
+            Check.close("Table 5: development effort, mean hand-written / TELEPORT LOC", P["effort"],
+                        sum(effort_ratios().values()) / len(effort_ratios()), 0.01),
+            Check("MMA footprint: 3 KB per block, 18 KB per core (6 blocks)", "3072 / 18432", _mma_footprint(),
+                  _mma_footprint() == "3072 / 18432", criterion="equal"),
+            Check.close("TELEPORT over hand-written shared memory (mean, 5 benchmarks)", P["vs_handwritten"],
+                        self._mean(vs_hw), 0.15),
+            Check.close("TELEPORT over the Baseline (mean, 12 benchmarks)", P["vs_baseline"],
+                        self._mean(sp["teleport"]), 0.15),
+            Check.close("JAC: TELEPORT over the Baseline", P["jac_speedup"], sp["teleport"]["JAC"], 0.25),
+            Check.above("R-machine row locality >= Baseline in most benchmarks (count of 12)", float(len(rl_up)), 6,
+                        paper="most"),
+            Check.close("JAC: DRAM reads over the Baseline", P["jac_dram"], dram["JAC"], 0.1),
+            Check.above("BPT: DRAM reads far above the Baseline", dram["BPT"], 1.3, paper=P["bpt_dram"]),
+            Check.close("NNC: DRAM reads over the Baseline", P["nnc_dram"], dram["NNC"], 0.05),
+            Check.above("performance I >= S >= R (benchmarks ordered, 1% slack; of 12)", float(len(order)), 9,
+                        paper="all"),
+            Check.below("NNC: the R-machine's gain vanishes (speedup)", sp["R"]["NNC"], 1.03, paper="about 1"),
+        ]
+        if self._ran(results, "alternate"):
+            m = {c: self._mean(self._speedup(results, c, benches)) for c in ("teleport", "core-preferred",
+                                                                            "alternate")}
+            spread = (max(m.values()) / min(m.values()) - 1) if None not in m.values() else None
+            checks.append(Check.below("arbitration policies within about 1% (mean speedups' spread)", spread, 0.015,
+                                      paper="< 1%"))
+        return checks
+
+
+# ------------------------------------------------------------------------------------------------------
+# static parts (the analysis and the hardware arithmetic)
+
+
+@functools.cache
+def _analysis() -> dict[str, dict[str, int]]:
+    """Classes of every global read of each of the 16 benchmarks (all kernels of its source)."""
+    from ...mechanisms.teleport.classify import CLASSES, classify_reads
+    from ...mechanisms.teleport.cli import load_module
+
+    out: dict[str, dict[str, int]] = {}
+    for b, w in TELEPORT_WORKLOADS.items():
+        module, _ = load_module(w)
+        counts = dict.fromkeys(CLASSES, 0)
+        for k in module.kernel_names:
+            if k.endswith("_shared"):
+                continue  # the hand-written version is not the analysed code
+            for r in classify_reads(module.ir.functions[k]):
+                counts[r.cls] += 1
+        out[b] = counts
+    return out
+
+
+def _dominant_cause(counts: dict[str, int]) -> str | None:
+    bad = {k: v for k, v in counts.items() if k not in ("static", "quasi-static") and v > 0}
+    return max(bad, key=lambda k: bad[k]) if bad else None
+
+
+@functools.cache
+def _bfs_table() -> str:
+    from ...analysis.affine import Launch
+    from ...mechanisms.teleport.classify import classify_reads
+    from ...mechanisms.teleport.cli import load_module
+    from ...mechanisms.teleport.regions import build_table
+
+    module, _ = load_module("tp_bfs")
+    reads = classify_reads(module.ir.functions["bfs_expand"])
+    t = build_table("bfs_expand", reads, Launch.of(64, 512))
+    args = {",".join(map(str, r.api_args())) for r in t.regions}
+    bad = [r.cls for r in reads if not r.usable]
+    return f"{len(t.regions)} rows, {' / '.join(sorted(args))}; {', '.join(bad)}"
+
+
+@functools.cache
+def _eq23_lines() -> int:
+    from ...analysis.affine import Launch
+    from ...mechanisms.teleport.classify import classify_reads
+    from ...mechanisms.teleport.cli import load_module
+    from ...mechanisms.teleport.regions import build_table
+
+    module, _ = load_module("tp_bfs")
+    reads = [r for r in classify_reads(module.ir.functions["bfs_expand"]) if r.usable and r.width == 4
+             and r.expr is not None and r.expr.coef("%tid.x") == 4]  # cost[tid]: 4-byte elements
+    t = build_table("bfs_expand", reads, Launch.of(64, 512))
+    return len(t.regions[0].lines(0x1000_0000, (5, 0, 0)))
+
+
+@functools.cache
+def _mma_footprint() -> str:
+    from ...mechanisms.teleport.cli import load_module
+    from ...mechanisms.teleport.cost import footprint
+
+    module, _ = load_module("tp_matadd")
+    a, b = footprint(module.ir.functions["matadd"], 256, 6)
+    return f"{a} / {b}"
+
+
+def _our_loc() -> dict[str, tuple[int, int]]:
+    from ...mechanisms.teleport.cost import kernel_loc
+    from ...workloads.base import all_workloads
+
+    out: dict[str, tuple[int, int]] = {}
+    reg = all_workloads()
+    for b, hw in TELEPORT_HANDWRITTEN.items():
+        g, s = reg[TELEPORT_WORKLOADS[b]], reg[hw]
+        src = Path(g.source_paths()[0]).read_text()
+        try:
+            out[b] = (kernel_loc(src, g.kernel), kernel_loc(src, s.kernel))
+        except ValueError:
+            continue
+    return out
+
+
+__all__: list[Any] = ["TeleportReproduction", "ANALYSIS_ONLY"]

@@ -1,0 +1,420 @@
+"""TELEPORT, the compiled side: the preload table and controller, the per-core buffer carved from unused
+shared memory, thread-block gating and loads served from the buffer (seed 002, Sec. 3.2).
+
+* **Controller** (:func:`cta_start`, :func:`core_service`): when a block is dispatched, each valid table
+  row's range is computed from the row's coefficients and the block's ``blockIdx`` (Eqs. 2/3), and its
+  128-B lines are requested one per cycle, row after row (back to back), as ordinary reads that carry
+  ``R_MXD = block`` and the controller's priority class, addressed to the block's core. A line already in
+  the core's buffer is not requested.
+* **Buffer**: ``sets`` x ``ways`` tags, LRU within a set (the realistic buffer: 48 KB = 4 sets x 96 ways of
+  128 B, ways given up to the kernel's own shared memory), or an ideal unlimited fully-associative
+  buffer (the I-/S-/R-machines), a bitmap over the launch's preload lines.
+* **Gating** (:func:`decide`): a block's warps wait until every expected line has arrived
+  (:func:`sm_receive` counts them); a block with nothing to fetch starts at once.
+* **Loads** (:func:`intercept`): a global load whose lines are all in the buffer is served from it
+  (shared-memory latency, no L1/L2 traffic); otherwise it goes to L1 as usual.
+
+Nothing here reads the trace's future: the controller uses the table and the launch's grid, and the
+buffer sees the addresses of the load being issued.
+"""
+
+from ...timing.engine.layout import *  # noqa: F403  (the engine's columns and codes)
+from ...timing.engine.ldst import wake_warp
+from ...timing.engine.mapping import rq_map
+from ...timing.engine.queues import edge, q_space, rq_alloc, rq_release
+from ...timing.engine.xbar import net_push
+
+MECHANISM = "teleport"
+HOOKS = ("warp_start", "decide", "cta_start", "intercept", "core_service", "sm_receive", "l2_deliver")
+
+PK_TFILL = PK_MECH  # a preload line's data on its way to the core
+PACKET_NAMES = {PK_TFILL: "teleport_fill"}
+MODE_REAL, MODE_I, MODE_S, MODE_R = 0, 1, 2, 3
+RQ_RESERVE = 512  # request-pool entries the controller never takes (the L2 needs them to reach DRAM)
+ARB_TPREF, ARB_CPREF, ARB_ALT = 0, 1, 2
+
+(
+    F_MODE, F_NSM, F_NSLOT, F_WPC, F_GX, F_GY, F_NCTA, F_NROW, F_ROW0, F_CTA0, F_Q0, F_QCAP, F_SMS0, F_TAG0,
+    F_SETS, F_WAYS, F_UL0, F_NUL, F_BM0, F_NW, F_PC0, F_NPC, F_WK0, F_WKCAP, F_SMEM_LAT, F_PRIO, F_ARB, F_LSHIFT,
+    F_STAMP, F_MAXOUT, F_CTR0, F_HDR
+) = range(32)
+# table rows: base, typesize, min products x/y/z, min offset, max products x/y/z, max offset
+RW_BASE, RW_TS, RW_MINX, RW_MINY, RW_MINZ, RW_MINOFF, RW_MAXX, RW_MAXY, RW_MAXZ, RW_MAXOFF = range(10)
+NRW = 10
+# per block
+CT_EXPECT, CT_RECV, CT_READY, CT_SM, CT_ROW, CT_NEXT, CT_END, CT_T0, CT_ISSUED = range(9)
+NCT = 9
+# per SM: controller FIFO head/count, pending buffer-hit wakes
+SS_QH, SS_QN, SS_NWK, SS_OUT = range(4)
+NSS = 4
+# buffer tag entries: tag (-1 empty), LRU stamp, read since filled
+TG_TAG, TG_STAMP, TG_USED = range(3)
+NTG = 3
+
+COUNTER_NAMES = ("TP_CTAS", "TP_LINES", "TP_REQS", "TP_SKIPPED", "TP_ARRIVED", "TP_FILLED", "TP_EVICTED",
+                 "TP_USED", "TP_WASTED", "TP_HIT_LD", "TP_HIT_TX", "TP_MISS_LD", "TP_MISS_TX", "TP_GATED_CTAS",
+                 "TP_GATE_PS", "TP_MAX_LINES")
+(
+    TC_CTAS, TC_LINES, TC_REQS, TC_SKIPPED, TC_ARRIVED, TC_FILLED, TC_EVICTED, TC_USED, TC_WASTED, TC_HIT_LD,
+    TC_HIT_TX, TC_MISS_LD, TC_MISS_TX, TC_GATED, TC_GATE_PS, TC_MAX_LINES
+) = range(len(COUNTER_NAMES))
+
+
+@njit
+def ctr_add(mx, c, v):
+    mx[mx[F_CTR0] + c] += v
+
+
+@njit
+def cta_base(c, mx):
+    return mx[F_CTA0] + c * NCT
+
+
+@njit
+def sms_base(sm, mx):
+    return mx[F_SMS0] + sm * NSS
+
+
+@njit
+def row_range(c, row, mx):
+    """Eqs. 2/3: block ``c``'s first and last line of table row ``row``."""
+    o = mx[F_ROW0] + row * NRW
+    gx = mx[F_GX]
+    gy = mx[F_GY]
+    bx = c % gx
+    by = (c // gx) % gy
+    bz = c // (gx * gy)
+    ts = mx[o + RW_TS]
+    lo = mx[o + RW_BASE] + ts * (bx * mx[o + RW_MINX] + by * mx[o + RW_MINY] + bz * mx[o + RW_MINZ] + mx[o + RW_MINOFF])
+    hi = mx[o + RW_BASE] + ts * (bx * mx[o + RW_MAXX] + by * mx[o + RW_MAXY] + bz * mx[o + RW_MAXZ]
+                                 + mx[o + RW_MAXOFF]) + ts - 1
+    sh = mx[F_LSHIFT]
+    return (lo >> sh) << sh, (hi >> sh) << sh
+
+
+# ------------------------------------------------------------------------------------------------------
+# the buffer
+
+
+@njit
+def ul_index(line, mx):
+    """Position of ``line`` among the launch's preload lines (ideal buffer), -1 if none."""
+    lo = 0
+    hi = mx[F_NUL]
+    b = mx[F_UL0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mx[b + mid] < line:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < mx[F_NUL] and mx[b + lo] == line:
+        return lo
+    return -1
+
+
+@njit
+def tag_set(sm, line, mx):
+    s = (line >> mx[F_LSHIFT]) % mx[F_SETS]
+    return mx[F_TAG0] + ((sm * mx[F_SETS] + s) * mx[F_WAYS]) * NTG
+
+
+@njit
+def buf_find(sm, line, mx):
+    """The buffer slot holding ``line`` at SM ``sm`` (an mx offset), or -1."""
+    if mx[F_MODE] != MODE_REAL:
+        u = ul_index(line, mx)
+        if u < 0:
+            return -1
+        w = mx[F_BM0] + (sm * mx[F_NW] + u // 32) * 2  # bit pairs: present, used
+        return w if (mx[w] >> (u % 32)) & 1 else -1
+    b = tag_set(sm, line, mx)
+    for wy in range(mx[F_WAYS]):
+        if mx[b + wy * NTG + TG_TAG] == line:
+            return b + wy * NTG
+    return -1
+
+
+@njit
+def buf_use(sm, line, slot, mx):
+    """Mark the entry read (and most recently used)."""
+    if mx[F_MODE] != MODE_REAL:
+        u = ul_index(line, mx)
+        mx[slot + 1] |= 1 << (u % 32)
+        return
+    mx[F_STAMP] += 1
+    mx[slot + TG_STAMP] = mx[F_STAMP]
+    mx[slot + TG_USED] = 1
+
+
+@njit
+def buf_fill(sm, line, mx):
+    """Put ``line`` into SM ``sm``'s buffer (LRU victim in its set); False when it has no ways."""
+    if buf_find(sm, line, mx) >= 0:
+        return True
+    if mx[F_MODE] != MODE_REAL:
+        u = ul_index(line, mx)
+        if u < 0:
+            return False
+        w = mx[F_BM0] + (sm * mx[F_NW] + u // 32) * 2
+        mx[w] |= 1 << (u % 32)
+        ctr_add(mx, TC_FILLED, 1)
+        return True
+    if mx[F_WAYS] == 0:
+        return False
+    b = tag_set(sm, line, mx)
+    best = b
+    for wy in range(mx[F_WAYS]):
+        e = b + wy * NTG
+        if mx[e + TG_TAG] < 0:
+            best = e
+            break
+        if mx[e + TG_STAMP] < mx[best + TG_STAMP]:
+            best = e
+    if mx[best + TG_TAG] >= 0:
+        ctr_add(mx, TC_EVICTED, 1)
+        if mx[best + TG_USED] != 0:
+            ctr_add(mx, TC_USED, 1)
+        else:
+            ctr_add(mx, TC_WASTED, 1)
+    mx[F_STAMP] += 1
+    mx[best + TG_TAG] = line
+    mx[best + TG_STAMP] = mx[F_STAMP]
+    mx[best + TG_USED] = 0
+    ctr_add(mx, TC_FILLED, 1)
+    return True
+
+
+# ------------------------------------------------------------------------------------------------------
+# blocks: dispatch, gating, wake-up
+
+
+@njit
+def warp_start(gwarp, mx):
+    """Every warp is watched: its block may be gated, its loads may hit the buffer."""
+    return gwarp
+
+
+@njit
+def decide(slot, now, wt, chs, mx):
+    """A warp of a block whose preloads have not all arrived waits (the block is gated)."""
+    c = wt[slot, W_MX] // mx[F_WPC]
+    return -1 if mx[cta_base(c, mx) + CT_READY] != 0 else -2
+
+
+@njit
+def cta_ready(sm, c, now, k, cfg, clk, wt, subt, mx):
+    """Block ``c``'s preloads are complete: its warps may issue."""
+    o = cta_base(c, mx)
+    if mx[o + CT_READY] != 0:
+        return
+    mx[o + CT_READY] = 1
+    mx[mx[F_CTR0] + TC_GATE_PS] += now - mx[o + CT_T0]
+    t = edge(clk, D_CORE, k + 1)
+    nsl = mx[F_NSLOT]
+    wpc = mx[F_WPC]
+    for j in range(nsl):
+        slot = sm * nsl + j
+        st = wt[slot, W_STATE]
+        if (st == WS_ACTIVE and wt[slot, W_ISSUED] == 0 and wt[slot, W_MX] >= 0 and wt[slot, W_MX] // wpc == c
+                and wt[slot, W_READY] >= INF):
+            wake_warp(slot, t, cfg, wt, subt)
+
+
+@njit
+def fill_all(sm, c, mx):
+    """The ideal machines' instant fill: every line of every row of block ``c`` into the buffer."""
+    n = 0
+    for row in range(mx[F_NROW]):
+        lo, hi = row_range(c, row, mx)
+        step = 1 << mx[F_LSHIFT]
+        ln = lo
+        while ln <= hi:
+            buf_fill(sm, ln, mx)
+            n += 1
+            ln += step
+    return n
+
+
+@njit
+def cta_start(sm, cta, cslot, now, k, cfg, ctat, smt, mx):
+    """The dispatcher hands block ``cta`` to the controller (Eqs. 2/3 are evaluated row by row)."""
+    o = cta_base(cta, mx)
+    mx[o + CT_EXPECT] = 0
+    mx[o + CT_RECV] = 0
+    mx[o + CT_SM] = sm
+    mx[o + CT_ROW] = -1
+    mx[o + CT_NEXT] = 1
+    mx[o + CT_END] = 0
+    mx[o + CT_T0] = now
+    mx[o + CT_ISSUED] = 0
+    ctr_add(mx, TC_CTAS, 1)
+    mode = mx[F_MODE]
+    if mode == MODE_I or mode == MODE_S:
+        n = fill_all(sm, cta, mx)
+        ctr_add(mx, TC_LINES, n)
+        mx[o + CT_READY] = 1
+        if mode == MODE_I or mx[F_NROW] == 0:
+            mx[o + CT_ISSUED] = 1
+            return
+    elif mx[F_NROW] == 0:
+        mx[o + CT_READY] = 1
+        mx[o + CT_ISSUED] = 1
+        return
+    else:
+        mx[o + CT_READY] = 0
+        ctr_add(mx, TC_GATED, 1)
+    b = sms_base(sm, mx)
+    cap = mx[F_QCAP]
+    mx[mx[F_Q0] + sm * cap + (mx[b + SS_QH] + mx[b + SS_QN]) % cap] = cta
+    mx[b + SS_QN] += 1
+
+
+# ------------------------------------------------------------------------------------------------------
+# the controller's requests, and the replies
+
+
+@njit
+def next_line(c, mx):
+    """The next line block ``c`` must request (-1: its rows are done); advances row by row."""
+    o = cta_base(c, mx)
+    while mx[o + CT_NEXT] > mx[o + CT_END]:
+        mx[o + CT_ROW] += 1
+        if mx[o + CT_ROW] >= mx[F_NROW]:
+            return -1
+        lo, hi = row_range(c, mx[o + CT_ROW], mx)
+        mx[o + CT_NEXT] = lo
+        mx[o + CT_END] = hi
+    return mx[o + CT_NEXT]
+
+
+@njit
+def issue_done(sm, c, now, k, cfg, clk, wt, subt, mx):
+    o = cta_base(c, mx)
+    mx[o + CT_ISSUED] = 1
+    if mx[o + CT_EXPECT] > mx[mx[F_CTR0] + TC_MAX_LINES]:
+        mx[mx[F_CTR0] + TC_MAX_LINES] = mx[o + CT_EXPECT]
+    if mx[o + CT_RECV] >= mx[o + CT_EXPECT]:
+        cta_ready(sm, c, now, k, cfg, clk, wt, subt, mx)
+
+
+@njit
+def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
+    """Buffer hits' wake-ups; the controller's next line request for this core's oldest waiting block."""
+    b = sms_base(sm, mx)
+    nw = mx[b + SS_NWK]
+    if nw > 0:
+        w0 = mx[F_WK0] + sm * mx[F_WKCAP] * 2
+        for i in range(nw):
+            wake_warp(mx[w0 + 2 * i], mx[w0 + 2 * i + 1], cfg, wt, subt)
+        mx[b + SS_NWK] = 0
+    if mx[b + SS_QN] == 0:
+        return INF
+    nxt = edge(clk, D_CORE, k + 1)
+    cap = mx[F_QCAP]
+    qout = cfg[C_Q_SMOUT] + sm
+    arb = mx[F_ARB]
+    core_first = arb == ARB_CPREF or (arb == ARB_ALT and k % 2 == 1)
+    step = 1 << mx[F_LSHIFT]
+    while mx[b + SS_QN] > 0:
+        c = mx[mx[F_Q0] + sm * cap + mx[b + SS_QH]]
+        o = cta_base(c, mx)
+        ln = next_line(c, mx)
+        if ln < 0:
+            mx[b + SS_QH] = (mx[b + SS_QH] + 1) % cap
+            mx[b + SS_QN] -= 1
+            issue_done(sm, c, now, k, cfg, clk, wt, subt, mx)
+            continue
+        if mx[F_MODE] == MODE_REAL and buf_find(sm, ln, mx) >= 0:
+            mx[o + CT_NEXT] += step  # already here (a neighbour block's line): not requested
+            ctr_add(mx, TC_SKIPPED, 1)
+            continue
+        if q_space(qm, qout) <= 0 or g[G_RQ_TOP] <= RQ_RESERVE or mx[b + SS_OUT] >= mx[F_MAXOUT]:
+            return nxt  # (the request pool's last entries stay with the L2's DRAM requests: no deadlock)
+        if core_first and qm[qout, Q_COUNT] > 0:
+            return nxt  # the core's requests go first this cycle
+        r = rq_alloc(rq, rq_free, g)
+        rq[r, R_KIND] = PK_READ
+        rq[r, R_LINE] = ln
+        rq[r, R_SECT] = (1 << (step // 32)) - 1
+        rq[r, R_BYTES] = 0
+        rq[r, R_SRC] = sm
+        rq[r, R_PC] = -1
+        rq[r, R_T0] = now
+        rq[r, R_READY] = nxt
+        rq[r, R_PRIO] = 0 if core_first else mx[F_PRIO]
+        rq[r, R_MXD] = c
+        rq_map(rq, r, mapd, mrange, cfg[C_NRANGE], ln)
+        net_push(qout, r, cfg, qb, qm, wake, NET_REQ, rq)
+        mx[o + CT_NEXT] += step
+        mx[o + CT_EXPECT] += 1
+        mx[b + SS_OUT] += 1
+        ctr_add(mx, TC_REQS, 1)
+        if mx[F_MODE] != MODE_S:
+            ctr_add(mx, TC_LINES, 1)
+        return nxt  # one request per cycle
+    return INF
+
+
+@njit
+def l2_deliver(slice, r, ready, now, cfg, rq, rq_free, g, mx):
+    """A preload line's data leaves the L2 for the block's core as the buffer's fill packet."""
+    rq[r, R_KIND] = PK_TFILL
+    return 0
+
+
+@njit
+def sm_receive(sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx):
+    """A preload line arrived: into the buffer (the S-machine filled it at dispatch); the block's count."""
+    c = rq[r, R_MXD]
+    line = rq[r, R_LINE]
+    rq_release(rq_free, g, r)
+    b = sms_base(sm, mx)
+    if mx[b + SS_OUT] > 0:
+        mx[b + SS_OUT] -= 1
+    if c < 0 or c >= mx[F_NCTA]:
+        return 0  # (a reply that outlived its launch: the S-machine's launch may end before its data arrives)
+    ctr_add(mx, TC_ARRIVED, 1)
+    if mx[F_MODE] != MODE_S:
+        buf_fill(sm, line, mx)
+    o = cta_base(c, mx)
+    mx[o + CT_RECV] += 1
+    if mx[o + CT_ISSUED] != 0 and mx[o + CT_RECV] >= mx[o + CT_EXPECT]:
+        cta_ready(sm, c, now, k, cfg, clk, wt, subt, mx)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------------
+# loads served from the buffer
+
+
+@njit
+def intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx):
+    """A global load whose lines are all in the buffer is served from it at shared-memory latency."""
+    if pc >= mx[F_NPC] or mx[mx[F_PC0] + pc] == 0:
+        return 0
+    ri = wt[slot, W_REC]
+    if ri >= wt[slot, W_REC_END] or rec[ri, RC_PC] != pc or rec[ri, RC_SPACE] != SP_GLOBAL:
+        return 0
+    t0 = rec[ri, RC_TXS]
+    n = rec[ri, RC_NTX]
+    if n < 1:
+        return 0
+    for t in range(t0, t0 + n):
+        if buf_find(sm, txl[t], mx) < 0:
+            ctr_add(mx, TC_MISS_LD, 1)
+            ctr_add(mx, TC_MISS_TX, n)
+            return 0
+    for t in range(t0, t0 + n):
+        buf_use(sm, txl[t], buf_find(sm, txl[t], mx), mx)
+    ctr_add(mx, TC_HIT_LD, 1)
+    ctr_add(mx, TC_HIT_TX, n)
+    b = sms_base(sm, mx)
+    i = mx[b + SS_NWK]
+    if i >= mx[F_WKCAP]:
+        return 1  # (cannot happen: one entry per warp slot) served without the latency
+    w0 = mx[F_WK0] + sm * mx[F_WKCAP] * 2
+    mx[w0 + 2 * i] = slot
+    mx[w0 + 2 * i + 1] = edge(clk, D_CORE, k + max(1, mx[F_SMEM_LAT]))
+    mx[b + SS_NWK] = i + 1
+    return 2

@@ -1,0 +1,90 @@
+"""TELEPORT as a session policy: ``teleport:<machine>[,key=value...]``.
+
+* machine: ``real`` (the 48 KB set-associative buffer, gating), ``I``, ``S``, ``R`` (Sec. 5.2's ideal
+  machines), or ``l1`` (the same table through the engine's L1 preloader: lines into L1, no gating);
+* keys: ``buffer_kb`` (16/32/48/64), ``arb`` (``tpref``/``cpref``/``alt``), ``priority`` (0..3),
+  ``table`` (entries), ``merge`` and ``split`` (0/1: the analysis's region options), ``smem_latency``.
+
+``prepare`` runs the precalculability analysis on every kernel of the recording's source (a registered
+workload, or a .cu file ``ndpgpu run`` was given) and attaches the hardware. Usable on any kernel:
+``ndpgpu run WORKLOAD --machine gtx480 --policy teleport:real`` or in a sweep's ``policies``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ...experiments.policies import PolicyError, SessionPolicy, register_policy
+from .preload import ARBITRATION, MACHINES, KernelPlan, Teleport, TeleportError, TeleportHardware, TeleportPreloader
+
+KEYS = ("buffer_kb", "arb", "priority", "table", "merge", "split", "smem_latency", "outstanding")
+
+
+def parse(spec: str) -> tuple[Teleport, bool]:
+    """``machine[,key=value...]`` -> (the configuration, whether it is the L1 variant); PolicyError if bad."""
+    head, *pairs = [p.strip() for p in spec.split(",")]
+    l1 = head == "l1"
+    if head not in MACHINES and not l1:
+        raise PolicyError(f"teleport:{spec}: expected teleport:<machine> with machine in "
+                          f"{', '.join([*MACHINES, 'l1'])}")
+    kw: dict[str, Any] = {"machine": "real" if l1 else head}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or key not in KEYS:
+            raise PolicyError(f"teleport:{spec}: unknown setting {pair!r}; settings: {', '.join(KEYS)}")
+        if key == "arb":
+            if value not in ARBITRATION:
+                raise PolicyError(f"teleport:{spec}: arb={value!r}; valid: {', '.join(ARBITRATION)}")
+            kw["arbitration"] = value
+            continue
+        try:
+            n = int(value)
+        except ValueError as exc:
+            raise PolicyError(f"teleport:{spec}: {key}={value!r} is not an integer") from exc
+        name = {"table": "table_entries", "split": "split_rows", "outstanding": "max_outstanding"}.get(key, key)
+        kw[name] = bool(n) if name in ("merge", "split_rows") else n
+    try:
+        return Teleport(**kw), l1
+    except TeleportError as exc:
+        raise PolicyError(f"teleport:{spec}: {exc}") from exc
+
+
+def kernel_plans(source: str) -> dict[str, KernelPlan]:
+    """The analysis of every kernel of a registered workload or a .cu/.ptx file."""
+    from ..analyze import kernel_programs, load_module
+
+    module, _ = load_module(source)
+    return {k: KernelPlan.of(module.ir.functions[k]) for k, _p in kernel_programs(module)}
+
+
+class TeleportPolicy(SessionPolicy):
+    """One TELEPORT configuration applied to a recording."""
+
+    def __init__(self, config: Teleport, l1: bool = False) -> None:
+        self.config = config
+        self.l1 = l1
+        self._rows: list[tuple[str, str, float, str]] = []
+
+    def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
+        source = getattr(recording, "source", None) or getattr(recording, "workload", None) or recording.name
+        plans = kernel_plans(source)
+        usable = sum(r.usable for p in plans.values() for r in p.reads)
+        total = sum(len(p.reads) for p in plans.values())
+        self._rows = [("teleport.analysis", "read_indexes", float(total), "indexes"),
+                      ("teleport.analysis", "precalculable", float(usable), "indexes")]
+        for k, v in dataclasses.asdict(self.config).items():
+            if isinstance(v, (int, float, bool)) and v is not None:
+                self._rows.append(("teleport.config", k, float(v), ""))
+        if self.l1:
+            session.set_preloader(TeleportPreloader(plans, self.config))
+        else:
+            session.attach(TeleportHardware(plans, self.config))
+
+    def rows(self) -> list[tuple[str, str, float, str]]:
+        return list(self._rows)
+
+
+@register_policy("teleport")
+def make_teleport_policy(spec: str) -> TeleportPolicy:
+    return TeleportPolicy(*parse(spec))

@@ -1,0 +1,319 @@
+"""TELEPORT, the Python side: the configuration, the per-launch preload table and state vector, the
+hardware's statistics (the compiled side is :mod:`.hardware`), and the table as a
+:class:`~ndpgpu.timing.Preloader` (the engine's L1 preload path)::
+
+    plans = {k: KernelPlan.of(module.ir.functions[k]) for k in module.kernel_names}
+    session.attach(TeleportHardware(plans, Teleport(machine="real", buffer_kb=48)))
+
+Preload ranges come only from the analysis's coefficients and the launch (grid, block, the argument
+buffer's pointer and scalar values): never from the trace's records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...analysis.affine import Launch
+from ...frontend.ir import Function
+from ...timing import engine as E
+from ...timing.build import launch_occupancy
+from ...timing.interfaces import Preloader
+from ...timing.mechanism import MechanismHardware, Put, Ratio
+from ...trace.format import OP_CLASSES
+from . import hardware as H
+from .classify import ReadIndex, classify_reads
+from .regions import LINE_BYTES, TABLE_ENTRIES, PreloadTable, build_table
+
+if TYPE_CHECKING:
+    from ...timing.session import TimingSession
+    from ...trace.format import KernelTrace
+
+I64 = np.int64
+MACHINES = {"real": H.MODE_REAL, "I": H.MODE_I, "S": H.MODE_S, "R": H.MODE_R}
+ARBITRATION = {"tpref": H.ARB_TPREF, "cpref": H.ARB_CPREF, "alt": H.ARB_ALT}
+SETS = 4
+
+
+class TeleportError(ValueError):
+    """A configuration or launch TELEPORT cannot run (a bad size, a trace without its launch arguments)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Teleport:
+    """TELEPORT's hardware parameters (seed 002, Sec. 3.2, 5.2, 5.3).
+
+    ``machine``: ``real`` (the set-associative buffer, gating), ``I`` (instant fill, no requests, no
+    gating), ``S`` (requests issued, data at zero latency, no gating), ``R`` (requests, gating; ideal
+    buffer). ``buffer_kb``: the realistic buffer (16/32/48/64 KB; 4 sets of 128-B lines, so 32..128 ways),
+    less the kernel's own shared memory. ``arbitration``: ``tpref`` (the controller's requests first,
+    default), ``cpref`` (the core's first), ``alt`` (TELEPORT on even cycles). ``priority``: the
+    controller's class in the network's and FR-FCFS's class arbitration (0..3). ``table_entries``: the
+    preload table (64). ``merge``/``split_rows``: the analysis's region options (see :mod:`.regions`).
+    ``smem_latency``: core cycles of a buffer hit (None: the machine's shared-memory latency).
+    ``max_outstanding``: the controller's requests in flight per core (an assumption; the paper gives no
+    bound; with the request-pool reserve it keeps the controller from starving the L2's DRAM requests)."""
+
+    machine: str = "real"
+    buffer_kb: int = 48
+    arbitration: str = "tpref"
+    priority: int = 3
+    table_entries: int = TABLE_ENTRIES
+    merge: bool = True
+    split_rows: bool = True
+    smem_latency: int | None = None
+    max_outstanding: int = 16
+
+    def __post_init__(self) -> None:
+        if self.machine not in MACHINES:
+            raise TeleportError(f"teleport machine {self.machine!r}; valid: {', '.join(MACHINES)}")
+        if self.arbitration not in ARBITRATION:
+            raise TeleportError(f"teleport arbitration {self.arbitration!r}; valid: {', '.join(ARBITRATION)}")
+        if not 1 <= self.buffer_kb <= 1024:
+            raise TeleportError(f"teleport buffer_kb must be 1..1024, not {self.buffer_kb}")
+        if not 0 <= self.priority < E.NPRIO:
+            raise TeleportError(f"teleport priority must be 0..{E.NPRIO - 1}, not {self.priority}")
+        if self.table_entries < 1:
+            raise TeleportError(f"teleport table_entries must be >= 1, not {self.table_entries}")
+        if self.max_outstanding < 1:
+            raise TeleportError(f"teleport max_outstanding must be >= 1, not {self.max_outstanding}")
+        if self.smem_latency is not None and self.smem_latency < 1:
+            raise TeleportError(f"teleport smem_latency must be >= 1, not {self.smem_latency}")
+
+    @property
+    def ways(self) -> int:
+        """Ways of the whole buffer (4 sets of 128-B lines): 96 for 48 KB."""
+        return self.buffer_kb * 1024 // (LINE_BYTES * SETS)
+
+
+@dataclasses.dataclass
+class KernelPlan:
+    """The compiler pass's result for one kernel: its function and classified reads."""
+
+    fn: Function
+    reads: list[ReadIndex]
+
+    @staticmethod
+    def of(fn: Function) -> KernelPlan:
+        return KernelPlan(fn, classify_reads(fn))
+
+
+def param_values(fn: Function, param_hex: str) -> dict[str, int]:
+    """The integer value of each scalar/pointer parameter in a launch's argument buffer (PTX layout)."""
+    raw = bytes.fromhex(param_hex)
+    out: dict[str, int] = {}
+    pos = 0
+    for p in fn.params:
+        al = max(1, p.alignment)
+        pos += (-pos) % al
+        size = p.size
+        if not p.array and size in (1, 2, 4, 8) and p.type.kind in ("u", "s", "b"):
+            if pos + size > len(raw):
+                raise TeleportError(f"{fn.name}: the argument buffer ({len(raw)} B) is shorter than parameter "
+                                    f"{p.name} at {pos}")
+            out[p.name] = int.from_bytes(raw[pos:pos + size], "little", signed=p.type.kind == "s")
+        pos += size
+    return out
+
+
+def launch_table(plan: KernelPlan, trace: KernelTrace, config: Teleport) -> tuple[PreloadTable, dict[str, int]]:
+    """The preload table of one launch and its parameter values (the rows' bases)."""
+    L = trace.launch
+    if not L.param_bytes and plan.fn.params:
+        raise TeleportError(f"{L.kernel}: the trace carries no launch arguments (recorded before they were kept); "
+                            f"re-record it")
+    params = param_values(plan.fn, L.param_bytes) if plan.fn.params else {}
+    table = build_table(L.kernel, plan.reads, Launch.of(L.grid, L.block, params), split_rows=config.split_rows,
+                        merge=config.merge, capacity=config.table_entries)
+    return table, params
+
+
+def cta_ids(grid: tuple[int, int, int]) -> np.ndarray:
+    """``(n, 3)`` blockIdx of every block in linear order (x fastest)."""
+    n = grid[0] * grid[1] * grid[2]
+    c = np.arange(n, dtype=I64)
+    return np.stack([c % grid[0], (c // grid[0]) % grid[1], c // (grid[0] * grid[1])], axis=1)
+
+
+def table_rows(table: PreloadTable, params: dict[str, int]) -> np.ndarray:
+    rows = np.zeros((len(table.regions), H.NRW), I64)
+    for i, r in enumerate(table.regions):
+        rows[i] = (params[r.array], r.typesize, *r.minp, r.minoff, *r.maxp, r.maxoff)
+    return rows
+
+
+def row_lines(rows: np.ndarray, grid: tuple[int, int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per table row, every block's first and last line (Eqs. 2/3, vectorised over the grid)."""
+    ids = cta_ids(grid)
+    out = []
+    for row in rows:
+        ts = row[H.RW_TS]
+        lo = row[H.RW_BASE] + ts * (ids @ row[H.RW_MINX:H.RW_MINZ + 1] + row[H.RW_MINOFF])
+        hi = row[H.RW_BASE] + ts * (ids @ row[H.RW_MAXX:H.RW_MAXZ + 1] + row[H.RW_MAXOFF]) + ts - 1
+        out.append((lo // LINE_BYTES * LINE_BYTES, hi // LINE_BYTES * LINE_BYTES))
+    return out
+
+
+def unique_lines(rows: np.ndarray, grid: tuple[int, int, int]) -> np.ndarray:
+    """Every line some block of the launch preloads, sorted (the ideal buffer's index)."""
+    parts = []
+    for lo, hi in row_lines(rows, grid):
+        n = (hi - lo) // LINE_BYTES + 1
+        n = np.maximum(n, 0)
+        if n.sum() == 0:
+            continue
+        starts = np.repeat(lo, n)
+        offs = np.arange(int(n.sum()), dtype=I64) - np.repeat(np.cumsum(n) - n, n)
+        parts.append(np.unique(starts + offs * LINE_BYTES))
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, I64)
+
+
+def teleport_state(session: TimingSession, plan: KernelPlan, trace: KernelTrace, config: Teleport) -> np.ndarray:
+    """The hooks' state vector ``mx`` for one launch."""
+    st = session.state
+    cfg = st.cfg
+    L = trace.launch
+    table, params = launch_table(plan, trace, config)
+    rows = table_rows(table, params)
+    nsm = int(cfg[E.C_NSM])
+    nslot = int(cfg[E.C_NSLOT])
+    nctas = L.num_ctas
+    ideal = config.machine != "real"
+    ul = unique_lines(rows, L.grid) if ideal else np.zeros(0, I64)
+    nw = (len(ul) + 31) // 32
+    occ = launch_occupancy(session.machine, trace)
+    smem_used = L.shared_bytes * max(1, occ.ctas_per_sm)
+    ways = 0 if ideal else max(0, (config.buffer_kb * 1024 - smem_used) // (LINE_BYTES * SETS))
+    npc = len(trace.static)
+    qcap = nctas + 1
+    sizes = {"row": rows.size, "cta": nctas * H.NCT, "q": nsm * qcap, "sms": nsm * H.NSS,
+             "tag": nsm * SETS * ways * H.NTG, "ul": len(ul), "bm": nsm * nw * 2, "pc": npc, "wk": nsm * nslot * 2,
+             "ctr": len(H.COUNTER_NAMES)}
+    off, pos = {}, H.F_HDR
+    for key, n in sizes.items():
+        off[key] = pos
+        pos += n
+    mx = np.zeros(pos, I64)
+    smem_lat = config.smem_latency if config.smem_latency is not None else int(cfg[E.C_SMEM_LAT])
+    hdr = {H.F_MODE: MACHINES[config.machine], H.F_NSM: nsm, H.F_NSLOT: nslot, H.F_WPC: L.warps_per_cta,
+           H.F_GX: L.grid[0], H.F_GY: L.grid[1], H.F_NCTA: nctas, H.F_NROW: len(rows), H.F_ROW0: off["row"],
+           H.F_CTA0: off["cta"], H.F_Q0: off["q"], H.F_QCAP: qcap, H.F_SMS0: off["sms"], H.F_TAG0: off["tag"],
+           H.F_SETS: SETS, H.F_WAYS: ways, H.F_UL0: off["ul"], H.F_NUL: len(ul), H.F_BM0: off["bm"], H.F_NW: nw,
+           H.F_PC0: off["pc"], H.F_NPC: npc, H.F_WK0: off["wk"], H.F_WKCAP: nslot, H.F_SMEM_LAT: smem_lat,
+           H.F_PRIO: config.priority, H.F_ARB: ARBITRATION[config.arbitration],
+           H.F_LSHIFT: LINE_BYTES.bit_length() - 1, H.F_STAMP: 0, H.F_MAXOUT: config.max_outstanding,
+           H.F_CTR0: off["ctr"]}
+    for k, v in hdr.items():
+        mx[k] = v
+    mx[off["row"]:off["row"] + rows.size] = rows.ravel()
+    mx[off["ul"]:off["ul"] + len(ul)] = ul
+    tags = mx[off["tag"]:off["tag"] + sizes["tag"]].reshape(-1, H.NTG) if ways else None
+    if tags is not None:
+        tags[:, H.TG_TAG] = -1
+    load = OP_CLASSES.index("load")
+    mx[off["pc"]:off["pc"] + npc] = (trace.static["op_class"] == load).astype(I64)
+    return mx
+
+
+def _popcount(a: np.ndarray) -> int:
+    return int(np.bitwise_count(a.astype(np.uint64)).sum())
+
+
+class TeleportHardware(MechanismHardware):
+    """TELEPORT's preload table, controller, buffer and gating (seed 002)."""
+
+    mechanism = H.MECHANISM
+    counter_names = H.COUNTER_NAMES
+
+    def __init__(self, plans: dict[str, KernelPlan], config: Teleport | None = None) -> None:
+        self.plans = plans
+        self.config = config or Teleport()
+        self.tables: list[PreloadTable] = []
+
+    def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray | None:
+        plan = self.plans.get(trace.launch.kernel)
+        if plan is None:
+            return None
+        mx = teleport_state(session, plan, trace, self.config)
+        return mx
+
+    def launch_begin(self, session: TimingSession, mx: np.ndarray, start_ps: int) -> None:
+        for code, name in H.PACKET_NAMES.items():
+            session.packet_names[code] = name
+
+    def launch_end(self, session: TimingSession, mx: np.ndarray) -> None:
+        """Lines still in the buffers: read ones are used, the others wasted."""
+        c0 = int(mx[H.F_CTR0])
+        nsm = int(mx[H.F_NSM])
+        if int(mx[H.F_MODE]) == H.MODE_REAL:
+            ways = int(mx[H.F_WAYS])
+            if ways:
+                t0 = int(mx[H.F_TAG0])
+                tags = mx[t0:t0 + nsm * SETS * ways * H.NTG].reshape(-1, H.NTG)
+                live = tags[:, H.TG_TAG] >= 0
+                used = int((live & (tags[:, H.TG_USED] != 0)).sum())
+                mx[c0 + H.TC_USED] += used
+                mx[c0 + H.TC_WASTED] += int(live.sum()) - used
+        else:
+            b0 = int(mx[H.F_BM0])
+            bm = mx[b0:b0 + nsm * int(mx[H.F_NW]) * 2].reshape(-1, 2)
+            present, used = bm[:, 0], bm[:, 1]
+            u = _popcount(present & used)
+            mx[c0 + H.TC_USED] += u
+            mx[c0 + H.TC_WASTED] += _popcount(present) - u
+
+    def counter_offset(self, mx: np.ndarray) -> int:
+        return int(mx[H.F_CTR0])
+
+    @staticmethod
+    def metrics(stats, put: Put, ratio: Ratio) -> None:
+        """Preload requests, buffer fills/hits/waste, coverage and gating time."""
+        c = stats.c
+        core_ps = 1e6 / stats.consts["core_mhz"]
+        p = "teleport"
+        put(p, "ctas", c("TP_CTAS"), "ctas")
+        put(p, "gated_ctas", c("TP_GATED_CTAS"), "ctas")
+        put(p, "preload_lines", c("TP_LINES"), "lines")
+        put(p, "requests", c("TP_REQS"), "requests")
+        put(p, "skipped_resident", c("TP_SKIPPED"), "lines")
+        put(p, "arrived", c("TP_ARRIVED"), "lines")
+        put(p, "filled", c("TP_FILLED"), "lines")
+        put(p, "evicted", c("TP_EVICTED"), "lines")
+        put(p, "used", c("TP_USED"), "lines")
+        put(p, "wasted", c("TP_WASTED"), "lines")
+        put(p, "hit_loads", c("TP_HIT_LD"), "warp-instr")
+        put(p, "miss_loads", c("TP_MISS_LD"), "warp-instr")
+        put(p, "hit_transactions", c("TP_HIT_TX"), "transactions")
+        put(p, "miss_transactions", c("TP_MISS_TX"), "transactions")
+        put(p, "coverage", ratio(c("TP_HIT_TX"), c("TP_HIT_TX") + c("TP_MISS_TX")), "fraction")
+        put(p, "gate_cycles_per_cta", ratio(c("TP_GATE_PS"), c("TP_GATED_CTAS")) / core_ps, "cycles")
+        put(p, "max_lines_per_cta", c("TP_MAX_LINES"), "lines")
+
+
+class TeleportPreloader(Preloader):
+    """The preload table as the engine's :class:`~ndpgpu.timing.Preloader`: each block's lines (Eqs. 2/3 of
+    every row, from the launch only) fetched into L1 at dispatch, at the controller's priority. The
+    compiled controller (:class:`TeleportHardware`) issues the same lines into its own buffer instead."""
+
+    def __init__(self, plans: dict[str, KernelPlan], config: Teleport | None = None) -> None:
+        self.plans = plans
+        self.config = config or Teleport()
+        self.priority = self.config.priority
+
+    def lines(self, trace: KernelTrace, machine) -> tuple[np.ndarray, np.ndarray]:
+        n = trace.launch.num_ctas
+        plan = self.plans.get(trace.launch.kernel)
+        if plan is None:
+            return np.zeros(n + 1, I64), np.zeros(0, I64)
+        table, params = launch_table(plan, trace, self.config)
+        per = row_lines(table_rows(table, params), trace.launch.grid)
+        chunks: list[np.ndarray] = []
+        start = np.zeros(n + 1, I64)
+        for c in range(n):
+            ls = [np.arange(lo[c], hi[c] + 1, LINE_BYTES, dtype=I64) for lo, hi in per]
+            v = np.unique(np.concatenate(ls)) if ls else np.zeros(0, I64)
+            chunks.append(v)
+            start[c + 1] = start[c] + len(v)
+        return start, (np.concatenate(chunks) if chunks else np.zeros(0, I64))

@@ -1,0 +1,229 @@
+"""TELEPORT in the timing engine: results unchanged, every preloaded line read or counted wasted, gating
+(the I-/S-/R-machines), preload counts from Eqs. 2/3 only (data-dependent control flow and indirect
+indexes leave them unchanged: no knowledge of the trace's future), analytic bounds of the controller
+and the buffer, the policy string, and a kernel outside the paper's suite."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+import ndpgpu.api as cp
+from ndpgpu.experiments.policies import PolicyError, make_policy
+from ndpgpu.mechanisms.teleport.policy import kernel_plans, parse
+from ndpgpu.mechanisms.teleport.preload import KernelPlan, Teleport, TeleportHardware, TeleportPreloader
+from ndpgpu.timing.session import TimingSession
+from ndpgpu.workloads.runner import run_workload
+
+SRC = r"""
+extern "C" __global__ void guarded(const int *flag, const float *a, float *out, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0.f;
+  if (t < n && flag[t]) s = a[t] * 2.0f;
+  if (t < n) out[t] = s;
+}
+extern "C" __global__ void gather(const int *idx, const float *a, float *out, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n) out[t] = a[idx[t]];
+}
+"""
+N = 4096
+BLOCK = 256
+
+
+@functools.cache
+def module() -> cp.RawModule:
+    return cp.RawModule(code=SRC)
+
+
+def plans() -> dict[str, KernelPlan]:
+    m = module()
+    return {k: KernelPlan.of(m.ir.functions[k]) for k in ("guarded", "gather")}
+
+
+@functools.cache
+def recorded(kernel: str, data: str):
+    """(trace, output) of one launch of ``kernel`` on N elements; ``data`` picks the flags / indexes."""
+    rng = np.random.default_rng(3)
+    with cp.Device(trace=True) as dev:
+        a = cp.asarray(rng.random(N, dtype=np.float32))
+        out = cp.zeros(N, np.float32)
+        if kernel == "guarded":
+            flag = np.zeros(N, np.int32) if data == "zeros" else np.ones(N, np.int32)
+            first = cp.asarray(flag)
+        else:
+            idx = rng.permutation(N).astype(np.int32) if data == "random" else np.arange(N, dtype=np.int32)
+            first = cp.asarray(idx)
+        module().get_function(kernel)((N // BLOCK,), (BLOCK,), (first, a, out, np.int32(N)))
+        return dev.traces[0], out.get()
+
+
+def timed(kernel: str, data: str, config: Teleport | None):
+    trace, _ = recorded(kernel, data)
+    s = TimingSession("gtx480")
+    if config is not None:
+        s.attach(TeleportHardware(plans(), config))
+    st = s.run_launch(trace)
+    return st, {(p, m): v for p, m, v, _ in st.rows()}
+
+
+def tp(m, name):
+    return m[("teleport", name)]
+
+
+LINES_PER_CTA = 2 * BLOCK * 4 // 128  # flag[t] and a[t]: 8 lines each (Eqs. 2/3)
+CTAS = N // BLOCK
+
+
+@pytest.mark.parametrize("machine", ["real", "I", "S", "R"])
+def test_every_preloaded_line_read_or_wasted(machine):
+    st, m = timed("guarded", "ones", Teleport(machine=machine))
+    assert tp(m, "filled") == tp(m, "used") + tp(m, "wasted")
+    assert tp(m, "filled") == CTAS * LINES_PER_CTA  # every line of every block, none shared between blocks
+    assert tp(m, "used") == tp(m, "filled")  # every thread reads its flag and its a[t]
+    assert tp(m, "coverage") == 1.0 and tp(m, "miss_loads") == 0
+
+
+def test_preloads_do_not_depend_on_the_data():
+    """The flags decide which threads read a[t] (data-dependent control flow the analysis cannot know): the
+    requests are Eqs. 2/3's lines either way; with all flags 0 the a[t] lines are wasted, not skipped."""
+    _, m0 = timed("guarded", "zeros", Teleport(machine="R"))
+    _, m1 = timed("guarded", "ones", Teleport(machine="R"))
+    assert tp(m0, "requests") == tp(m1, "requests") == CTAS * LINES_PER_CTA
+    assert tp(m0, "used") == CTAS * LINES_PER_CTA // 2 and tp(m0, "wasted") == CTAS * LINES_PER_CTA // 2
+    assert tp(m1, "wasted") == 0
+
+
+def test_indirect_index_is_not_preloaded():
+    """a[idx[t]]: only idx's lines are preloaded; the gathered loads go to L1 whatever the permutation."""
+    for data in ("identity", "random"):
+        _, m = timed("gather", data, Teleport(machine="R"))
+        assert tp(m, "requests") == CTAS * BLOCK * 4 // 128
+        assert tp(m, "hit_loads") == CTAS * BLOCK // 32  # idx[t]: one per warp
+        assert tp(m, "miss_loads") == CTAS * BLOCK // 32  # a[idx[t]]
+
+
+def test_results_bit_identical():
+    """Timing with TELEPORT attached runs the same functional execution: outputs equal bit for bit."""
+    rng = np.random.default_rng(5)
+    host_a = rng.random(N, dtype=np.float32)
+    flag = (rng.random(N) < 0.5).astype(np.int32)
+    outs = []
+    for attach in (False, True):
+        with cp.Device("gtx480") as dev:
+            if attach:
+                dev.timing.attach(TeleportHardware(plans(), Teleport()))
+            out = cp.zeros(N, np.float32)
+            module().get_function("guarded")((N // BLOCK,), (BLOCK,), (cp.asarray(flag), cp.asarray(host_a), out,
+                                                                      np.int32(N)))
+            outs.append(out.get())
+            assert dev.launch_stats
+    assert outs[0].tobytes() == outs[1].tobytes()
+    assert np.array_equal(outs[0], np.where(flag != 0, host_a * 2, 0).astype(np.float32))
+
+
+def test_gating_of_the_machines():
+    """I: no TELEPORT requests, no gating; S: as many requests as R, never gated; R: every block gated."""
+    _, mi = timed("guarded", "ones", Teleport(machine="I"))
+    _, ms = timed("guarded", "ones", Teleport(machine="S"))
+    _, mr = timed("guarded", "ones", Teleport(machine="R"))
+    _, mb = timed("guarded", "ones", None)
+    assert tp(mi, "requests") == 0 and tp(mi, "arrived") == 0 and tp(mi, "gated_ctas") == 0
+    assert tp(ms, "requests") == tp(mr, "requests") > 0
+    assert tp(ms, "gated_ctas") == 0 and tp(ms, "gate_cycles_per_cta") == 0
+    assert tp(mr, "gated_ctas") == CTAS and tp(mr, "arrived") == tp(mr, "requests")
+    assert mi[("dram", "reads")] <= mb[("dram", "reads")]
+    ci, cs, cr = (m[("kernel", "cycles")] for m in (mi, ms, mr))
+    assert ci <= cs <= cr  # I >= S >= R in performance
+
+
+def test_expected_zero_starts_at_once():
+    """A kernel with nothing precalculable: no block waits, and the run is the baseline's cycle for cycle."""
+    base, mb = timed("gather", "random", None)
+    st, m = timed("gather", "random", Teleport(machine="real", table_entries=1, merge=True))
+    assert tp(m, "requests") > 0  # idx's row fits in the one entry
+    empty = {k: KernelPlan(p.fn, []) for k, p in plans().items()}
+    s = TimingSession("gtx480")
+    s.attach(TeleportHardware(empty, Teleport()))
+    st0 = s.run_launch(recorded("gather", "random")[0])
+    m0 = {(p, mm): v for p, mm, v, _ in st0.rows()}
+    assert tp(m0, "gated_ctas") == 0 and tp(m0, "requests") == 0
+    assert m0[("kernel", "cycles")] == mb[("kernel", "cycles")]
+
+
+def test_controller_and_buffer_bounds():
+    """The controller sends one line per cycle per core, so a gated block waits at least its line count plus
+    one round trip; the launch lasts at least the busiest core's request count; a buffer hit costs the
+    shared-memory latency, so the I-machine's loads cannot beat it."""
+    st, m = timed("guarded", "ones", Teleport(machine="R"))
+    assert tp(m, "gate_cycles_per_cta") >= LINES_PER_CTA
+    per_core = -(-CTAS // 15) * LINES_PER_CTA
+    assert m[("kernel", "cycles")] >= per_core
+    _, mi = timed("guarded", "ones", Teleport(machine="I", smem_latency=200))
+    _, mi1 = timed("guarded", "ones", Teleport(machine="I", smem_latency=1))
+    assert mi[("kernel", "cycles")] >= 2 * 200  # two dependent buffer loads per warp (flag, then a[t])
+    assert mi1[("kernel", "cycles")] < mi[("kernel", "cycles")]
+
+
+def test_buffer_capacity_evicts_lru():
+    """A 1 KB buffer (4 sets x 2 ways) cannot hold a block's 16 lines: lines are evicted, loads miss, and
+    every filled line is still either used or wasted."""
+    _, m = timed("guarded", "ones", Teleport(machine="real", buffer_kb=1))
+    assert tp(m, "evicted") > 0 and tp(m, "miss_loads") > 0
+    assert tp(m, "filled") == tp(m, "used") + tp(m, "wasted")
+
+
+@pytest.mark.parametrize("arb", ["tpref", "cpref", "alt"])
+def test_arbitration_policies_run(arb):
+    _, m = timed("guarded", "ones", Teleport(arbitration=arb))
+    assert tp(m, "requests") == CTAS * LINES_PER_CTA and tp(m, "coverage") == 1.0
+
+
+def test_outstanding_bound_slows_the_gate():
+    """With one request in flight per core a block's lines come one round trip apart: the same requests, a
+    longer wait per gated block and a longer launch."""
+    _, m64 = timed("guarded", "ones", Teleport(machine="R"))
+    _, m1 = timed("guarded", "ones", Teleport(machine="R", max_outstanding=1))
+    assert tp(m1, "requests") == tp(m64, "requests")
+    assert tp(m1, "gate_cycles_per_cta") > tp(m64, "gate_cycles_per_cta")
+    assert m1[("kernel", "cycles")] > m64[("kernel", "cycles")]
+
+
+def test_policy_spec():
+    cfg, l1 = parse("S,buffer_kb=16,arb=alt,priority=2,table=32,merge=0")
+    assert (cfg.machine, cfg.buffer_kb, cfg.arbitration, cfg.priority, cfg.table_entries, cfg.merge, l1) == (
+        "S", 16, "alt", 2, 32, False, False)
+    assert parse("l1")[1] is True
+    assert parse("real,outstanding=8")[0].max_outstanding == 8
+    with pytest.raises(PolicyError, match="machine"):
+        make_policy("teleport:Q")
+    with pytest.raises(PolicyError, match="unknown setting"):
+        make_policy("teleport:real,size=3")
+    with pytest.raises(PolicyError, match="not an integer"):
+        make_policy("teleport:real,buffer_kb=big")
+
+
+def test_l1_preloader_path_same_lines():
+    """The table as the engine's Preloader (lines into L1 at dispatch): the same lines per block."""
+    trace, _ = recorded("guarded", "ones")
+    start, lines = TeleportPreloader(plans()).lines(trace, None)
+    assert len(start) == CTAS + 1 and int(start[-1]) == CTAS * LINES_PER_CTA
+    assert np.all(np.diff(lines[start[0]:start[1]]) > 0)
+    s = TimingSession("gtx480")
+    s.set_preloader(TeleportPreloader(plans()))
+    st = s.run_launch(trace)
+    assert st.c("PRELOADS") == CTAS * LINES_PER_CTA
+
+
+def test_kernel_outside_the_paper_suite():
+    """saxpy (the builtin suite) under teleport:real on gtx480: x and y preloaded, every load a buffer hit."""
+    run = run_workload("saxpy", "tiny", trace=True)
+    s = TimingSession("gtx480")
+    s.attach(TeleportHardware(kernel_plans("saxpy"), Teleport()))
+    for tr in run.device.traces:
+        s.run_launch(tr)
+    m = {(p, mm): v for p, mm, v, _ in s.totals().rows()}
+    assert tp(m, "coverage") > 0.9
+    assert tp(m, "filled") == tp(m, "used") + tp(m, "wasted")

@@ -136,6 +136,7 @@ def test_a_yaml_description_is_the_same_launch(gather, capsys):
 @pytest.mark.parametrize(("kernel", "machine", "policy", "row"), [
     ("gather_axpy", "llc-mesh", "llc:omni", ("offload.chains", "offloaded")),
     ("gather_sum", "tom-ndp", "tom:always+bmap", ("offload.blocks", "offloaded")),
+    ("gather_axpy", "gtx480-gpgpusim", "teleport:real", ("teleport", "preload_lines")),
 ])
 def test_a_kernel_outside_the_suites_runs_under_each_mechanism(gather, capsys, kernel, machine, policy, row):
     """The policies analyse the file's own module; their results are bit-identical to the plain run's."""

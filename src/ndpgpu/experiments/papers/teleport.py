@@ -1,7 +1,7 @@
 """TELEPORT (seed 002): global reads preloaded into a buffer carved from unused shared memory.
 
-``ndpgpu reproduce teleport [--scale small]``: on ``gtx480`` (the paper's Table 2; the GPGPU-Sim-matched
-overlay does not exist yet), the Baseline kernels of the 12 simulated benchmarks against TELEPORT
+``ndpgpu reproduce teleport [--scale small]``: on ``gtx480-gpgpusim`` (the paper's Table 2 with GPGPU-Sim's
+memory-system model, the paper's simulator), the Baseline kernels of the 12 simulated benchmarks against TELEPORT
 (``teleport:real``: the 48 KB 96-way buffer, gating), the five hand-written shared-memory versions, the
 I-/S-/R-machines (Sec. 5.2), the arbitration policies and buffer sizes (Sec. 5.3); the analysis of all 16
 benchmarks (Sec. 2.2), the hardware cost (Sec. 6) and Table 5.
@@ -19,7 +19,7 @@ from ..points import Point, SweepSpec
 from ..report import Check, Reproduction, register_reproduction
 from ..results import ResultSet, Table, geomean
 
-MACHINE = "gtx480"
+MACHINE = "gtx480-gpgpusim"  # the paper ran GPGPU-Sim 3.2.2's GTX480: gtx480 with its memory model
 CYCLES = "kernel.cycles"
 DRAM = "dram.reads"
 ROWLOC = "dram.row_locality"
@@ -62,8 +62,9 @@ class TeleportReproduction(Reproduction):
     differences = (
         "The paper analyses CUDA source with a Python tool and runs GPGPU-Sim 3.2.2; ours analyses nvcc 13's PTX "
         "with the shared affine analysis, so counts are of PTX reads (nvcc's rotated loops duplicate a loop test's "
-        "reads; CSE merges others), and it times on our `gtx480` preset (Table 2 plus GPGPU-Sim's public GTX480 "
-        "values; the GPGPU-Sim-matched overlay does not exist yet). Inputs are the suite's scales, not the paper's "
+        "reads; CSE merges others), and it times on `gtx480-gpgpusim`: our `gtx480` preset (Table 2 plus "
+        "GPGPU-Sim's public GTX480 values) with GPGPU-Sim's memory-system model (each 32-B sector read a whole "
+        "DRAM burst, no refresh, no tFAW). Inputs are the suite's scales, not the paper's "
         "(unstated). The preload table gets one row per tile row of a 2-D tile and merges a stencil's overlapping "
         "indexes (the extraction's G1/G5), with typesize chosen as threadIdx.x's stride. The controller issues one "
         "line per cycle per core at the core's network port (a per-core controller queue, FIFO over blocks); "

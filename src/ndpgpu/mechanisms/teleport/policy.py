@@ -50,11 +50,15 @@ def parse(spec: str) -> tuple[Teleport, bool]:
         raise PolicyError(f"teleport:{spec}: {exc}") from exc
 
 
-def kernel_plans(source: str) -> dict[str, KernelPlan]:
-    """The analysis of every kernel of a registered workload or a .cu/.ptx file."""
-    from ..analyze import kernel_programs, load_module
+def kernel_plans(source: Any) -> dict[str, KernelPlan]:
+    """The analysis of every kernel of a registered workload or a .cu/.ptx file (by name or path), or of the
+    module a recording's run launched (a kernel file run by ``ndpgpu run``)."""
+    from ..analyze import kernel_programs, load_module, recording_module
 
-    module, _ = load_module(source)
+    if isinstance(source, str):
+        module, _ = load_module(source)
+    else:
+        module = recording_module(source)
     return {k: KernelPlan.of(module.ir.functions[k]) for k, _p in kernel_programs(module)}
 
 
@@ -67,8 +71,8 @@ class TeleportPolicy(SessionPolicy):
         self._rows: list[tuple[str, str, float, str]] = []
 
     def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
-        source = getattr(recording, "source", None) or getattr(recording, "workload", None) or recording.name
-        plans = kernel_plans(source)
+        source = getattr(recording, "source", None)
+        plans = kernel_plans(source if source else recording)
         usable = sum(r.usable for p in plans.values() for r in p.reads)
         total = sum(len(p.reads) for p in plans.values())
         self._rows = [("teleport.analysis", "read_indexes", float(total), "indexes"),

@@ -75,7 +75,7 @@ class ExecutionPlacement(abc.ABC):
 
 
 class Preloader(abc.ABC):
-    """Lines fetched into an SM's L1 when a CTA is dispatched (TELEPORT-style), at a priority class."""
+    """Lines fetched into an SM's L1 when a CTA is dispatched (a thread-block preloader), at a priority class."""
 
     priority: int = 1
 

@@ -441,7 +441,7 @@ class DramSpec(Spec):
     subarrays_per_bank: int = F(1, "subarrays", "subarrays per bank, each with its own row buffer (MASA-style "
                                 "subarray-level parallelism); row r lies in subarray r mod this (1: one row "
                                 "buffer per bank)", ge=1, le=64)
-    max_open_subarrays: int = F(0, "subarrays", "most subarrays of a bank open at once (MPU: 4 of 8); an ACT "
+    max_open_subarrays: int = F(0, "subarrays", "most subarrays of a bank open at once (e.g. 4 of 8); an ACT "
                                 "beyond it first precharges the bank's least-recently-used open subarray, and a "
                                 "subarray counts from its ACT until tRP after its PRE (0: no cap; at most "
                                 "subarrays_per_bank)", ge=0, le=64)

@@ -28,3 +28,30 @@ WARP_INSTRUCTIONS = ("warp_instructions", "functional.warp_instructions", "gpu.w
 DRAM_BYTES = ("dram.bytes", "dram.bytes_total", "dram_bytes")
 L2_MISS_RATE = ("l2.miss_rate", "l2_miss_rate")
 L1D_MISS_RATE = ("l1d.miss_rate", "l1d_miss_rate")
+
+
+class BenchmarkRatios:
+    """Per-benchmark speedups and metric ratios of a configuration against another.
+
+    A reproduction mixes this in and defines ``_value(results, config, bench, metric)``; a ratio is None where
+    either side has no value (a point that failed or was not run), never a silent zero.
+    """
+
+    def _value(self, results: ResultSet, config: str, bench: str, metric: str) -> float | None:
+        raise NotImplementedError
+
+    def _speedup(self, results: ResultSet, config: str, benches, base: str = "baseline") -> dict[str, float | None]:
+        """``base``'s kernel cycles over ``config``'s, per benchmark."""
+        out: dict[str, float | None] = {}
+        for b in benches:
+            b0, b1 = self._value(results, base, b, "kernel.cycles"), self._value(results, config, b, "kernel.cycles")
+            out[b] = b0 / b1 if b0 and b1 else None
+        return out
+
+    def _ratio(self, results: ResultSet, config: str, benches, metric: str) -> dict[str, float | None]:
+        """``config``'s ``metric`` over the baseline's, per benchmark."""
+        out: dict[str, float | None] = {}
+        for b in benches:
+            b0, b1 = self._value(results, "baseline", b, metric), self._value(results, config, b, metric)
+            out[b] = b1 / b0 if b0 and b1 is not None else None
+        return out

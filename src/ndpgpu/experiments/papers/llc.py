@@ -18,6 +18,7 @@ from ..plots import BarChart
 from ..points import Point, SweepSpec
 from ..report import Check, Reproduction, register_reproduction
 from ..results import ResultSet, Table, geomean
+from ._metrics import BenchmarkRatios
 
 MICRO = ("COMPARE", "COPY-ALIGNED", "COPY-STRIDED", "DENSITY", "VECADD-ALIGNED", "VECADD-STRIDED", "NORM")
 APPS = ("BFS", "FDTD", "KMN", "MVT", "RED", "SCP", "SRAD", "STREAM", "TRIAD")
@@ -73,7 +74,7 @@ def source(bench: str, offload: bool) -> str:
 
 
 @register_reproduction
-class LlcReproduction(Reproduction):
+class LlcReproduction(BenchmarkRatios, Reproduction):
     name = "llc"
     title = "LLC-Compute / Omni-Compute: chains computed at LLC slices and idle cores on the mesh"
     paper = ("A. Pattnaik et al., Opportunistic Computing in GPU Architectures, ISCA 2019 (seed 001)")
@@ -129,20 +130,6 @@ class LlcReproduction(Reproduction):
         machine = MACHINES.get(config, MACHINE)
         return any((r.point.machine, r.point.policy, r.point.overrides) == (machine, policy, over)
                    for r in results.results)
-
-    def _speedup(self, results: ResultSet, config: str, benches, base: str = "baseline") -> dict[str, float | None]:
-        out: dict[str, float | None] = {}
-        for b in benches:
-            b0, b1 = self._value(results, base, b, CYCLES), self._value(results, config, b, CYCLES)
-            out[b] = b0 / b1 if b0 and b1 else None
-        return out
-
-    def _ratio(self, results: ResultSet, config: str, benches, metric: str) -> dict[str, float | None]:
-        out: dict[str, float | None] = {}
-        for b in benches:
-            b0, b1 = self._value(results, "baseline", b, metric), self._value(results, config, b, metric)
-            out[b] = b1 / b0 if b0 and b1 is not None else None
-        return out
 
     def _latency(self, results: ResultSet, config: str, bench: str) -> float | None:
         """Average memory latency (core cycles): L1-miss fetches and, with offloading, chain round trips."""

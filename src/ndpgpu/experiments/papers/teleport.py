@@ -18,6 +18,7 @@ from ..plots import BarChart
 from ..points import Point, SweepSpec
 from ..report import Check, Reproduction, register_reproduction
 from ..results import ResultSet, Table, geomean
+from ._metrics import BenchmarkRatios
 
 MACHINE = "gtx480-gpgpusim"  # the paper ran GPGPU-Sim 3.2.2's GTX480: gtx480 with its memory model
 CYCLES = "kernel.cycles"
@@ -47,7 +48,7 @@ CAUSES = {"NNC": "induction", "NN": "induction", "RDC": "induction", "BPT": "ind
 
 
 @register_reproduction
-class TeleportReproduction(Reproduction):
+class TeleportReproduction(BenchmarkRatios, Reproduction):
     name = "teleport"
     title = "TELEPORT: precalculable global reads preloaded into unused shared memory"
     paper = ("TELEPORT: Hardware/software alternative to CUDA shared memory programming, Microprocessors and "
@@ -99,20 +100,6 @@ class TeleportReproduction(Reproduction):
     def _ran(self, results: ResultSet, config: str) -> bool:
         pol = self._policy(config)
         return any(r.point.policy == pol for r in results.results)
-
-    def _speedup(self, results: ResultSet, config: str, benches, base: str = "baseline") -> dict[str, float | None]:
-        out: dict[str, float | None] = {}
-        for b in benches:
-            b0, b1 = self._value(results, base, b, CYCLES), self._value(results, config, b, CYCLES)
-            out[b] = b0 / b1 if b0 and b1 else None
-        return out
-
-    def _ratio(self, results: ResultSet, config: str, benches, metric: str) -> dict[str, float | None]:
-        out: dict[str, float | None] = {}
-        for b in benches:
-            b0, b1 = self._value(results, "baseline", b, metric), self._value(results, config, b, metric)
-            out[b] = b1 / b0 if b0 and b1 is not None else None
-        return out
 
     @staticmethod
     def _mean(values: dict[str, float | None]) -> float | None:

@@ -180,6 +180,11 @@ class _Parser:
         value = self.int_literal(tok)
         return -value if neg else value
 
+    def skip_line(self, directive: Token) -> None:
+        """Skip the rest of ``directive``'s line: ``.loc`` and ``.file`` end at the line, with no semicolon."""
+        while self.peek().kind != "eof" and self.peek().line == directive.line:
+            self.next()
+
     def skip_statement(self) -> None:
         depth = 0
         while True:
@@ -213,7 +218,9 @@ class _Parser:
             elif t == ".address_size":
                 self.next()
                 mod.address_size = self.expect_int()
-            elif t in (".file", ".section"):
+            elif t == ".file":
+                self.skip_line(self.next())
+            elif t == ".section":
                 self.next()
                 self.skip_statement()
             elif t in _LINKAGE or t in (".entry", ".func") or t[1:] in STATE_SPACES:
@@ -453,7 +460,10 @@ class _Parser:
                         var.name = unique
                     fn.variables.append(var)
                 continue
-            if t in (".loc", ".pragma", ".file"):
+            if t in (".loc", ".file"):
+                self.skip_line(self.next())
+                continue
+            if t == ".pragma":
                 self.next()
                 self.skip_statement()
                 continue

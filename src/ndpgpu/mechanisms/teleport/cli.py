@@ -5,6 +5,7 @@ Per kernel: each global read (PTX line, array, class, ``blockIdx`` degree, addre
 and each precalculable index's per-block bounds with ``threadIdx`` at its extremes. With ``--grid`` and
 ``--block`` (and ``--param name=value`` for scalar arguments) it also prints the preload table the launch
 would get: one row per region with the ``cudaSetCTATracker`` arguments (Eqs. 2/3), emitted automatically.
+With ``--source``: the reads by CUDA source line, in the form of the paper's Table 1 (:mod:`.source`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--block", help="launch block for the preload table, e.g. 512 or 16,16")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a scalar argument's value (PTX name or its index: 3=1024)")
+    p.add_argument("--source", dest="source_view", action="store_true",
+                   help="the reads by CUDA source line (compiled again with -lineinfo), as the paper's Table 1")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=analyze_teleport_main)
 
@@ -139,6 +142,18 @@ def format_table(kernels: list[dict]) -> str:
 
 def analyze_teleport_main(args: argparse.Namespace) -> int:
     """Run ``ndpgpu analyze teleport``."""
+    if getattr(args, "source_view", False):
+        import dataclasses
+
+        from .source import format_source, load_with_lines, source_reads
+
+        module, what = load_with_lines(args.source)
+        rows = source_reads(module, args.kernel or None)
+        if args.format == "json":
+            print(json.dumps({"source": what, "reads": [dataclasses.asdict(r) for r in rows]}, indent=1))
+        else:
+            print(format_source(rows, what))
+        return 0
     module, what = load_module(args.source)
     kernels = analyze(module, args)
     if args.format == "json":

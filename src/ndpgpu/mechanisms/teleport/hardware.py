@@ -14,8 +14,13 @@ shared memory, thread-block gating and loads served from the buffer (seed 002, S
 * **Loads** (:func:`intercept`): a global load whose lines are all in the buffer is served from it
   (shared-memory latency, no L1/L2 traffic); otherwise it goes to L1 as usual.
 
-Nothing here reads the trace's future: the controller uses the table and the launch's grid, and the
-buffer sees the addresses of the load being issued.
+* **MTHWP** (:func:`l1_access`; Lee et al., MICRO 2010, the paper's Sec. 5.4 comparison), when enabled: per
+  SM, a per-warp stride table (PWS, 32 entries), a global stride table (GS, 32, promoted from PWS) and an
+  inter-warp table (IP, 128), trained on the demand accesses the L1 sees, predicting one line per access
+  (GS > IP > PWS), throttled per period by its early-eviction rate (docs/teleport.md lists every choice).
+
+Nothing here reads the trace's future: the controller uses the table and the launch's grid, the buffer sees
+the addresses of the load being issued, and MTHWP the demand addresses already looked up in L1.
 """
 
 from ...timing.engine.layout import *  # noqa: F403  (the engine's columns and codes)
@@ -25,19 +30,19 @@ from ...timing.engine.queues import edge, q_space, rq_alloc, rq_release
 from ...timing.engine.xbar import net_push
 
 MECHANISM = "teleport"
-HOOKS = ("warp_start", "decide", "cta_start", "intercept", "core_service", "sm_receive", "l2_deliver")
+HOOKS = ("warp_start", "decide", "cta_start", "intercept", "core_service", "sm_receive", "l2_deliver", "l1_access")
 
 PK_TFILL = PK_MECH  # a preload line's data on its way to the core
 PACKET_NAMES = {PK_TFILL: "teleport_fill"}
-MODE_REAL, MODE_I, MODE_S, MODE_R = 0, 1, 2, 3
+MODE_REAL, MODE_I, MODE_S, MODE_R, MODE_OFF = 0, 1, 2, 3, 4  # OFF: no preloading (MTHWP alone)
 RQ_RESERVE = 512  # request-pool entries the controller never takes (the L2 needs them to reach DRAM)
 ARB_TPREF, ARB_CPREF, ARB_ALT = 0, 1, 2
 
 (
     F_MODE, F_NSM, F_NSLOT, F_WPC, F_GX, F_GY, F_NCTA, F_NROW, F_ROW0, F_CTA0, F_Q0, F_QCAP, F_SMS0, F_TAG0,
     F_SETS, F_WAYS, F_UL0, F_NUL, F_BM0, F_NW, F_PC0, F_NPC, F_WK0, F_WKCAP, F_SMEM_LAT, F_PRIO, F_ARB, F_LSHIFT,
-    F_STAMP, F_MAXOUT, F_CTR0, F_HDR
-) = range(32)
+    F_STAMP, F_MAXOUT, F_CTR0, F_MT, F_MT0, F_MT_RINGN, F_MT_GAP, F_MT_PERIOD, F_HDR
+) = range(37)
 # table rows: base, typesize, min products x/y/z, min offset, max products x/y/z, max offset
 RW_BASE, RW_TS, RW_MINX, RW_MINY, RW_MINZ, RW_MINOFF, RW_MAXX, RW_MAXY, RW_MAXZ, RW_MAXOFF = range(10)
 NRW = 10
@@ -53,11 +58,35 @@ NTG = 3
 
 COUNTER_NAMES = ("TP_CTAS", "TP_LINES", "TP_REQS", "TP_SKIPPED", "TP_ARRIVED", "TP_FILLED", "TP_EVICTED",
                  "TP_USED", "TP_WASTED", "TP_HIT_LD", "TP_HIT_TX", "TP_MISS_LD", "TP_MISS_TX", "TP_GATED_CTAS",
-                 "TP_GATE_PS", "TP_MAX_LINES")
+                 "TP_GATE_PS", "TP_MAX_LINES",
+                 "MT_ACCESSES", "MT_TRAIN", "MT_GS", "MT_IP", "MT_PWS", "MT_PROMOTED", "MT_THROTTLED", "MT_REQUESTED",
+                 "MT_TRACKED", "MT_USEFUL", "MT_MISSED", "MT_EXPIRED", "MT_UNUSED_END", "MT_PERIODS", "MT_LEVEL_SUM")
 (
     TC_CTAS, TC_LINES, TC_REQS, TC_SKIPPED, TC_ARRIVED, TC_FILLED, TC_EVICTED, TC_USED, TC_WASTED, TC_HIT_LD,
-    TC_HIT_TX, TC_MISS_LD, TC_MISS_TX, TC_GATED, TC_GATE_PS, TC_MAX_LINES
+    TC_HIT_TX, TC_MISS_LD, TC_MISS_TX, TC_GATED, TC_GATE_PS, TC_MAX_LINES,
+    MC_ACCESSES, MC_TRAIN, MC_GS, MC_IP, MC_PWS, MC_PROMOTED, MC_THROTTLED, MC_REQUESTED, MC_TRACKED, MC_USEFUL,
+    MC_MISSED, MC_EXPIRED, MC_UNUSED_END, MC_PERIODS, MC_LEVEL_SUM
 ) = range(len(COUNTER_NAMES))
+
+# MTHWP, per SM: a header, the three tables (fully associative, LRU by a stamp) and the accounting ring
+MS_LSLOT, MS_LPC, MS_LLINE, MS_LNOW, MS_LEVEL, MS_NACC, MS_PUSE, MS_PEXP, MS_PREQ, MS_CAND, MS_RHEAD, MS_CLOCK = \
+    range(12)
+NMS = 12
+PWS_N, GS_N, IP_N = 32, 32, 128  # entries (the paper's Sec. 5.4 configuration)
+PW_SLOT, PW_PC, PW_LAST, PW_STRIDE, PW_CONF, PW_STAMP = range(6)
+NPW = 6
+GS_PC, GS_STRIDE, GS_STAMP = range(3)
+NGS = 3
+IP_PC, IP_SLOT, IP_LINE, IP_STRIDE, IP_CONF, IP_STAMP = range(6)
+NIP = 6
+PROMOTE = 3  # PWS entries (warps) of one PC agreeing on a stride promote it to GS
+MAX_LEVEL = 3  # throttle levels: a candidate issued 1 in 2**level, none at MAX_LEVEL
+
+
+@njit
+def mt_size(ringn):
+    """Words of one SM's MTHWP state."""
+    return NMS + PWS_N * NPW + GS_N * NGS + IP_N * NIP + 2 * ringn
 
 
 @njit
@@ -191,8 +220,8 @@ def buf_fill(sm, line, mx):
 
 @njit
 def warp_start(gwarp, mx):
-    """Every warp is watched: its block may be gated, its loads may hit the buffer."""
-    return gwarp
+    """Every warp is watched: its block may be gated, its loads may hit the buffer (none without preloading)."""
+    return -1 if mx[F_MODE] == MODE_OFF else gwarp
 
 
 @njit
@@ -250,6 +279,10 @@ def cta_start(sm, cta, cslot, now, k, cfg, ctat, smt, mx):
     mx[o + CT_ISSUED] = 0
     ctr_add(mx, TC_CTAS, 1)
     mode = mx[F_MODE]
+    if mode == MODE_OFF:
+        mx[o + CT_READY] = 1
+        mx[o + CT_ISSUED] = 1
+        return
     if mode == MODE_I or mode == MODE_S:
         n = fill_all(sm, cta, mx)
         ctr_add(mx, TC_LINES, n)
@@ -418,3 +451,251 @@ def intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mran
     mx[w0 + 2 * i + 1] = edge(clk, D_CORE, k + max(1, mx[F_SMEM_LAT]))
     mx[b + SS_NWK] = i + 1
     return 2
+
+
+# ------------------------------------------------------------------------------------------------------
+# MTHWP (Lee et al., MICRO 2010): the L1's many-thread-aware stride prefetcher
+
+
+@njit
+def mt_base(sm, mx):
+    return mx[F_MT0] + sm * mt_size(mx[F_MT_RINGN])
+
+
+@njit
+def mt_stamp(b, mx):
+    mx[b + MS_CLOCK] += 1
+    return mx[b + MS_CLOCK]
+
+
+@njit
+def ring_put(b, line, flag, mx):
+    """Push ``line`` into the SM's accounting ring (an L1-sized FIFO: the lines the L1 probably holds); a
+    prefetched line pushed out unread counts as evicted unused."""
+    n = mx[F_MT_RINGN]
+    if n <= 0:
+        return
+    r0 = b + NMS + PWS_N * NPW + GS_N * NGS + IP_N * NIP
+    h = mx[b + MS_RHEAD]
+    if mx[r0 + 2 * h + 1] != 0:
+        ctr_add(mx, MC_EXPIRED, 1)
+        mx[b + MS_PEXP] += 1
+    mx[r0 + 2 * h] = line
+    mx[r0 + 2 * h + 1] = flag
+    mx[b + MS_RHEAD] = (h + 1) % n
+
+
+@njit
+def ring_find(b, line, mx):
+    """The ring slot (an mx offset) holding ``line``, or -1."""
+    r0 = b + NMS + PWS_N * NPW + GS_N * NGS + IP_N * NIP
+    for i in range(mx[F_MT_RINGN]):
+        if mx[r0 + 2 * i] == line:
+            return r0 + 2 * i
+    return -1
+
+
+@njit
+def ring_demand(b, line, hit, mx):
+    """A demand access: a prefetched line's first demand counts useful (an L1 hit) or missed (late, dropped or
+    evicted); a missed line enters the ring."""
+    e = ring_find(b, line, mx)
+    if e >= 0:
+        if mx[e + 1] != 0:
+            mx[e + 1] = 0
+            if hit != 0:
+                ctr_add(mx, MC_USEFUL, 1)
+                mx[b + MS_PUSE] += 1
+            else:
+                ctr_add(mx, MC_MISSED, 1)
+        return
+    if hit == 0:
+        ring_put(b, line, 0, mx)
+
+
+@njit
+def pws_train(b, slot, pc, line, mx):
+    """Per-warp stride: the stride of (warp, PC) confirmed when seen twice; returns the entry (mx offset)."""
+    t0 = b + NMS
+    victim = t0
+    for i in range(PWS_N):
+        e = t0 + i * NPW
+        if mx[e + PW_STAMP] > 0 and mx[e + PW_PC] == pc and mx[e + PW_SLOT] == slot:
+            delta = line - mx[e + PW_LAST]
+            if delta != 0:
+                if delta == mx[e + PW_STRIDE]:
+                    mx[e + PW_CONF] = min(mx[e + PW_CONF] + 1, 3)
+                else:
+                    mx[e + PW_STRIDE] = delta
+                    mx[e + PW_CONF] = 0
+                mx[e + PW_LAST] = line
+            mx[e + PW_STAMP] = mt_stamp(b, mx)
+            return e
+        if mx[e + PW_STAMP] < mx[victim + PW_STAMP]:
+            victim = e
+    mx[victim + PW_SLOT] = slot
+    mx[victim + PW_PC] = pc
+    mx[victim + PW_LAST] = line
+    mx[victim + PW_STRIDE] = 0
+    mx[victim + PW_CONF] = 0
+    mx[victim + PW_STAMP] = mt_stamp(b, mx)
+    return victim
+
+
+@njit
+def gs_find(b, pc, mx):
+    g0 = b + NMS + PWS_N * NPW
+    for i in range(GS_N):
+        e = g0 + i * NGS
+        if mx[e + GS_STAMP] > 0 and mx[e + GS_PC] == pc:
+            return e
+    return -1
+
+
+@njit
+def gs_promote(b, pc, stride, mx):
+    """Promote (pc, stride) to GS when PROMOTE warps' PWS entries agree on it."""
+    if gs_find(b, pc, mx) >= 0:
+        return
+    t0 = b + NMS
+    n = 0
+    for i in range(PWS_N):
+        e = t0 + i * NPW
+        if mx[e + PW_STAMP] > 0 and mx[e + PW_PC] == pc and mx[e + PW_CONF] >= 1 and mx[e + PW_STRIDE] == stride:
+            n += 1
+    if n < PROMOTE:
+        return
+    g0 = b + NMS + PWS_N * NPW
+    victim = g0
+    for i in range(GS_N):
+        e = g0 + i * NGS
+        if mx[e + GS_STAMP] < mx[victim + GS_STAMP]:
+            victim = e
+    mx[victim + GS_PC] = pc
+    mx[victim + GS_STRIDE] = stride
+    mx[victim + GS_STAMP] = mt_stamp(b, mx)
+    ctr_add(mx, MC_PROMOTED, 1)
+
+
+@njit
+def ip_train(b, slot, pc, line, mx):
+    """Inter-warp stride of a PC: (line - last line) / (warp - last warp), confirmed when seen twice."""
+    i0 = b + NMS + PWS_N * NPW + GS_N * NGS
+    victim = i0
+    for i in range(IP_N):
+        e = i0 + i * NIP
+        if mx[e + IP_STAMP] > 0 and mx[e + IP_PC] == pc:
+            ds = slot - mx[e + IP_SLOT]
+            if ds != 0:
+                dl = line - mx[e + IP_LINE]
+                if dl % ds == 0 and dl != 0 and dl // ds == mx[e + IP_STRIDE]:
+                    mx[e + IP_CONF] = min(mx[e + IP_CONF] + 1, 3)
+                else:
+                    mx[e + IP_STRIDE] = dl // ds if dl % ds == 0 else 0
+                    mx[e + IP_CONF] = 0
+            mx[e + IP_SLOT] = slot
+            mx[e + IP_LINE] = line
+            mx[e + IP_STAMP] = mt_stamp(b, mx)
+            return e
+        if mx[e + IP_STAMP] < mx[victim + IP_STAMP]:
+            victim = e
+    mx[victim + IP_PC] = pc
+    mx[victim + IP_SLOT] = slot
+    mx[victim + IP_LINE] = line
+    mx[victim + IP_STRIDE] = 0
+    mx[victim + IP_CONF] = 0
+    mx[victim + IP_STAMP] = mt_stamp(b, mx)
+    return victim
+
+
+@njit
+def mt_period_end(b, mx):
+    """Adaptive throttling, once per period of the SM's L1 accesses: early-eviction rate (prefetched lines
+    evicted unused / used) high -> no prefetching, medium -> fewer, low -> more; after a silent period at the
+    top level, one level down (a probe)."""
+    lvl = mx[b + MS_LEVEL]
+    use = mx[b + MS_PUSE]
+    exp = mx[b + MS_PEXP]
+    if lvl >= MAX_LEVEL and mx[b + MS_PREQ] == 0:
+        lvl = MAX_LEVEL - 1
+    elif use + exp > 0:
+        if exp > use:
+            lvl = MAX_LEVEL
+        elif 4 * exp > use:
+            lvl = min(lvl + 1, MAX_LEVEL)
+        else:
+            lvl = max(lvl - 1, 0)
+    mx[b + MS_LEVEL] = lvl
+    mx[b + MS_NACC] = 0
+    mx[b + MS_PUSE] = 0
+    mx[b + MS_PEXP] = 0
+    mx[b + MS_PREQ] = 0
+    ctr_add(mx, MC_PERIODS, 1)
+    ctr_add(mx, MC_LEVEL_SUM, lvl)
+
+
+@njit
+def l1_access(sm, slot, pc, line, hit, d, now, mx):
+    """MTHWP: train on this demand access, predict one line (GS > IP > PWS), throttle."""
+    if mx[F_MT] == 0 or d != 0:
+        return -1
+    b = mt_base(sm, mx)
+    ctr_add(mx, MC_ACCESSES, 1)
+    ring_demand(b, line, hit, mx)
+    # a warp instruction's transactions come one after another: train on its first line only
+    same = (mx[b + MS_LSLOT] == slot and mx[b + MS_LPC] == pc and line > mx[b + MS_LLINE]
+            and now - mx[b + MS_LNOW] <= mx[F_MT_GAP])
+    mx[b + MS_LSLOT] = slot
+    mx[b + MS_LPC] = pc
+    mx[b + MS_LLINE] = line
+    mx[b + MS_LNOW] = now
+    g = gs_find(b, pc, mx)
+    if not same:
+        ctr_add(mx, MC_TRAIN, 1)
+        ip_train(b, slot, pc, line, mx)
+        if g < 0:  # a promoted PC trains no more per warp
+            pw = pws_train(b, slot, pc, line, mx)
+            if mx[pw + PW_CONF] >= 1:
+                gs_promote(b, pc, mx[pw + PW_STRIDE], mx)
+    mx[b + MS_NACC] += 1
+    if mx[b + MS_NACC] >= mx[F_MT_PERIOD]:
+        mt_period_end(b, mx)
+    # predict (a stride is a difference of lines, so the target is a line)
+    stride = 0
+    if g >= 0:
+        stride = mx[g + GS_STRIDE]
+        ctr_add(mx, MC_GS, 1)
+    else:
+        i0 = b + NMS + PWS_N * NPW + GS_N * NGS
+        for i in range(IP_N):
+            e = i0 + i * NIP
+            if mx[e + IP_STAMP] > 0 and mx[e + IP_PC] == pc:
+                if mx[e + IP_CONF] >= 1:
+                    stride = mx[e + IP_STRIDE]
+                break
+        if stride != 0:
+            ctr_add(mx, MC_IP, 1)
+        else:
+            t0 = b + NMS
+            for i in range(PWS_N):
+                e = t0 + i * NPW
+                if mx[e + PW_STAMP] > 0 and mx[e + PW_PC] == pc and mx[e + PW_SLOT] == slot:
+                    if mx[e + PW_CONF] >= 1:
+                        stride = mx[e + PW_STRIDE]
+                    break
+            if stride != 0:
+                ctr_add(mx, MC_PWS, 1)
+    target = line + stride
+    if stride == 0 or target < 0:
+        return -1
+    lvl = mx[b + MS_LEVEL]
+    mx[b + MS_CAND] += 1
+    if lvl >= MAX_LEVEL or mx[b + MS_CAND] % (1 << lvl) != 0:
+        ctr_add(mx, MC_THROTTLED, 1)
+        return -1
+    ctr_add(mx, MC_REQUESTED, 1)
+    mx[b + MS_PREQ] += 1
+    if ring_find(b, target, mx) < 0:
+        ring_put(b, target, 1, mx)
+        ctr_add(mx, MC_TRACKED, 1)
+    return target

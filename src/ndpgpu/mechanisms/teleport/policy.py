@@ -1,9 +1,13 @@
-"""TELEPORT as a session policy: ``teleport:<machine>[,key=value...]``.
+"""TELEPORT as a session policy: ``teleport:<machine>[,mthwp][,key=value...]``.
 
 * machine: ``real`` (the 48 KB set-associative buffer, gating), ``I``, ``S``, ``R`` (Sec. 5.2's ideal
-  machines), or ``l1`` (the same table through the engine's L1 preloader: lines into L1, no gating);
+  machines), ``l1`` (the same table through the engine's L1 preloader: lines into L1, no gating), or
+  ``mthwp`` (no preloading, the MTHWP prefetcher alone: ``teleport:mthwp``);
+* ``mthwp`` after a machine adds the MTHWP prefetcher at every L1 (``teleport:real,mthwp``: Sec. 5.4's
+  MTHWP+TELEPORT; not with ``l1``);
 * keys: ``buffer_kb`` (16/32/48/64), ``arb`` (``tpref``/``cpref``/``alt``), ``priority`` (0..3),
-  ``table`` (entries), ``merge`` and ``split`` (0/1: the analysis's region options), ``smem_latency``.
+  ``table`` (entries), ``merge`` and ``split`` (0/1: the analysis's region options), ``smem_latency``,
+  ``outstanding``, ``mthwp_period`` (MTHWP's throttling period, L1 accesses per SM).
 
 ``prepare`` runs the precalculability analysis on every kernel of the recording's source (a registered
 workload, or a .cu file ``ndpgpu run`` was given) and attaches the hardware. Usable on any kernel:
@@ -18,18 +22,24 @@ from typing import Any
 from ...experiments.policies import PolicyError, SessionPolicy, register_policy
 from .preload import ARBITRATION, MACHINES, KernelPlan, Teleport, TeleportError, TeleportHardware, TeleportPreloader
 
-KEYS = ("buffer_kb", "arb", "priority", "table", "merge", "split", "smem_latency", "outstanding")
+KEYS = ("buffer_kb", "arb", "priority", "table", "merge", "split", "smem_latency", "outstanding", "mthwp_period")
 
 
 def parse(spec: str) -> tuple[Teleport, bool]:
     """``machine[,key=value...]`` -> (the configuration, whether it is the L1 variant); PolicyError if bad."""
     head, *pairs = [p.strip() for p in spec.split(",")]
     l1 = head == "l1"
-    if head not in MACHINES and not l1:
+    alone = head == "mthwp"
+    if (head not in MACHINES or head == "off") and not (l1 or alone):
         raise PolicyError(f"teleport:{spec}: expected teleport:<machine> with machine in "
-                          f"{', '.join([*MACHINES, 'l1'])}")
-    kw: dict[str, Any] = {"machine": "real" if l1 else head}
+                          f"{', '.join([*(m for m in MACHINES if m != 'off'), 'l1', 'mthwp'])}")
+    kw: dict[str, Any] = {"machine": "real" if l1 else "off" if alone else head, "mthwp": alone}
     for pair in pairs:
+        if pair == "mthwp":
+            if l1:
+                raise PolicyError(f"teleport:{spec}: mthwp needs the compiled hardware (a machine), not l1")
+            kw["mthwp"] = True
+            continue
         key, eq, value = pair.partition("=")
         if not eq or key not in KEYS:
             raise PolicyError(f"teleport:{spec}: unknown setting {pair!r}; settings: {', '.join(KEYS)}")
@@ -43,6 +53,8 @@ def parse(spec: str) -> tuple[Teleport, bool]:
         except ValueError as exc:
             raise PolicyError(f"teleport:{spec}: {key}={value!r} is not an integer") from exc
         name = {"table": "table_entries", "split": "split_rows", "outstanding": "max_outstanding"}.get(key, key)
+        if name == "mthwp_period" and not kw["mthwp"]:
+            raise PolicyError(f"teleport:{spec}: mthwp_period without mthwp")
         kw[name] = bool(n) if name in ("merge", "split_rows") else n
     try:
         return Teleport(**kw), l1
@@ -72,7 +84,8 @@ class TeleportPolicy(SessionPolicy):
 
     def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
         source = getattr(recording, "source", None)
-        plans = kernel_plans(source if source else recording)
+        off = self.config.machine == "off"  # MTHWP alone needs no analysis: it works on any kernel
+        plans = {} if off else kernel_plans(source if source else recording)
         usable = sum(r.usable for p in plans.values() for r in p.reads)
         total = sum(len(p.reads) for p in plans.values())
         self._rows = [("teleport.analysis", "read_indexes", float(total), "indexes"),

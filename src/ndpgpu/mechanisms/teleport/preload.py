@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ...trace.format import KernelTrace
 
 I64 = np.int64
-MACHINES = {"real": H.MODE_REAL, "I": H.MODE_I, "S": H.MODE_S, "R": H.MODE_R}
+MACHINES = {"real": H.MODE_REAL, "I": H.MODE_I, "S": H.MODE_S, "R": H.MODE_R, "off": H.MODE_OFF}
 ARBITRATION = {"tpref": H.ARB_TPREF, "cpref": H.ARB_CPREF, "alt": H.ARB_ALT}
 SETS = 4
 
@@ -54,7 +54,9 @@ class Teleport:
     preload table (64). ``merge``/``split_rows``: the analysis's region options (see :mod:`.regions`).
     ``smem_latency``: core cycles of a buffer hit (None: the machine's shared-memory latency).
     ``max_outstanding``: the controller's requests in flight per core (an assumption; the paper gives no
-    bound; with the request-pool reserve it keeps the controller from starving the L2's DRAM requests)."""
+    bound; with the request-pool reserve it keeps the controller from starving the L2's DRAM requests).
+    ``machine="off"``: no preloading (the Baseline, or MTHWP alone). ``mthwp``: the MTHWP prefetcher at each
+    L1 (Sec. 5.4); ``mthwp_period``: its throttling period in L1 accesses per SM (an assumption)."""
 
     machine: str = "real"
     buffer_kb: int = 48
@@ -65,6 +67,8 @@ class Teleport:
     split_rows: bool = True
     smem_latency: int | None = None
     max_outstanding: int = 16
+    mthwp: bool = False
+    mthwp_period: int = 1024
 
     def __post_init__(self) -> None:
         if self.machine not in MACHINES:
@@ -79,6 +83,8 @@ class Teleport:
             raise TeleportError(f"teleport table_entries must be >= 1, not {self.table_entries}")
         if self.max_outstanding < 1:
             raise TeleportError(f"teleport max_outstanding must be >= 1, not {self.max_outstanding}")
+        if self.mthwp_period < 1:
+            raise TeleportError(f"teleport mthwp_period must be >= 1, not {self.mthwp_period}")
         if self.smem_latency is not None and self.smem_latency < 1:
             raise TeleportError(f"teleport smem_latency must be >= 1, not {self.smem_latency}")
 
@@ -170,17 +176,37 @@ def unique_lines(rows: np.ndarray, grid: tuple[int, int, int]) -> np.ndarray:
     return np.unique(np.concatenate(parts)) if parts else np.zeros(0, I64)
 
 
-def teleport_state(session: TimingSession, plan: KernelPlan, trace: KernelTrace, config: Teleport) -> np.ndarray:
-    """The hooks' state vector ``mx`` for one launch."""
+MT_GAP_CYCLES = 16  # core cycles within which one warp's accesses of one PC are one instruction's transactions
+
+
+def mt_words(ringn: int) -> int:
+    """Words of one SM's MTHWP state (header, PWS, GS, IP, an accounting ring of ``ringn`` lines)."""
+    return H.NMS + H.PWS_N * H.NPW + H.GS_N * H.NGS + H.IP_N * H.NIP + 2 * ringn
+
+
+def mt_init(block: np.ndarray, nsm: int, ringn: int) -> None:
+    """Empty MTHWP state of ``nsm`` SMs in ``block`` (a view of mx): no last access, an empty ring."""
+    mt = block.reshape(nsm, mt_words(ringn))
+    mt[:, H.MS_LSLOT] = -1
+    mt[:, mt_words(0)::2] = -1  # the ring's lines
+
+
+def teleport_state(session: TimingSession, plan: KernelPlan | None, trace: KernelTrace,
+                   config: Teleport) -> np.ndarray:
+    """The hooks' state vector ``mx`` for one launch (``plan`` None, or machine ``off``: no preloading)."""
     st = session.state
     cfg = st.cfg
     L = trace.launch
-    table, params = launch_table(plan, trace, config)
-    rows = table_rows(table, params)
+    mode = MACHINES[config.machine] if plan is not None else H.MODE_OFF
+    if mode == H.MODE_OFF:
+        rows = np.zeros((0, H.NRW), I64)
+    else:
+        table, params = launch_table(plan, trace, config)
+        rows = table_rows(table, params)
     nsm = int(cfg[E.C_NSM])
     nslot = int(cfg[E.C_NSLOT])
     nctas = L.num_ctas
-    ideal = config.machine != "real"
+    ideal = mode != H.MODE_REAL
     ul = unique_lines(rows, L.grid) if ideal else np.zeros(0, I64)
     nw = (len(ul) + 31) // 32
     occ = launch_occupancy(session.machine, trace)
@@ -190,21 +216,26 @@ def teleport_state(session: TimingSession, plan: KernelPlan, trace: KernelTrace,
     qcap = nctas + 1
     sizes = {"row": rows.size, "cta": nctas * H.NCT, "q": nsm * qcap, "sms": nsm * H.NSS,
              "tag": nsm * SETS * ways * H.NTG, "ul": len(ul), "bm": nsm * nw * 2, "pc": npc, "wk": nsm * nslot * 2,
-             "ctr": len(H.COUNTER_NAMES)}
+             "ctr": len(H.COUNTER_NAMES), "mt": 0}
+    ringn = int(session.machine.l1d.num_lines) if config.mthwp else 0
+    if config.mthwp:
+        sizes["mt"] = nsm * mt_words(ringn)
     off, pos = {}, H.F_HDR
     for key, n in sizes.items():
         off[key] = pos
         pos += n
     mx = np.zeros(pos, I64)
     smem_lat = config.smem_latency if config.smem_latency is not None else int(cfg[E.C_SMEM_LAT])
-    hdr = {H.F_MODE: MACHINES[config.machine], H.F_NSM: nsm, H.F_NSLOT: nslot, H.F_WPC: L.warps_per_cta,
+    core_ps = 1e6 / session.machine.clocks.core_mhz
+    hdr = {H.F_MODE: mode, H.F_NSM: nsm, H.F_NSLOT: nslot, H.F_WPC: L.warps_per_cta,
            H.F_GX: L.grid[0], H.F_GY: L.grid[1], H.F_NCTA: nctas, H.F_NROW: len(rows), H.F_ROW0: off["row"],
            H.F_CTA0: off["cta"], H.F_Q0: off["q"], H.F_QCAP: qcap, H.F_SMS0: off["sms"], H.F_TAG0: off["tag"],
            H.F_SETS: SETS, H.F_WAYS: ways, H.F_UL0: off["ul"], H.F_NUL: len(ul), H.F_BM0: off["bm"], H.F_NW: nw,
            H.F_PC0: off["pc"], H.F_NPC: npc, H.F_WK0: off["wk"], H.F_WKCAP: nslot, H.F_SMEM_LAT: smem_lat,
            H.F_PRIO: config.priority, H.F_ARB: ARBITRATION[config.arbitration],
            H.F_LSHIFT: LINE_BYTES.bit_length() - 1, H.F_STAMP: 0, H.F_MAXOUT: config.max_outstanding,
-           H.F_CTR0: off["ctr"]}
+           H.F_CTR0: off["ctr"], H.F_MT: int(config.mthwp), H.F_MT0: off["mt"], H.F_MT_RINGN: ringn,
+           H.F_MT_GAP: int(MT_GAP_CYCLES * core_ps), H.F_MT_PERIOD: config.mthwp_period}
     for k, v in hdr.items():
         mx[k] = v
     mx[off["row"]:off["row"] + rows.size] = rows.ravel()
@@ -212,6 +243,8 @@ def teleport_state(session: TimingSession, plan: KernelPlan, trace: KernelTrace,
     tags = mx[off["tag"]:off["tag"] + sizes["tag"]].reshape(-1, H.NTG) if ways else None
     if tags is not None:
         tags[:, H.TG_TAG] = -1
+    if config.mthwp:
+        mt_init(mx[off["mt"]:off["mt"] + sizes["mt"]], nsm, ringn)
     load = OP_CLASSES.index("load")
     mx[off["pc"]:off["pc"] + npc] = (trace.static["op_class"] == load).astype(I64)
     return mx
@@ -234,10 +267,9 @@ class TeleportHardware(MechanismHardware):
 
     def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray | None:
         plan = self.plans.get(trace.launch.kernel)
-        if plan is None:
+        if plan is None and not self.config.mthwp:
             return None
-        mx = teleport_state(session, plan, trace, self.config)
-        return mx
+        return teleport_state(session, plan, trace, self.config)
 
     def launch_begin(self, session: TimingSession, mx: np.ndarray, start_ps: int) -> None:
         for code, name in H.PACKET_NAMES.items():
@@ -247,6 +279,12 @@ class TeleportHardware(MechanismHardware):
         """Lines still in the buffers: read ones are used, the others wasted."""
         c0 = int(mx[H.F_CTR0])
         nsm = int(mx[H.F_NSM])
+        if int(mx[H.F_MT]):  # prefetched lines still unread in the accounting ring
+            ringn = int(mx[H.F_MT_RINGN])
+            words = mt_words(ringn)
+            mt = mx[int(mx[H.F_MT0]):int(mx[H.F_MT0]) + nsm * words].reshape(nsm, words)
+            flags = mt[:, words - 2 * ringn + 1::2]
+            mx[c0 + H.MC_UNUSED_END] += int((flags != 0).sum())
         if int(mx[H.F_MODE]) == H.MODE_REAL:
             ways = int(mx[H.F_WAYS])
             if ways:
@@ -290,6 +328,36 @@ class TeleportHardware(MechanismHardware):
         put(p, "coverage", ratio(c("TP_HIT_TX"), c("TP_HIT_TX") + c("TP_MISS_TX")), "fraction")
         put(p, "gate_cycles_per_cta", ratio(c("TP_GATE_PS"), c("TP_GATED_CTAS")) / core_ps, "cycles")
         put(p, "max_lines_per_cta", c("TP_MAX_LINES"), "lines")
+        mthwp_metrics(stats, put, ratio)
+
+
+def mthwp_metrics(stats, put: Put, ratio: Ratio) -> None:
+    """MTHWP's rows (``teleport.mthwp``): candidates per table, throttling, prefetches and their fate.
+
+    ``issued`` and ``late_merges`` are the L1's own counts (prefetch misses sent; demand loads that merged
+    into an in-flight prefetch); ``useful`` (first demand hit a prefetched line), ``late_or_evicted`` (its
+    first demand missed) and ``wasted`` (never demanded: pushed out of the accounting ring, or still unread at
+    the end) follow the lines MTHWP asked for; accuracy = useful / tracked, coverage = useful / (useful + L1
+    demand misses)."""
+    c = stats.c
+    p = "teleport.mthwp"
+    put(p, "accesses", c("MT_ACCESSES"), "transactions")
+    put(p, "trained", c("MT_TRAIN"), "warp-instr")
+    put(p, "candidates_gs", c("MT_GS"), "transactions")
+    put(p, "candidates_ip", c("MT_IP"), "transactions")
+    put(p, "candidates_pws", c("MT_PWS"), "transactions")
+    put(p, "promoted", c("MT_PROMOTED"), "entries")
+    put(p, "throttled", c("MT_THROTTLED"), "candidates")
+    put(p, "mean_throttle_level", ratio(c("MT_LEVEL_SUM"), c("MT_PERIODS")), "level")
+    put(p, "requested", c("MT_REQUESTED"), "lines")
+    put(p, "issued", c("PF_ISSUED"), "lines")
+    put(p, "tracked", c("MT_TRACKED"), "lines")
+    put(p, "useful", c("MT_USEFUL"), "lines")
+    put(p, "late_or_evicted", c("MT_MISSED"), "lines")
+    put(p, "late_merges", c("PF_USEFUL"), "loads")
+    put(p, "wasted", c("MT_EXPIRED") + c("MT_UNUSED_END"), "lines")
+    put(p, "accuracy", ratio(c("MT_USEFUL"), c("MT_TRACKED")), "fraction")
+    put(p, "coverage", ratio(c("MT_USEFUL"), c("MT_USEFUL") + c("L1_MISS")), "fraction")
 
 
 class TeleportPreloader(Preloader):

@@ -81,9 +81,12 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu run conv3x3 --machine ipndp-ip8 --policy ipndp:rr+pf,width=100":
         "ndpgpu run conv3x3 --scale tiny --machine ipndp-ip8 --policy ipndp:rr+pf,width=100",
     "ndpgpu analyze teleport BFS --grid 100 --block 512": "ndpgpu analyze teleport BFS --grid 100 --block 512",
+    "ndpgpu analyze teleport BFS --source": "ndpgpu analyze teleport BFS --source",
+    "ndpgpu run saxpy --machine gtx480-gpgpusim --policy teleport:mthwp":
+        "ndpgpu run saxpy --scale tiny --machine gtx480-gpgpusim --policy teleport:mthwp",
     "ndpgpu run saxpy --machine gtx480-gpgpusim --policy teleport:real":
         "ndpgpu run saxpy --scale tiny --machine gtx480-gpgpusim --policy teleport:real",
-    "ndpgpu reproduce teleport --scale small": NotRun("its 113 points take about 6 minutes at tiny and more than 30 "
+    "ndpgpu reproduce teleport --scale small": NotRun("its 137 points take about 4 minutes at tiny and more than 30 "
                                                       "at small here; tests/mechanisms/teleport test the analysis "
                                                       "and the hardware"),
     "ndpgpu reproduce ipndp --scale small": NotRun("its 168 points take about 20 minutes at small (5 at tiny); "

@@ -162,16 +162,16 @@ def module() -> cp.RawModule:
     return cp.RawModule(code=SRC)
 
 
-def launch(kernel: str, hw: TeleportHardware | None, seed: int = 3):
-    """(output, stats) of one launch on gtx480 with ``hw`` attached (or none)."""
+def launch(kernel: str, hw: TeleportHardware | None, seed: int = 3, iters: int = ITERS):
+    """(output, metric rows, stats) of one launch on gtx480 with ``hw`` attached (or none)."""
     rng = np.random.default_rng(seed)
     with cp.Device("gtx480") as dev:
         if hw is not None:
             dev.timing.attach(hw)
         out = cp.zeros(NT, np.float32)
         if kernel == "strided":
-            a = cp.asarray(rng.random(NT * ITERS, dtype=np.float32))
-            module().get_function("strided")((GRID,), (BLOCK,), (a, out, np.int32(ITERS)))
+            a = cp.asarray(rng.random(NT * iters, dtype=np.float32))
+            module().get_function("strided")((GRID,), (BLOCK,), (a, out, np.int32(iters)))
         else:
             idx = cp.asarray(rng.integers(0, NT * 64, NT).astype(np.int32))
             a = cp.asarray(rng.random(NT * 64, dtype=np.float32))
@@ -203,6 +203,13 @@ def test_strided_loop_trains_and_prefetches_the_next_iteration():
     # iteration) and IP's guesses at the next warp's line
     assert demanded >= 0.75 * mt(m1, "tracked")
     assert mt(m1, "issued") > 0 and m1[("l1d", "misses")] < m0[("l1d", "misses")]
+
+
+def test_loads_once_per_warp_pws_and_gs_cannot_train():
+    """The Sec. 5.4 case (EDS, MMA, JAC, NNC): each warp's load runs once; only IP, across warps, predicts."""
+    _, m, _ = launch("strided", mthwp(), iters=1)
+    assert mt(m, "candidates_pws") == mt(m, "candidates_gs") == mt(m, "promoted") == 0
+    assert 0 < mt(m, "candidates_ip") <= NT // 32
 
 
 def test_results_bit_identical():

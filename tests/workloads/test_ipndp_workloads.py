@@ -1,6 +1,7 @@
 """IP-NDP's eight benchmarks (suite ``ipndp``): registry and declarations, every workload against its NumPy
 reference at tiny, the pattern-aware (PACA) forms bit-identical to the baselines at the default and at other SM
-counts, the PACA launch geometry (grid = num_sms, 256 threads), and checks of the references themselves."""
+counts, the PACA launch geometry (grid = num_sms, 256 threads), the warp-sweep and no-barrier variants
+bit-identical too, and checks of the references themselves."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from ndpgpu.workloads.base import STANDARD_SCALES, Workload, all_workloads
 from ndpgpu.workloads.ipndp import IPNDP_PAPER_PAIRS, IPNDP_TYPES, IPNDP_WORKLOADS
 from ndpgpu.workloads.ipndp._common import DEFAULT_NUM_SMS, PA_THREADS, PATTERNS, run_ipndp, tile_grid
 from ndpgpu.workloads.ipndp.pa16 import IP16_SMS, PA16
+from ndpgpu.workloads.ipndp.variants import FREE_SHAPE, NOBAR_FORMS, SWEEP_WARPS, WARP_FORMS, warp_form
 from ndpgpu.workloads.runner import run_workload, toolchain_available
 
 WORKLOADS: dict[str, type[Workload]] = {n: c for n, c in all_workloads().items() if c.suite == "ipndp"}
 NAMES = sorted(WORKLOADS)
+VARIANTS = sorted({c.name for c in WARP_FORMS.values()} | {c.name for c in NOBAR_FORMS.values()})
 PAIRS = sorted(IPNDP_WORKLOADS.items())
 OTHER_NUM_SMS = (5, 16)  # an odd count that leaves ragged and empty regions, and IP-16's
 needs_toolchain = pytest.mark.skipif(not toolchain_available(), reason="nvcc is needed to compile the kernels")
@@ -44,8 +47,8 @@ def test_every_benchmark_has_both_forms() -> None:
         "Conv2D", "Jacobi2D", "ConvSep", "DownSample", "Concat", "Dct8x8", "Denoising", "MatMul",
     }
     named = {n for pair in IPNDP_WORKLOADS.values() for n in pair}
-    assert named | {c.name for c in PA16.values()} == set(WORKLOADS), \
-        "IPNDP_WORKLOADS and the 16-SM forms name exactly the suite's workloads"
+    assert named | {c.name for c in PA16.values()} | set(VARIANTS) == set(WORKLOADS), \
+        "IPNDP_WORKLOADS, the 16-SM forms and the study variants name exactly the suite's workloads"
     assert set(PA16) == {pa for _base, pa in IPNDP_WORKLOADS.values()}
     assert len(named) == 2 * len(IPNDP_WORKLOADS)
     for base, pa in IPNDP_WORKLOADS.values():
@@ -69,12 +72,13 @@ def test_declaration(name: str) -> None:
     specs = cls().output_specs(cls.params("tiny"))
     assert set(cls.tolerance) <= set(specs), "every tolerance names an output"
     if cls.pattern_aware:
-        sms = IP16_SMS if name.endswith("_pa16") else DEFAULT_NUM_SMS
+        sms = IP16_SMS if "_pa16" in name else DEFAULT_NUM_SMS
         assert all(cls.params(s)["num_sms"] == sms for s in STANDARD_SCALES)
-        base = WORKLOADS[name.removesuffix("16").removesuffix("_pa")]
+        base = WORKLOADS[name[: name.rindex("_pa")]]
         assert cls.tolerance == base.tolerance and cls.pattern == base.pattern
         for s in STANDARD_SCALES:  # the same inputs and reference at every scale
-            assert {k: v for k, v in cls.params(s).items() if k != "num_sms"} == base.params(s)
+            assert {k: v for k, v in cls.params(s).items() if k not in ("num_sms", "warps", "barrier")} \
+                == base.params(s)
             assert cls.reference is base.reference and cls.inputs is base.inputs
 
 
@@ -181,7 +185,7 @@ def test_jacobi_downsample_concat_matmul_references() -> None:
 
 
 @needs_toolchain
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", sorted(set(NAMES) - set(VARIANTS)))  # the variants: bit-identity below
 def test_workload_passes_at_tiny(name: str) -> None:
     result = run_workload(name, "tiny")
     failures = [c.message for c in result.checks if not c.passed]
@@ -205,6 +209,41 @@ def test_pattern_aware_form_is_bit_identical(benchmark: str, num_sms: int | None
     for rec in launches:
         assert tuple(rec.grid) == (expected, 1, 1), f"{pa}: grid {rec.grid}, expected {expected} CTAs"
         assert int(np.prod(rec.block)) == PA_THREADS, f"{pa}: block {rec.block} is not 256 threads"
+
+
+@needs_toolchain
+@pytest.mark.parametrize("name", VARIANTS)
+def test_study_variant_is_bit_identical(name: str) -> None:
+    """Every warp count and the no-barrier forms compute the baseline's bits; the launch has the CTA asked for."""
+    cls = WORKLOADS[name]
+    p = cls.params("tiny")
+    bench = next(b for b, c in FREE_SHAPE.items() if name.startswith(c.name))
+    base = IPNDP_WORKLOADS["ConvSep-L1" if bench == "ConvSep" else bench][0]
+    want, _ = _run(base)
+    got, launches = _run(name)
+    for key in want:
+        assert _bits(got[key]) == _bits(want[key]), f"{name}: output {key!r} differs from {base}"
+    warps = p.get("warps", 8)
+    for rec in launches:
+        assert tuple(rec.grid) == (p["num_sms"], 1, 1) and tuple(rec.block) == (32, warps, 1), rec
+        assert rec.kernel.endswith("_nobar") == (p.get("barrier", True) is False), rec.kernel
+
+
+def test_study_variants_cover_the_sweep() -> None:
+    assert set(WARP_FORMS) == {(b, w) for b in FREE_SHAPE for w in SWEEP_WARPS}
+    assert set(NOBAR_FORMS) == {c.name for c in FREE_SHAPE.values()} | {PA16[c.name].name for c in FREE_SHAPE.values()}
+    assert warp_form("Conv2D", 8) == "ipndp_conv2d_pa" and warp_form("Conv2D", 16) == "ipndp_conv2d_pa_w16"
+    assert WORKLOADS["ipndp_convsep_l1_pa_w2"].params("small")["warps"] == 2
+    assert WORKLOADS["ipndp_denoising_pa16_nobar"].params("tiny")["num_sms"] == IP16_SMS
+    with pytest.raises(KeyError, match="no warp-sweep form"):
+        warp_form("MatMul", 4)
+
+
+@pytest.mark.parametrize("bad", [{"warps": 0}, {"warps": 33}, {"warps": 2.0}, {"barrier": "no"}])
+def test_bad_study_parameters_are_refused(bad: dict[str, Any]) -> None:
+    name = "ipndp_conv2d_pa_w4" if "warps" in bad else "ipndp_conv2d_pa_nobar"
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        run_ipndp(name, "tiny", **bad)
 
 
 @needs_toolchain

@@ -6,7 +6,8 @@ each plain, -PF, -PACA, -PF-PACA and -PWS-PACA; IP-8 is IP-8-Base-PF-PACA), the 
 perfect L2, IP-16) and IP-8 with the paper's literal modified stride, over the paper's eight benchmarks
 (``workloads/ipndp``): Base-* configurations run the baseline kernels, PACA ones the pattern-aware kernels
 (ConvSep: the shared-memory code for Base-*, the Guideline-4 L1 rewrite for PACA, as the paper). Averages are
-geometric means over the 8 benchmarks.
+geometric means over the 8 benchmarks. The warp sweep (Fig. 10) and the barrier ablation (Fig. 8) run on the
+six kernels whose CTA shape is free (``ipndp_studies.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..plots import BarChart
 from ..points import Point, SweepSpec
 from ..report import Check, Reproduction, register_reproduction
 from ..results import ResultSet, Table, geomean
+from .ipndp_studies import PAPER_STUDIES, IpndpStudies, study_points
 
 CYCLES = "kernel.cycles"
 REQS = "icnt.request.packets"  # SM -> memory side (L2 slices; with no L2, the vaults' controllers)
@@ -26,6 +28,7 @@ MEM = "dram.read_bytes"
 # every configuration: host copies do not warm the NDP's L2 (the paper models no host; data is in the DRAM)
 OVERRIDES: dict[str, bool] = {"pcie.place_in_l2": False}
 PAPER = {
+    **PAPER_STUDIES,
     "base8_paca": 0.55, "ip8base_pf": 1.01, "ip8_vs_ip8base": 2.07, "ip8_vs_base8": 1.17, "lt_pfpaca": 1.91,
     "pf_vs_pws_ip8": 1.16, "pf_vs_pws_base8": 1.07, "ip8_vs_bcs": 1.13, "ip8_vs_pl": 1.02, "ltpl_vs_lt": 1.30,
     "ltbcs_vs_lt": 0.99, "ip16_vs_base8": 1.85, "ip16_vs_ip8": 1.58, "type1_sml2": 0.386, "smmem": 1.18,
@@ -50,7 +53,8 @@ class IpndpReproduction(Reproduction):
                    "dram.reads", "dram.writes", "dram.bytes", MEM, "energy.total", "energy.dynamic", "energy.static",
                    "application.time", "prefetch.issued",
                    "ipndp.prefetcher.next_demand_accuracy", "ipndp.prefetcher.accuracy", "ipndp.prefetcher.predicted",
-                   "ipndp.prefetcher.wraps", "ipndp.balance.sm_busy_spread", "ipndp.balance.sms_used")
+                   "ipndp.prefetcher.wraps", "ipndp.balance.sm_busy_spread", "ipndp.balance.sms_used",
+                   "ipndp.progress.spread_mean_fraction", "ipndp.progress.loads_per_warp")
     differences = (
         "The paper's Tables 2-5 have no values in its text: clocks, DRAM timings, the L2 (768 KB), shared memory "
         "(8 KB on the IP SM) and the SM's execution units are GPGPU-Sim GTX480-like assumptions "
@@ -64,10 +68,13 @@ class IpndpReproduction(Reproduction):
         "SM-Mem traffic is bytes read from DRAM (Base-8's write-back L2 still holds the outputs when a kernel ends). "
         "SM-L2 traffic is counted as SM-to-memory-side request packets (with no L2, the paper counts IP-8's "
         "SM-Mem traffic as SM-L2 traffic, and so do we). The warp sweep (Fig. 10) and the barrier ablation "
-        "(Fig. 8) need kernel variants that are not in the suite and are not run here (the barrier's effect is a "
-        "unit test on a synthetic kernel). Energy is the common power model's, with the static energy of the "
-        "kernels' time only (the model also charges the host copies' time; the paper has no host) "
-        "(`power/params/ipndp-base8.yaml` and the IP sets; DRAM 3.59 pJ/bit from the paper, the "
+        "(Fig. 8) run on 6 of the 8 benchmarks (Dct8x8's and MatMul's CTA shapes are fixed by their 8x8 and "
+        "16x16 shared-memory blocks); 16 warps per SM double IP-8's thread and register limits; warp progress is "
+        "the spread of the load transactions the warps of an SM have issued (the paper plots instructions); the "
+        "perfect-memory mode is an L2 that always hits, with the prefetcher on. Energy is the common power "
+        "model's, with the static energy of the kernels' time only (the model also charges the host copies' "
+        "time; the paper has no host) (`power/params/ipndp-base8.yaml` and the IP sets; DRAM 3.59 pJ/bit from "
+        "the paper, the "
         "IP SM's static power 0.752 x the baseline SM's; other prices assumed). The L2 area of 39 mm^2 is "
         "calibrated (back-solved from the paper's perf/area). Host copies do not leave lines in the NDP's L2 "
         "(`pcie.place_in_l2 = false` on every point): the paper models no host, so each kernel starts from DRAM. "
@@ -82,8 +89,16 @@ class IpndpReproduction(Reproduction):
                 p = Point(workload=workload(b, form), scale=scale, machine=machine, policy=policy,
                           overrides=OVERRIDES)
                 points.setdefault(p.identity(), p)
+        for p in study_points(scale):
+            points.setdefault(p.identity(), p)
         return SweepSpec(name=f"ipndp-{scale}", description="IP-NDP (seed 004): Fig. 11's 15 configurations and "
-                         "Fig. 12's comparisons over the 8 benchmarks", points=list(points.values()))
+                         "Fig. 12's comparisons over the 8 benchmarks; Fig. 10's warp sweep and Fig. 8's barrier "
+                         "ablation over 6", points=list(points.values()))
+
+    @staticmethod
+    def _studies(results: ResultSet) -> IpndpStudies:
+        scales = {r.point.scale for r in results.results}
+        return IpndpStudies(results, scales.pop() if len(scales) == 1 else "small")
 
     # ---------------------------------------------------------------------------------------------- helpers
     def _v(self, results: ResultSet, config: str, bench: str, metric: str) -> float | None:
@@ -167,6 +182,7 @@ class IpndpReproduction(Reproduction):
                      categories=cats, series=smmem, reference_line=1.0, caption="Paper: IP-8 +18%."),
             BarChart(name="energy", title="Fig. 15: energy over Base-8", ylabel="fraction", categories=cats,
                      series=en, reference_line=1.0, caption="Paper: IP-8 0.791, IP-16 0.827, Base-8-LT ~1.31."),
+            *self._studies(results).figures(),
         ]
 
     def tables(self, results: ResultSet) -> list[Table]:
@@ -206,7 +222,7 @@ class IpndpReproduction(Reproduction):
                          ["machine", "SMs", "area", "speedup", "perf/area"], arows,
                          note="Paper: 4.27 (IP-8), 3.38 (IP-16); 4 / 12 / 22 SMs fit 60 mm^2 (Base with L2, Base "
                               "without, IP)."))
-        return out
+        return out + self._studies(results).tables()
 
     def checks(self, results: ResultSet) -> list[Check]:
         P = PAPER
@@ -279,4 +295,5 @@ class IpndpReproduction(Reproduction):
                         A.perf_per_area(s8, A.ip_area(8)) if s8 else None, 0.15, calibrated=True),
             Check.close("perf/area IP-16 (our speedup, 39 mm^2 L2)", P["perf_area_ip16"],
                         A.perf_per_area(s16, A.ip_area(16)) if s16 else None, 0.15, calibrated=True),
+            *self._studies(results).checks(),
         ]

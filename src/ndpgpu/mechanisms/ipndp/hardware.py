@@ -13,7 +13,14 @@ The ``cta_start`` hook logs the SM each CTA was placed on. Both prefetchers also
 instruction, the line they predicted, and compare it with that warp's next demand of the same instruction
 (``PF_MATCH`` / ``PF_MISMATCH``), and keep per SM the last L1-capacity distinct predicted lines to count those
 the SM demands later (``PF_USED`` of ``PF_TRACKED``: the prefetch accuracy): measurements, not inputs.
-"""
+
+Warp progress (the paper's Fig. 8 plots each warp's instructions over time): per warp slot the demand load
+transactions it has issued so far. Every fourth transaction of a warp samples its SM's spread, the most minus
+the fewest among the SM's warps that have issued any (``PG_SPREAD_SUM`` / ``PG_SAMPLES``). The warps of a PACA
+CTA all do the same loads per block step, so the spread is how far apart they are (with several CTAs per SM a
+slot's count runs on over the CTAs it held, and the spread means nothing); the metrics divide its mean by the
+transactions per warp (``PG_LOADS`` / ``PG_WARPS``; like every counter, both are summed over the launches of a
+run)."""
 
 from ndpgpu.timing.engine.layout import njit
 
@@ -21,7 +28,8 @@ MECHANISM = "ipndp"
 HOOKS = ("l1_access", "cta_start")
 
 # header of mx
-X_MODE, X_NENT, X_ENT0, X_SLOTS, X_TAB0, X_LB, X_CTR0, X_CTA0, X_NCTA, X_RING0, X_RINGN, X_HDR = range(12)
+(X_MODE, X_NENT, X_ENT0, X_SLOTS, X_TAB0, X_LB, X_CTR0, X_CTA0, X_NCTA, X_RING0, X_RINGN, X_PROG0, X_SPS,
+ X_HDR) = range(14)
 MODE_OFF, MODE_PF, MODE_PWS = 0, 1, 2
 # one table entry
 E_LO, E_HI, E_PITCH, E_AXIS, E_REGION, E_STEP, E_BASE, E_MOD = range(8)
@@ -33,9 +41,11 @@ T_PC, T_LAST, T_STRIDE, T_PRED = range(4)
 NT = 4
 
 COUNTER_NAMES = ("PF_TRIGGERS", "PF_PREDICTED", "PF_WRAPS", "PF_OUTSIDE", "PF_MATCH", "PF_MISMATCH", "PF_UNTRAINED",
-                 "PF_TRACKED", "PF_USED")
+                 "PF_TRACKED", "PF_USED", "PG_LOADS", "PG_WARPS", "PG_SAMPLES", "PG_SPREAD_SUM")
 (PF_TRIGGERS, PF_PREDICTED, PF_WRAPS, PF_OUTSIDE, PF_MATCH, PF_MISMATCH, PF_UNTRAINED, PF_TRACKED,
- PF_USED) = range(9)
+ PF_USED, PG_LOADS, PG_WARPS, PG_SAMPLES, PG_SPREAD_SUM) = range(13)
+#: a warp samples its SM's progress spread every PG_EVERY demand transactions
+PG_EVERY = 4
 
 
 @njit
@@ -96,8 +106,33 @@ def ring_track(sm, line, target, mx):
 
 
 @njit
+def progress(sm, slot, mx):
+    """Count warp ``slot``'s demand transaction; every PG_EVERY-th, sample its SM's spread of warp progress."""
+    if slot >= mx[X_SLOTS]:
+        return
+    p0 = mx[X_PROG0]
+    c = mx[X_CTR0]
+    mx[p0 + slot] += 1
+    mx[c + PG_LOADS] += 1
+    if mx[p0 + slot] % PG_EVERY != 0:
+        return
+    lo = mx[p0 + slot]
+    hi = lo
+    b = p0 + sm * mx[X_SPS]
+    for i in range(mx[X_SPS]):
+        v = mx[b + i]
+        if v > 0:
+            lo = min(lo, v)
+            hi = max(hi, v)
+    mx[c + PG_SAMPLES] += 1
+    mx[c + PG_SPREAD_SUM] += hi - lo
+
+
+@njit
 def l1_access(sm, slot, pc, line, hit, d, now, mx):
     mode = mx[X_MODE]
+    if d == 0:
+        progress(sm, slot, mx)
     if d != 0 or mode == MODE_OFF:
         return -1
     target = predict(sm, slot, pc, line, mode, mx)

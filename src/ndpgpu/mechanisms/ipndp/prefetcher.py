@@ -55,12 +55,14 @@ class IpndpHardware(MechanismHardware):
         ctr0 = tab0 + slots * H.NPC * H.NT
         cta0 = ctr0 + len(H.COUNTER_NAMES)
         ncta = int(trace.launch.num_ctas)
-        ring0 = cta0 + ncta
+        prog0 = cta0 + ncta
+        ring0 = prog0 + slots
         l1 = session.machine.l1d
         ringn = int(l1.num_lines) if self.prefetcher != "none" else 0
         mx = np.zeros(ring0 + int(st.nsm) * (ringn + 1), np.int64)
         mx[H.X_CTA0], mx[H.X_NCTA], mx[H.X_RING0], mx[H.X_RINGN] = cta0, ncta, ring0, ringn
-        mx[cta0:ring0] = -1
+        mx[H.X_PROG0], mx[H.X_SPS] = prog0, int(st.cfg[E.C_NSLOT])
+        mx[cta0:prog0] = -1
         if ringn:
             ring = mx[ring0:].reshape(int(st.nsm), ringn + 1)
             ring[:, 1:] = -1
@@ -82,7 +84,9 @@ class IpndpHardware(MechanismHardware):
                 E.l2_install_range(int(lo), int(hi), st.cfg, st.l2t, st.mapd, st.mrange, st.g)
 
     def launch_end(self, session: Any, mx: np.ndarray) -> None:
-        self.cta_sm.append(mx[int(mx[H.X_CTA0]):int(mx[H.X_RING0])].copy())
+        cta0, prog0, ring0 = int(mx[H.X_CTA0]), int(mx[H.X_PROG0]), int(mx[H.X_RING0])
+        self.cta_sm.append(mx[cta0:prog0].copy())
+        mx[int(mx[H.X_CTR0]) + H.PG_WARPS] = int((mx[prog0:ring0] > 0).sum())
 
     def counter_offset(self, mx: np.ndarray) -> int:
         return int(mx[H.X_CTR0])
@@ -102,3 +106,8 @@ class IpndpHardware(MechanismHardware):
         put("ipndp.prefetcher", "tracked", c("PF_TRACKED"), "lines")
         put("ipndp.prefetcher", "used", c("PF_USED"), "lines")
         put("ipndp.prefetcher", "accuracy", ratio(c("PF_USED"), c("PF_TRACKED")), "fraction")
+        per_warp = ratio(c("PG_LOADS"), c("PG_WARPS"))
+        spread = ratio(c("PG_SPREAD_SUM"), c("PG_SAMPLES"))
+        put("ipndp.progress", "loads_per_warp", per_warp, "transactions")
+        put("ipndp.progress", "spread_mean", spread, "transactions")
+        put("ipndp.progress", "spread_mean_fraction", ratio(spread, per_warp), "fraction")

@@ -18,6 +18,8 @@ PA_THREADS = 256
 BLOCK = (32, 8)
 
 PATTERNS = ("row", "column", "tile", "row+column")
+#: Largest ``warps`` a PACA launch takes (a CTA holds at most 1,024 threads: 32 warps).
+MAX_WARPS = 32
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -42,6 +44,22 @@ def num_sms_of(ctx: RunContext, p: dict[str, Any]) -> int:
     if n < 1:
         raise ValueError(f"num_sms must be positive, got {n}")
     return n
+
+
+def pa_block(p: dict[str, Any]) -> tuple[int, int]:
+    """Block of a per-pixel PACA launch: 32 pixels wide, one row per warp (``warps``, default 8: 32x8)."""
+    warps = p.get("warps", BLOCK[1])
+    if not isinstance(warps, int) or not 1 <= warps <= MAX_WARPS:
+        raise ValueError(f"warps must be an integer in 1..{MAX_WARPS}, got {warps!r}")
+    return BLOCK[0], warps
+
+
+def pa_kernel(kernel: str, p: dict[str, Any]) -> str:
+    """The PACA kernel ``kernel``, or its ``_nobar`` form (no barrier per block step) where ``barrier`` is False."""
+    barrier = p.get("barrier", True)
+    if not isinstance(barrier, bool):
+        raise ValueError(f"barrier must be True or False, got {barrier!r}")
+    return kernel if barrier else kernel + "_nobar"
 
 
 def pa_scales(scales: dict[str, dict[str, Any]], num_sms: int | None = DEFAULT_NUM_SMS) -> dict[str, dict[str, Any]]:

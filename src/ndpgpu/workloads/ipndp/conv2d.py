@@ -10,7 +10,7 @@ import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, set_global, spec
 
-from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_scales
+from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_block, pa_kernel, pa_scales
 
 # PolyBench-GPU 2DConv's coefficients (c11 c12 c13 / c21 ... as a row-major 3x3 mask)
 WEIGHTS = np.array([[0.2, -0.3, 0.4], [0.5, 0.6, 0.7], [-0.8, -0.9, 0.10]], dtype=np.float32)
@@ -88,4 +88,4 @@ class Conv2DPA(_Conv2D):
     scales = pa_scales(_Conv2D.scales)
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        return self._run(ctx, inp, p, "conv2d_pa", num_sms_of(ctx, p), BLOCK)
+        return self._run(ctx, inp, p, pa_kernel("conv2d_pa", p), num_sms_of(ctx, p), pa_block(p))

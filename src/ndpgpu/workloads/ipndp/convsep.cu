@@ -192,8 +192,9 @@ extern "C" __global__ void convsep_cols_l1(const float *__restrict__ src, float 
   if (x < width && y < height) convsep_col_pixel(src, dst, width, height, x, y);
 }
 
-extern "C" __global__ void convsep_rows_l1_pa(const float *__restrict__ src, float *__restrict__ dst, int width,
-                                              int height) {
+template <bool kSync>
+__device__ __forceinline__ void convsep_rows_l1_pa_body(const float *__restrict__ src, float *__restrict__ dst,
+                                                        int width, int height) {
   int y_lo, y_hi;
   ipndp_row_band(height, y_lo, y_hi);
   for (int by = y_lo; by < y_hi; by += blockDim.y) {
@@ -201,13 +202,25 @@ extern "C" __global__ void convsep_rows_l1_pa(const float *__restrict__ src, flo
     for (int bx = 0; bx < width; bx += blockDim.x) {
       const int x = bx + threadIdx.x;
       if (x < width && y < y_hi) convsep_row_pixel(src, dst, width, x, y);
-      __syncthreads();
+      if (kSync) __syncthreads();
     }
   }
 }
 
-extern "C" __global__ void convsep_cols_l1_pa(const float *__restrict__ src, float *__restrict__ dst, int width,
+extern "C" __global__ void convsep_rows_l1_pa(const float *__restrict__ src, float *__restrict__ dst, int width,
                                               int height) {
+  convsep_rows_l1_pa_body<true>(src, dst, width, height);
+}
+
+// Without Guideline 2's barrier (the ablation of the paper's Fig. 8): the same steps, warps free.
+extern "C" __global__ void convsep_rows_l1_pa_nobar(const float *__restrict__ src, float *__restrict__ dst, int width,
+                                                    int height) {
+  convsep_rows_l1_pa_body<false>(src, dst, width, height);
+}
+
+template <bool kSync>
+__device__ __forceinline__ void convsep_cols_l1_pa_body(const float *__restrict__ src, float *__restrict__ dst,
+                                                        int width, int height) {
   int x_lo, x_hi;
   ipndp_col_band(width, x_lo, x_hi);
   for (int bx = x_lo; bx < x_hi; bx += blockDim.x) {
@@ -215,7 +228,18 @@ extern "C" __global__ void convsep_cols_l1_pa(const float *__restrict__ src, flo
     for (int by = 0; by < height; by += blockDim.y) {
       const int y = by + threadIdx.y;
       if (x < x_hi && y < height) convsep_col_pixel(src, dst, width, height, x, y);
-      __syncthreads();
+      if (kSync) __syncthreads();
     }
   }
+}
+
+extern "C" __global__ void convsep_cols_l1_pa(const float *__restrict__ src, float *__restrict__ dst, int width,
+                                              int height) {
+  convsep_cols_l1_pa_body<true>(src, dst, width, height);
+}
+
+// Without Guideline 2's barrier (the ablation of the paper's Fig. 8): the same steps, warps free.
+extern "C" __global__ void convsep_cols_l1_pa_nobar(const float *__restrict__ src, float *__restrict__ dst, int width,
+                                                    int height) {
+  convsep_cols_l1_pa_body<false>(src, dst, width, height);
 }

@@ -11,7 +11,7 @@ import ndpgpu
 from ndpgpu.workloads.base import RunContext, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, set_global, spec
 
-from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_scales
+from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_block, pa_kernel, pa_scales
 
 RADIUS = 8
 TAPS = 2 * RADIUS + 1
@@ -59,6 +59,10 @@ class _ConvSep(IpndpWorkload):
         """(rows grid, rows block, columns grid, columns block)."""
         raise NotImplementedError
 
+    def kernels(self, p: dict[str, Any]) -> tuple[str, str]:
+        """(row pass, column pass) kernel names."""
+        return self.row_kernel, self.col_kernel
+
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
         w, h = p["width"], p["height"]
         set_global(ctx.module, "convsep_kernel", inp["kernel"])
@@ -66,8 +70,9 @@ class _ConvSep(IpndpWorkload):
         rows = ndpgpu.zeros((h, w), np.float32)
         out = ndpgpu.zeros((h, w), np.float32)
         rg, rb, cg, cb = self.geometry(ctx, p)
-        ctx.module.get_function(self.row_kernel)(rg, rb, (image, rows, np.int32(w), np.int32(h)))
-        ctx.module.get_function(self.col_kernel)(cg, cb, (rows, out, np.int32(w), np.int32(h)))
+        rk, ck = self.kernels(p)
+        ctx.module.get_function(rk)(rg, rb, (image, rows, np.int32(w), np.int32(h)))
+        ctx.module.get_function(ck)(cg, cb, (rows, out, np.int32(w), np.int32(h)))
         return {"rows": rows.get(), "out": out.get()}
 
     def reference(self, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -161,6 +166,9 @@ class ConvSepL1PA(_ConvSep):
     scales = pa_scales(_ConvSep.scales)
     row_kernel, col_kernel = "convsep_rows_l1_pa", "convsep_cols_l1_pa"
 
+    def kernels(self, p: dict[str, Any]) -> tuple[str, str]:
+        return pa_kernel(self.row_kernel, p), pa_kernel(self.col_kernel, p)
+
     def geometry(self, ctx: RunContext, p: dict[str, Any]) -> tuple[tuple, tuple, tuple, tuple]:
         n = num_sms_of(ctx, p)
-        return n, BLOCK, n, BLOCK
+        return n, pa_block(p), n, pa_block(p)

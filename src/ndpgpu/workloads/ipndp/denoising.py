@@ -10,7 +10,7 @@ import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
 
-from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_scales
+from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_block, pa_kernel, pa_scales
 
 RADIUS = 3
 NOISE = 0.32  # the SDK's default KNN noise level h; the kernel gets 1 / h^2
@@ -104,4 +104,4 @@ class DenoisingPA(_Denoising):
     scales = pa_scales(_Denoising.scales)
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        return self._run(ctx, inp, p, "denoising_pa", num_sms_of(ctx, p), BLOCK)
+        return self._run(ctx, inp, p, pa_kernel("denoising_pa", p), num_sms_of(ctx, p), pa_block(p))

@@ -18,8 +18,9 @@ extern "C" __global__ void downsample_base(const float *__restrict__ in, float *
   if (x < out_width && y < out_height) downsample_pixel(in, out, out_width, x, y);
 }
 
-extern "C" __global__ void downsample_pa(const float *__restrict__ in, float *__restrict__ out, int out_width,
-                                         int out_height) {
+template <bool kSync>
+__device__ __forceinline__ void downsample_pa_body(const float *__restrict__ in, float *__restrict__ out, int out_width,
+                                                   int out_height) {
   int y_lo, y_hi;
   ipndp_row_band(out_height, y_lo, y_hi);
   for (int by = y_lo; by < y_hi; by += blockDim.y) {
@@ -27,7 +28,18 @@ extern "C" __global__ void downsample_pa(const float *__restrict__ in, float *__
     for (int bx = 0; bx < out_width; bx += blockDim.x) {
       const int x = bx + threadIdx.x;
       if (x < out_width && y < y_hi) downsample_pixel(in, out, out_width, x, y);
-      __syncthreads();
+      if (kSync) __syncthreads();
     }
   }
+}
+
+extern "C" __global__ void downsample_pa(const float *__restrict__ in, float *__restrict__ out, int out_width,
+                                         int out_height) {
+  downsample_pa_body<true>(in, out, out_width, out_height);
+}
+
+// Without Guideline 2's barrier (the ablation of the paper's Fig. 8): the same steps, warps free.
+extern "C" __global__ void downsample_pa_nobar(const float *__restrict__ in, float *__restrict__ out, int out_width,
+                                               int out_height) {
+  downsample_pa_body<false>(in, out, out_width, out_height);
 }

@@ -10,7 +10,7 @@ import ndpgpu
 from ndpgpu.workloads.base import RunContext, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
 
-from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_scales
+from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_block, pa_kernel, pa_scales
 
 
 def downsample_reference(image: np.ndarray) -> np.ndarray:
@@ -80,4 +80,4 @@ class DownSamplePA(_DownSample):
     scales = pa_scales(_DownSample.scales)
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        return self._run(ctx, inp, p, "downsample_pa", num_sms_of(ctx, p), BLOCK)
+        return self._run(ctx, inp, p, pa_kernel("downsample_pa", p), num_sms_of(ctx, p), pa_block(p))

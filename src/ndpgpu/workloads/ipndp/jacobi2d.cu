@@ -19,7 +19,9 @@ extern "C" __global__ void jacobi2d_base(const float *__restrict__ a, float *__r
   jacobi2d_point(a, b, width, height, x, y);
 }
 
-extern "C" __global__ void jacobi2d_pa(const float *__restrict__ a, float *__restrict__ b, int width, int height) {
+template <bool kSync>
+__device__ __forceinline__ void jacobi2d_pa_body(const float *__restrict__ a, float *__restrict__ b, int width,
+                                                 int height) {
   int y_lo, y_hi;
   ipndp_row_band(height, y_lo, y_hi);
   for (int by = y_lo; by < y_hi; by += blockDim.y) {
@@ -27,7 +29,17 @@ extern "C" __global__ void jacobi2d_pa(const float *__restrict__ a, float *__res
     for (int bx = 0; bx < width; bx += blockDim.x) {
       const int x = bx + threadIdx.x;
       if (y < y_hi) jacobi2d_point(a, b, width, height, x, y);
-      __syncthreads();
+      if (kSync) __syncthreads();
     }
   }
+}
+
+extern "C" __global__ void jacobi2d_pa(const float *__restrict__ a, float *__restrict__ b, int width, int height) {
+  jacobi2d_pa_body<true>(a, b, width, height);
+}
+
+// Without Guideline 2's barrier (the ablation of the paper's Fig. 8): the same steps, warps free.
+extern "C" __global__ void jacobi2d_pa_nobar(const float *__restrict__ a, float *__restrict__ b, int width,
+                                             int height) {
+  jacobi2d_pa_body<false>(a, b, width, height);
 }

@@ -10,7 +10,7 @@ import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
 
-from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_scales
+from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_block, pa_kernel, pa_scales
 
 
 def jacobi2d_reference(grid: np.ndarray, steps: int) -> np.ndarray:
@@ -91,4 +91,4 @@ class Jacobi2DPA(_Jacobi2D):
     scales = pa_scales(_Jacobi2D.scales)
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
-        return self._run(ctx, inp, p, "jacobi2d_pa", num_sms_of(ctx, p), BLOCK)
+        return self._run(ctx, inp, p, pa_kernel("jacobi2d_pa", p), num_sms_of(ctx, p), pa_block(p))

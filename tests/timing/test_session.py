@@ -57,3 +57,31 @@ def test_watchdog_raises_with_a_state_summary():
     assert s["warps"]["pending_loads"] == 1
     assert sum(s["dram_queue"].values()) == 1
     assert s["l2_mshrs_in_use"] == 1 and sum(s["l1_mshrs_in_use"].values()) == 1
+
+
+def test_refresh_is_not_progress():
+    """The same stuck row with refresh on, every few cycles: refreshes must not keep the watchdog from firing
+    (a channel whose requests can never be served still refreshes on time)."""
+    m = load_machine("gtx480", {"dram.timing.tRCD": 1000, "sim.watchdog_cycles": 100, "dram.refresh": True,
+                                "dram.timing.tREFI": 40, "dram.timing.tRFC": 10,
+                                "l2.rop_latency": 10, "dram.controller_latency": 10})
+    with pytest.raises(SimulationStalled) as ei:
+        TimingSession(m).run_launch(pointer_chase(LINES[:2]))
+    assert "watchdog" in str(ei.value)
+    assert sum(ei.value.summary["dram_queue"].values()) == 1
+
+
+def test_l2_dram_protocol_deadlock_is_reported_not_hung():
+    """Tiny DRAM and return queues with more reads in flight than they hold: a channel's queue fills with
+    writes behind a row kept open for a read whose slice's return queue is full, while that slice's fill
+    waits for a queue slot for its write-back (docs/timing.md, "Known limit"). Refreshes keep closing and
+    reopening that row; the watchdog must still fire (row commands and refreshes are not progress). When the
+    engine breaks this cycle, this test should assert that the kernel completes instead."""
+    m = load_machine("gtx480", {"dram.scheduler.queue_size": 4, "l2.return_queue": 1, "l2.size_kb": 2,
+                                "l2.mshr_entries": 64, "sim.watchdog_cycles": 20000})
+    with pytest.raises(SimulationStalled) as ei:
+        TimingSession(m).run_launch(streaming_read(120, 256, 4, store=True))
+    s = ei.value.summary
+    assert "watchdog" in str(ei.value)
+    assert max(s["dram_queue"].values()) == 4  # a full channel queue
+    assert max(s["queues"]["l2_dram_return"].values()) == 1  # a full return queue

@@ -162,7 +162,6 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                     bank[bi, B_FREE] = k + cfg[C_tRP]
                     ctr[T_DR_PRE] += 1
                     dram_log(dlog, g, cfg, k, c, CMD_PRE, b // nsa, -1 - b % nsa, mx)
-                    progress = True
                     break
         if all_closed:
             ready = 0
@@ -175,10 +174,9 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 chs[c, H_NEXT_REF] += cfg[C_tREFI]
                 ctr[T_DR_REF] += 1
                 dram_log(dlog, g, cfg, k, c, CMD_REF, -1, -1, mx)
-                progress = True
+        # refresh is housekeeping, not progress: a channel whose requests can never be served still refreshes
+        # every tREFI, and must not keep the watchdog from firing
         wake[cfg[C_WK_CH] + c] = edge(clk, D_DRAM, k + 1)
-        if progress:
-            g[G_LAST_PROGRESS] = now
         return
     if n == 0:
         wake[cfg[C_WK_CH] + c] = INF
@@ -408,7 +406,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             dram_log(dlog, g, cfg, k, c, CMD_PRE, b, -1 - u % nsa, mx)
         if rq[r, R_TDS] < 0:
             rq[r, R_TDS] = -2  # marks "row command issued" without counting it as the data start
-        progress = True
+        # (a row command alone is not progress: a read that can never return its data may have its row
+        # closed by a refresh and opened again, forever; only data moved counts for the watchdog)
     if progress:
         g[G_LAST_PROGRESS] = now
     # the channel's state cannot change until a command's timing allows one (or an arrival lowers the wake)

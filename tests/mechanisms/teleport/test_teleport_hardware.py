@@ -191,6 +191,21 @@ def test_outstanding_bound_slows_the_gate():
     assert m1[("kernel", "cycles")] > m64[("kernel", "cycles")]
 
 
+def test_shared_and_per_core_controllers():
+    """The dispatcher's one controller (`shared`) sends one line per cycle for every core, block after block in
+    dispatch order: the launch lasts at least all blocks' lines, and the last block waits for every earlier
+    block's lines to go out first. Per-core controllers send the same requests."""
+    _, ms = timed("guarded", "ones", Teleport(machine="R", controller="shared"))
+    _, mc = timed("guarded", "ones", Teleport(machine="R"))
+    assert tp(ms, "requests") == tp(mc, "requests") == CTAS * LINES_PER_CTA
+    assert ms[("kernel", "cycles")] >= CTAS * LINES_PER_CTA
+    # block i's first line leaves after blocks 0..i-1's: the mean wait is at least the mean of (i+1) x lines
+    assert tp(ms, "gate_cycles_per_cta") >= LINES_PER_CTA * (CTAS + 1) / 2
+    assert parse("real,controller=shared")[0].controller == "shared" and parse("real")[0].controller == "core"
+    with pytest.raises(PolicyError, match="controller"):
+        make_policy("teleport:real,controller=both")
+
+
 def test_policy_spec():
     cfg, l1 = parse("S,buffer_kb=16,arb=alt,priority=2,table=32,merge=0")
     assert (cfg.machine, cfg.buffer_kb, cfg.arbitration, cfg.priority, cfg.table_entries, cfg.merge, l1) == (

@@ -41,14 +41,15 @@ ARB_TPREF, ARB_CPREF, ARB_ALT = 0, 1, 2
 (
     F_MODE, F_NSM, F_NSLOT, F_WPC, F_GX, F_GY, F_NCTA, F_NROW, F_ROW0, F_CTA0, F_Q0, F_QCAP, F_SMS0, F_TAG0,
     F_SETS, F_WAYS, F_UL0, F_NUL, F_BM0, F_NW, F_PC0, F_NPC, F_WK0, F_WKCAP, F_SMEM_LAT, F_PRIO, F_ARB, F_LSHIFT,
-    F_STAMP, F_MAXOUT, F_CTR0, F_MT, F_MT0, F_MT_RINGN, F_MT_GAP, F_MT_PERIOD, F_HDR
-) = range(37)
+    F_STAMP, F_MAXOUT, F_CTR0, F_MT, F_MT0, F_MT_RINGN, F_MT_GAP, F_MT_PERIOD, F_SHARED, F_SEQN, F_SEQHEAD, F_GOUT,
+    F_HDR
+) = range(41)
 # table rows: base, typesize, min products x/y/z, min offset, max products x/y/z, max offset
 RW_BASE, RW_TS, RW_MINX, RW_MINY, RW_MINZ, RW_MINOFF, RW_MAXX, RW_MAXY, RW_MAXZ, RW_MAXOFF = range(10)
 NRW = 10
 # per block
-CT_EXPECT, CT_RECV, CT_READY, CT_SM, CT_ROW, CT_NEXT, CT_END, CT_T0, CT_ISSUED = range(9)
-NCT = 9
+CT_EXPECT, CT_RECV, CT_READY, CT_SM, CT_ROW, CT_NEXT, CT_END, CT_T0, CT_ISSUED, CT_SEQ = range(10)
+NCT = 10
 # per SM: controller FIFO head/count, pending buffer-hit wakes
 SS_QH, SS_QN, SS_NWK, SS_OUT = range(4)
 NSS = 4
@@ -301,6 +302,8 @@ def cta_start(sm, cta, cslot, now, k, cfg, ctat, smt, mx):
     cap = mx[F_QCAP]
     mx[mx[F_Q0] + sm * cap + (mx[b + SS_QH] + mx[b + SS_QN]) % cap] = cta
     mx[b + SS_QN] += 1
+    mx[o + CT_SEQ] = mx[F_SEQN]  # the shared controller serves blocks in dispatch order
+    mx[F_SEQN] += 1
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -352,17 +355,23 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
     while mx[b + SS_QN] > 0:
         c = mx[mx[F_Q0] + sm * cap + mx[b + SS_QH]]
         o = cta_base(c, mx)
+        shared = mx[F_SHARED] != 0
+        if shared and mx[o + CT_SEQ] != mx[F_SEQHEAD]:
+            return nxt  # one controller for every core: an earlier block (another core's) is being served
         ln = next_line(c, mx)
         if ln < 0:
             mx[b + SS_QH] = (mx[b + SS_QH] + 1) % cap
             mx[b + SS_QN] -= 1
+            if shared:
+                mx[F_SEQHEAD] += 1
             issue_done(sm, c, now, k, cfg, clk, wt, subt, mx)
             continue
         if mx[F_MODE] == MODE_REAL and buf_find(sm, ln, mx) >= 0:
             mx[o + CT_NEXT] += step  # already here (a neighbour block's line): not requested
             ctr_add(mx, TC_SKIPPED, 1)
             continue
-        if q_space(qm, qout) <= 0 or g[G_RQ_TOP] <= RQ_RESERVE or mx[b + SS_OUT] >= mx[F_MAXOUT]:
+        full = mx[F_GOUT] >= mx[F_MAXOUT] * mx[F_NSM] if shared else mx[b + SS_OUT] >= mx[F_MAXOUT]
+        if q_space(qm, qout) <= 0 or g[G_RQ_TOP] <= RQ_RESERVE or full:
             return nxt  # (the request pool's last entries stay with the L2's DRAM requests: no deadlock)
         if core_first and qm[qout, Q_COUNT] > 0:
             return nxt  # the core's requests go first this cycle
@@ -382,6 +391,7 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
         mx[o + CT_NEXT] += step
         mx[o + CT_EXPECT] += 1
         mx[b + SS_OUT] += 1
+        mx[F_GOUT] += 1
         ctr_add(mx, TC_REQS, 1)
         if mx[F_MODE] != MODE_S:
             ctr_add(mx, TC_LINES, 1)
@@ -405,6 +415,7 @@ def sm_receive(sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx):
     b = sms_base(sm, mx)
     if mx[b + SS_OUT] > 0:
         mx[b + SS_OUT] -= 1
+        mx[F_GOUT] -= 1
     if c < 0 or c >= mx[F_NCTA]:
         return 0  # (a reply that outlived its launch: the S-machine's launch may end before its data arrives)
     ctr_add(mx, TC_ARRIVED, 1)

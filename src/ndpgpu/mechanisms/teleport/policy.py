@@ -20,9 +20,19 @@ import dataclasses
 from typing import Any
 
 from ...experiments.policies import PolicyError, SessionPolicy, register_policy
-from .preload import ARBITRATION, MACHINES, KernelPlan, Teleport, TeleportError, TeleportHardware, TeleportPreloader
+from .preload import (
+    ARBITRATION,
+    CONTROLLERS,
+    MACHINES,
+    KernelPlan,
+    Teleport,
+    TeleportError,
+    TeleportHardware,
+    TeleportPreloader,
+)
 
-KEYS = ("buffer_kb", "arb", "priority", "table", "merge", "split", "smem_latency", "outstanding", "mthwp_period")
+KEYS = ("buffer_kb", "arb", "priority", "table", "merge", "split", "smem_latency", "outstanding", "mthwp_period",
+        "controller")
 
 
 def parse(spec: str) -> tuple[Teleport, bool]:
@@ -43,6 +53,11 @@ def parse(spec: str) -> tuple[Teleport, bool]:
         key, eq, value = pair.partition("=")
         if not eq or key not in KEYS:
             raise PolicyError(f"teleport:{spec}: unknown setting {pair!r}; settings: {', '.join(KEYS)}")
+        if key == "controller":
+            if value not in CONTROLLERS:
+                raise PolicyError(f"teleport:{spec}: controller={value!r}; valid: {', '.join(CONTROLLERS)}")
+            kw["controller"] = value
+            continue
         if key == "arb":
             if value not in ARBITRATION:
                 raise PolicyError(f"teleport:{spec}: arb={value!r}; valid: {', '.join(ARBITRATION)}")

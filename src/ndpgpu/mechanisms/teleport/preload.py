@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 I64 = np.int64
 MACHINES = {"real": H.MODE_REAL, "I": H.MODE_I, "S": H.MODE_S, "R": H.MODE_R, "off": H.MODE_OFF}
 ARBITRATION = {"tpref": H.ARB_TPREF, "cpref": H.ARB_CPREF, "alt": H.ARB_ALT}
+CONTROLLERS = ("shared", "core")
 SETS = 4
 
 
@@ -54,7 +55,10 @@ class Teleport:
     preload table (64). ``merge``/``split_rows``: the analysis's region options (see :mod:`.regions`).
     ``smem_latency``: core cycles of a buffer hit (None: the machine's shared-memory latency).
     ``max_outstanding``: the controller's requests in flight per core (an assumption; the paper gives no
-    bound; with the request-pool reserve it keeps the controller from starving the L2's DRAM requests).
+    bound; with the request-pool reserve it keeps the controller from starving the L2's DRAM requests; the
+    shared controller may have this many times the number of cores in flight). ``controller``: ``core``
+    (one controller per core, each serving its own blocks, the default) or ``shared`` (the paper's one unit
+    in the block dispatcher, serving blocks in dispatch order, one line per cycle).
     ``machine="off"``: no preloading (the Baseline, or MTHWP alone). ``mthwp``: the MTHWP prefetcher at each
     L1 (Sec. 5.4); ``mthwp_period``: its throttling period in L1 accesses per SM (an assumption)."""
 
@@ -67,6 +71,7 @@ class Teleport:
     split_rows: bool = True
     smem_latency: int | None = None
     max_outstanding: int = 16
+    controller: str = "core"
     mthwp: bool = False
     mthwp_period: int = 1024
 
@@ -81,6 +86,8 @@ class Teleport:
             raise TeleportError(f"teleport priority must be 0..{E.NPRIO - 1}, not {self.priority}")
         if self.table_entries < 1:
             raise TeleportError(f"teleport table_entries must be >= 1, not {self.table_entries}")
+        if self.controller not in CONTROLLERS:
+            raise TeleportError(f"teleport controller {self.controller!r}; valid: {', '.join(CONTROLLERS)}")
         if self.max_outstanding < 1:
             raise TeleportError(f"teleport max_outstanding must be >= 1, not {self.max_outstanding}")
         if self.mthwp_period < 1:
@@ -235,7 +242,8 @@ def teleport_state(session: TimingSession, plan: KernelPlan | None, trace: Kerne
            H.F_PRIO: config.priority, H.F_ARB: ARBITRATION[config.arbitration],
            H.F_LSHIFT: LINE_BYTES.bit_length() - 1, H.F_STAMP: 0, H.F_MAXOUT: config.max_outstanding,
            H.F_CTR0: off["ctr"], H.F_MT: int(config.mthwp), H.F_MT0: off["mt"], H.F_MT_RINGN: ringn,
-           H.F_MT_GAP: int(MT_GAP_CYCLES * core_ps), H.F_MT_PERIOD: config.mthwp_period}
+           H.F_MT_GAP: int(MT_GAP_CYCLES * core_ps), H.F_MT_PERIOD: config.mthwp_period,
+           H.F_SHARED: int(config.controller == "shared")}
     for k, v in hdr.items():
         mx[k] = v
     mx[off["row"]:off["row"] + rows.size] = rows.ravel()

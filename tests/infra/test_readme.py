@@ -86,10 +86,11 @@ CLI_PLAN: dict[str, str | NotRun] = {
         "ndpgpu run saxpy --scale tiny --machine gtx480-gpgpusim --policy teleport:mthwp",
     "ndpgpu run saxpy --machine gtx480-gpgpusim --policy teleport:real":
         "ndpgpu run saxpy --scale tiny --machine gtx480-gpgpusim --policy teleport:real",
-    "ndpgpu reproduce teleport --scale small": NotRun("its 137 points take about 4 minutes at tiny and more than 30 "
-                                                      "at small here; tests/mechanisms/teleport test the analysis "
-                                                      "and the hardware"),
-    "ndpgpu reproduce ipndp --scale small": NotRun("its 168 points take about 20 minutes at small (5 at tiny); "
+    "ndpgpu reproduce teleport --scale small": NotRun("its 149 points take about 5 minutes at small on an idle "
+                                                      "2-core machine, longer than the suite's budget for one "
+                                                      "line; tests/mechanisms/teleport test the analysis and the "
+                                                      "hardware"),
+    "ndpgpu reproduce ipndp --scale small": NotRun("its 228 points take about 17 minutes at small (4 at tiny); "
                                                    "tests/mechanisms/ipndp test the machines, allocation and "
                                                    "prefetchers, and the reproduction's plan"),
     "ndpgpu reproduce all --scale small": NotRun("every reproduction (tens of minutes); "

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -106,7 +107,9 @@ async def _visit(ws_url: str, url: str) -> PageVisit:
 
 def visit(page: Path, chromium: str) -> PageVisit:
     """Load ``page`` (a file) in a fresh headless Chromium and report what happened."""
-    with tempfile.TemporaryDirectory(prefix="ndpgpu-chromium-") as profile:
+    # Chromium's helper processes (crashpad, renderers) can still write into the profile for a moment after the
+    # browser exits; the whole process group is stopped and the profile removed with retries (see _stop).
+    with tempfile.TemporaryDirectory(prefix="ndpgpu-chromium-", ignore_cleanup_errors=True) as profile:
         cmd = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
                "--no-default-browser-check", "--remote-debugging-port=0", f"--user-data-dir={profile}",
                "--window-size=1280,1600", "about:blank"]
@@ -124,9 +127,28 @@ def visit(page: Path, chromium: str) -> PageVisit:
             ws_url = next(t["webSocketDebuggerUrl"] for t in targets if t.get("type") == "page")
             return asyncio.run(_visit(ws_url, page.resolve().as_uri()))
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            _stop(proc)
+            _remove(Path(profile))
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop the browser and every helper it started (they share its process group)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            continue
+        time.sleep(0.2)  # helpers of the group that outlive the browser itself
+
+
+def _remove(profile: Path) -> None:
+    """Delete the profile, retrying while a dying helper still writes into it."""
+    for _ in range(20):
+        shutil.rmtree(profile, ignore_errors=True)
+        if not profile.exists():
+            return
+        time.sleep(0.1)

@@ -165,6 +165,7 @@ class EngineState:
         cfg[E.C_CTRL_LAT] = dr.controller_latency
         cfg[E.C_DRAM_SCHED] = registry.lookup("dram_scheduler", dr.scheduler.impl).code
         cfg[E.C_DQ_SIZE] = dr.scheduler.queue_size
+        cfg[E.C_DQ_SLOTS] = dr.scheduler.queue_size + max(1, nsl // nch)  # + a fill write-back per slice
         for name in ("tRCD", "tRP", "tRAS", "tRC", "tCL", "tCWL", "tCCD_S", "tCCD_L", "tRRD_S", "tRRD_L", "tFAW",
                      "tWR", "tWTR", "tRTW", "tRTP", "tREFI", "tRFC"):
             cfg[getattr(E, "C_" + name)] = getattr(t, name)
@@ -177,7 +178,10 @@ class EngineState:
         self.q_smout, self.q_smin = 0, nsm
         self.q_l2in, self.q_l2out, self.q_l2ret = 2 * nsm, 2 * nsm + nsl, 2 * nsm + 2 * nsl
         self.q_l2vin = 2 * nsm + 3 * nsl  # stack SMs' requests to the vault beside each slice
-        nq = 2 * nsm + 4 * nsl
+        # a slice's own requests to other slices (mesh request network) and what the mesh's reply network
+        # delivers to it (a sink: kept apart from l2_in, whose requests wait on the reply network)
+        self.q_l2req, self.q_l2rin = 2 * nsm + 4 * nsl, 2 * nsm + 5 * nsl
+        nq = 2 * nsm + 6 * nsl
         caps = np.zeros(nq, I64)
         caps[self.q_smout:self.q_smout + nsm] = l1.miss_queue
         caps[self.q_smin:self.q_smin + nsm] = ic.eject_buffer
@@ -185,9 +189,12 @@ class EngineState:
         caps[self.q_l2out:self.q_l2out + nsl] = respq + l2_lat
         caps[self.q_l2ret:self.q_l2ret + nsl] = retq
         caps[self.q_l2vin:self.q_l2vin + nsl] = ic.eject_buffer
+        caps[self.q_l2req:self.q_l2req + nsl] = respq + l2_lat
+        caps[self.q_l2rin:self.q_l2rin + nsl] = ic.eject_buffer
         cfg[E.C_Q_SMOUT], cfg[E.C_Q_SMIN] = self.q_smout, self.q_smin
         cfg[E.C_Q_L2IN], cfg[E.C_Q_L2OUT], cfg[E.C_Q_L2RET] = self.q_l2in, self.q_l2out, self.q_l2ret
         cfg[E.C_Q_L2VIN] = self.q_l2vin
+        cfg[E.C_Q_L2REQ], cfg[E.C_Q_L2RIN] = self.q_l2req, self.q_l2rin
         self.qb = np.zeros((nq, int(caps.max())), I64)
         self.qm = np.zeros((nq, 4), I64)
         self.qm[:, E.Q_CAP] = caps
@@ -232,7 +239,7 @@ class EngineState:
         self.l2m[:, E.M_LINE] = -1
         self.l2m[:, E.M_HEAD] = -1
         # DRAM state
-        self.dq = np.zeros((nch, dr.scheduler.queue_size, E.NDQF), I64)
+        self.dq = np.zeros((nch, int(cfg[E.C_DQ_SLOTS]), E.NDQF), I64)
         self.dq[:, :, E.DQ_RID] = -1
         self.bank = np.zeros((nch * dr.banks * dr.subarrays_per_bank, E.NBANKT), I64)  # a row per subarray
         self.bank[:, E.B_ROW] = -1
@@ -250,6 +257,8 @@ class EngineState:
         self.netd[E.NET_REQ, [E.N_NSRC, E.N_NDST, E.N_SRCQ, E.N_DSTQ]] = [nsm, nsl, self.q_smout, self.q_l2in]
         self.netd[E.NET_REQ, E.N_DST_DELAY] = rop  # L2 cycles
         self.netd[E.NET_REP, [E.N_NSRC, E.N_NDST, E.N_SRCQ, E.N_DSTQ]] = [nsl, nsm, self.q_l2out, self.q_smin]
+        self.netd[E.NET_REQ, [E.N_NSRC2, E.N_SRCQ2, E.N_SRC2_NODE, E.N_SRC2_WAKE]] = [
+            nsl, self.q_l2req, E.MC_HDR + nsm, cfg[E.C_WK_SL]]  # the slices (the mesh only)
         self.pbusy = np.zeros((2, 2, max(nsm, nsl)), I64)
         self._init_mesh()
         # address mapping: descriptor 0 is the machine's; ranges may select others

@@ -307,6 +307,16 @@ class L2Spec(CacheSpec):
     return_queue: int = F(32, "packets", "DRAM-return queue per slice", ge=1, le=4096)
     response_queue: int = F(32, "packets", "replies waiting for the network per slice", ge=1, le=4096)
 
+    @model_validator(mode="after")
+    def _fill_fits(self) -> L2Spec:
+        # a fill replies to every request merged into its MSHR at once, into the slice's output queue
+        # (response_queue + latency entries): one that can never fit would stop the slice for good
+        if self.enabled and self.response_queue + self.latency < self.mshr_merge:
+            raise ValueError(f"response_queue={self.response_queue} + latency={self.latency} is below "
+                             f"mshr_merge={self.mshr_merge}: a fill replies to all its merged requests at once, "
+                             f"so raise response_queue or lower mshr_merge")
+        return self
+
 
 # ------------------------------------------------------------------------------------------------------
 # interconnect

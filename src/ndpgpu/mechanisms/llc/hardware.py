@@ -14,6 +14,11 @@ with their data addressed to the source core, which finishes the chain itself (S
 Packet kinds (``PK_MECH`` + 0..2): ComputePacket, operand data / store ack returned to a service queue,
 offload reply. A request the mechanism makes carries ``R_MXD = row * 4 + role`` (role 0/1 operand a/b,
 2 store), so the L2 hands its reply to :func:`l2_deliver`. The Python side, :mod:`.offload`, lays out ``mx``.
+
+Message classes keep the two subnets free of protocol cycles: whatever needs an answer (ComputePackets, a
+service queue's loads and stores, also a slice's to another slice) travels on the request network; whatever
+only gets consumed (operand data, store acks, offload replies) on the reply network, which ejects into queues
+that always drain (an SM's input; at a slice, its reply-network input, apart from the requests of l2_in).
 """
 
 from ...timing.engine.caches import c_find
@@ -315,7 +320,6 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
     op = v % 8
     o = row_base(w, mx)
     nsl = mx[F_NSL]
-    nsm = mx[F_NSM]
     src = mx[o + RW_SRC]
     core = is_core_site(site, mx)
     sm = site - nsl
@@ -354,7 +358,13 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
     sect = mx[o + RW_SA + role]
     h = home_slice(line, mapd, mrange, cfg)
     local = (not core) and h == site
-    q = (cfg[C_Q_L2IN] + site) if local else qout
+    if local:
+        q = cfg[C_Q_L2IN] + site
+    elif core:
+        q = qout
+    else:  # slice to slice: a request, so on the request network (never queued behind this slice's replies)
+        q = cfg[C_Q_L2REQ] + site
+        net = NET_REQ
     if q_space(qm, q) <= 0 or g[G_RQ_TOP] < 1:
         return 0
     r = rq_alloc(rq, rq_free, g)
@@ -376,9 +386,7 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
             wake[cfg[C_WK_SL] + site] = rq[r, R_READY]
     else:
         rq[r, R_READY] = t
-        if not core:
-            rq[r, R_DEST] = nsm + h  # slice to slice, on the reply network
-        net_push(qout, r, cfg, qb, qm, wake, net, rq)
+        net_push(q, r, cfg, qb, qm, wake, net, rq)
     return 1
 
 

@@ -64,7 +64,7 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
     capo = cfg[C_MAXOPEN]
     kb = INF
     minready = INF
-    for i in range(cfg[C_DQ_SIZE]):
+    for i in range(cfg[C_DQ_SLOTS]):
         if dq[c, i, DQ_RID] < 0:
             continue
         rr = dq[c, i, DQ_READY]
@@ -116,7 +116,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     nb_ = cfg[C_NBANK] * nsa
     base = c * nb_
     gbase = c * cfg[C_NBG]
-    dqs = cfg[C_DQ_SIZE]
+    dqs = cfg[C_DQ_SIZE]  # admission capacity; the slots (C_DQ_SLOTS) add the fills' write-back room
+    nslot = cfg[C_DQ_SLOTS]
     capo = cfg[C_MAXOPEN]
     n = chs[c, H_NQ]
     progress = False
@@ -138,7 +139,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             # before its oldest request arrived happened while it was idle (in the background, rows left as
             # they were: an approximation), the later ones are still to do (one now, the rest on time)
             first = INF
-            for i in range(dqs):
+            for i in range(nslot):
                 if dq[c, i, DQ_RID] >= 0 and dq[c, i, DQ_READY] < first:
                     first = dq[c, i, DQ_READY]
             arrived = cyc_at(clk, D_DRAM, first) - cfg[C_CTRL_LAT]
@@ -195,13 +196,21 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     act_key = INF
     oldest_key = INF
     oldest = -1
-    for i in range(dqs):
+    ret_blocked = False
+    for i in range(nslot):
         if dq[c, i, DQ_RID] < 0:
             continue
         rr = dq[c, i, DQ_READY]
         if rr > now:
             if rr < minready:
                 minready = rr
+            continue
+        if (dq[c, i, DQ_WR] == 0 and rq[dq[c, i, DQ_RID], R_BURSTS] == 1
+                and q_space(qm, cfg[C_Q_L2RET] + dq[c, i, DQ_SLICE]) <= 0):
+            # a read whose data has nowhere to go is no candidate: it neither holds its row open against the
+            # bank's other requests nor claims the oldest's turn (the write-back that frees its slice's return
+            # queue may need that bank); the channel polls until the queue has room
+            ret_blocked = True
             continue
         key = dq[c, i, DQ_KEY]
         if key < oldest_key:
@@ -224,8 +233,6 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             else:
                 if k < chs[c, H_LAST_WR_END] + cfg[C_tWTR] or k + cfg[C_tCL] < chs[c, H_BUS_FREE]:
                     continue
-                if q_space(qm, cfg[C_Q_L2RET] + dq[c, i, DQ_SLICE]) <= 0 and rq[dq[c, i, DQ_RID], R_BURSTS] == 1:
-                    continue
             col = i
             col_key = key
         elif orow < 0:
@@ -247,7 +254,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             hitpend[nb_ + b] = key
             hitpend[2 * nb_ + b] = i
     if oldest < 0:
-        wake[cfg[C_WK_CH] + c] = minready
+        wake[cfg[C_WK_CH] + c] = min(minready, edge(clk, D_DRAM, k + 1)) if ret_blocked else minready
         return
     strict = fcfs
     if not fcfs and col >= 0 and (col_key >> 48) > (oldest_key >> 48):
@@ -340,7 +347,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             chst[c, CHS_BYTES] += nbytes
             if cfg[C_PAGE_POLICY] == PAGE_CLOSED:
                 other = False
-                for i in range(dqs):
+                for i in range(nslot):
                     if dq[c, i, DQ_RID] >= 0 and dq[c, i, DQ_BANK] == u and dq[c, i, DQ_ROW] == rq[r, R_ROW]:
                         other = True
                         break
@@ -411,7 +418,10 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     if progress:
         g[G_LAST_PROGRESS] = now
     # the channel's state cannot change until a command's timing allows one (or an arrival lowers the wake)
-    wake[cfg[C_WK_CH] + c] = dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw)
+    w = dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw)
+    if ret_blocked:
+        w = min(w, edge(clk, D_DRAM, k + 1))
+    wake[cfg[C_WK_CH] + c] = w
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -239,7 +239,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         if rq[r, R_PRIO] > rq[dr, R_PRIO]:
             rq[dr, R_PRIO] = rq[r, R_PRIO]
             ch = rq[dr, R_CHAN]
-            for i in range(cfg[C_DQ_SIZE]):
+            for i in range(cfg[C_DQ_SLOTS]):
                 if dq[ch, i, DQ_RID] == dr:
                     dq[ch, i, DQ_KEY] = (NPRIO - 1 - rq[dr, R_PRIO]) * (1 << 48) + rq[dr, R_SEQ]
                     break
@@ -301,7 +301,9 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
         vi = c_victim(l2t, base, cfg[C_L2_ASSOC])
         if l2_evict_needs_wb(l2t, vi, cfg):
             vch = map_addr(mapd, mrange, cfg[C_NRANGE], l2t[vi, LN_TAG])[0]
-            if dram_space(cfg, chs, vch) < 1 or g[G_RQ_TOP] < 1:
+            # the write-back may take the channel's room beyond its queue (a slot per slice): a fill that
+            # waited for an ordinary slot could wait forever on reads that wait for this slice's return queue
+            if dram_space(cfg, chs, vch) + cfg[C_DQ_SLOTS] - cfg[C_DQ_SIZE] < 1 or g[G_RQ_TOP] < 1:
                 return False
             l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j)
         idx = vi
@@ -379,6 +381,18 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
                 progress = True
             else:
                 vblocked = True
+    # what the mesh's reply network brought this slice (a mechanism's data for its unit here): one a cycle
+    qn = cfg[C_Q_L2RIN] + j
+    nblocked = False
+    if qm[qn, Q_COUNT] > 0:
+        r = q_head(qb, qm, qn)
+        if rq[r, R_READY] <= now:
+            if l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
+                         mapd, mrange, ptype, mx):
+                q_pop(qb, qm, qn)
+                progress = True
+            else:
+                nblocked = True
     if progress:
         g[G_LAST_PROGRESS] = now
     nxt = edge(clk, D_L2, k + 1)
@@ -390,6 +404,8 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         w = min(w, nxt if vblocked else max(rq[q_head(qb, qm, qv), R_READY], nxt))
     if qm[qr, Q_COUNT] > 0:
         w = min(w, max(rq[q_head(qb, qm, qr), R_READY], nxt))
+    if qm[qn, Q_COUNT] > 0:
+        w = min(w, nxt if nblocked else max(rq[q_head(qb, qm, qn), R_READY], nxt))
     if qm[qi, Q_COUNT] > 0:
         bc = qm[qi, Q_BLOCK] - 1
         if blocked and bc >= 0 and bc == j // cfg[C_SLICES_PER_CH] and dram_space(cfg, chs, bc) <= 0:

@@ -115,7 +115,7 @@ CFG_NAMES = columns("C_", """
     NRANGE Q_SMOUT Q_SMIN Q_L2IN Q_L2OUT Q_L2RET WK_SL WK_CH WK_NET WK_DISP NCOMP NLDO NRQP DLOG_CAP
     TS_CAP L1_XOR_BITS L2_XOR_BITS CTA_THREADS CTA_WARPS CTA_REGS CTA_SMEM NCLASS UCNT_SP UCNT_INT
     UCNT_DP UCNT_SFU UCNT_LDST UCNT_BRANCH L2_PORTS MAX_THREADS REGFILE SMEM_SIZE NSA NGPU NSTK VPS SPS
-    XL0 SWARPS Q_L2VIN MAXOPEN MECH SECTOR_BURSTS
+    XL0 SWARPS Q_L2VIN MAXOPEN MECH SECTOR_BURSTS Q_L2REQ Q_L2RIN DQ_SLOTS
 """)
 NCFG = len(CFG_NAMES)
 
@@ -209,9 +209,11 @@ MAP_NAMES = columns("MD_", """
 """)
 NMAPD = len(MAP_NAMES)
 
-# crossbar networks ``netd``
+# the two networks ``netd`` (crossbar or mesh): the natural sources and destinations; on the mesh, a second
+# source family (NSRC2 queues from SRCQ2, at the nodes mcfg[SRC2_NODE + i], waking component SRC2_WAKE + i):
+# on the request network the L2 slices, whose requests to other slices must not travel with the replies
 NET_NAMES = columns("N_", """
-    RR NSRC NDST SRCQ DSTQ DST_DELAY
+    RR NSRC NDST SRCQ DSTQ DST_DELAY NSRC2 SRCQ2 SRC2_NODE SRC2_WAKE
 """)
 NNETT = len(NET_NAMES)
 

@@ -53,7 +53,7 @@ def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
     """Put DRAM request ``d`` (kind DREAD/DWRITE, mapped) into its channel's scheduler queue."""
     c = rq[d, R_CHAN]
     slot = 0
-    for i in range(cfg[C_DQ_SIZE]):
+    for i in range(cfg[C_DQ_SLOTS]):
         if dq[c, i, DQ_RID] < 0:
             slot = i
             break

@@ -18,7 +18,7 @@ def mesh_endpoint(net, d, cfg, netd):
     e = d - nat
     if net == NET_REQ:  # an SM
         return netd[NET_REP, N_DSTQ] + e, e
-    return netd[NET_REQ, N_DSTQ] + e, cfg[C_WK_SL] + e  # a slice
+    return cfg[C_Q_L2RIN] + e, cfg[C_WK_SL] + e  # a slice: its reply-network input, apart from its requests
 
 
 @njit
@@ -307,24 +307,80 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
     return wk, moved > 0
 
 
+@njit_inline
+def mesh_inject(net, q, node, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, nst, kst, mcfg, mvc, mvq, mport, mst):
+    """Move the head of source queue ``q`` (at ``node``; ``port`` its per-port statistics row, -1 none;
+    ``wcomp`` the component woken when its full queue frees) into a VC of the router's local input port.
+    Returns (the earliest time this source may move again, whether a packet entered)."""
+    if qm[q, Q_COUNT] == 0:
+        return INF, False
+    w = mcfg[MC_W]
+    nvc = mcfg[MC_NVC]
+    vcbuf = mcfg[MC_VCBUF]
+    nxt = edge(clk, D_ICNT, k + 1)
+    r = q_head(qb, qm, q)
+    t = max(rq[r, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY])
+    if t > now:
+        return t, False
+    fl = (cfg[C_IC_HDR] + rq[r, R_BYTES] + cfg[C_IC_FLIT] - 1) // cfg[C_IC_FLIT]
+    if fl < 1:
+        fl = 1
+    if mcfg[MC_CDEL] > 0:
+        mesh_port_credits(mvc, mvq, net, node, 4, nvc, vcbuf, now)
+    vi = mesh_pick_vc(mvq, net, node, 4, nvc, fl, vcbuf)
+    if vi < 0:
+        mst[net, MS_INJ_WAIT] += 1
+        return nxt, False
+    if net == NET_REQ and qm[q, Q_COUNT] >= qm[q, Q_CAP] and now < wake[wcomp]:
+        wake[wcomp] = now  # the source may be blocked on this full queue
+    q_pop(qb, qm, q)
+    d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
+    if rq[r, R_DEST] >= 0:
+        d = rq[r, R_DEST]
+    dst_base = MC_HDR + cfg[C_NSM] if net == NET_REQ else MC_HDR
+    dnode = mcfg[dst_base + d]
+    v = mesh_push(mvc, mvq, net, vi, vcbuf, fl)
+    mvc[net, v, MV_PKT] = r
+    mvc[net, v, MV_READY] = edge(clk, D_ICNT, k + mcfg[MC_RLAT])
+    mvc[net, v, MV_OUT] = mesh_route(node, dnode, w, mcfg[MC_YX])
+    mvc[net, v, MV_FLITS] = fl
+    mvc[net, v, MV_HOPS] = 0
+    mvc[net, v, MV_DNODE] = dnode
+    mvc[net, v, MV_DID] = d
+    mport[net, node * 5 + 4, MP_INJ_BUSY] = edge(clk, D_ICNT, k + fl)
+    mport[net, node * 5, MP_OCC] += 1
+    if mport[net, node * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
+        mst[net, MS_MAX_OCC] = mport[net, node * 5, MP_OCC]
+    if net == NET_REQ:
+        rq[r, R_T1] = now
+    else:
+        rq[r, R_T5] = now
+    if port >= 0:
+        nst[net, 0, port] += fl
+    kd = rq[r, R_KIND]
+    kst[kd, 2 * net] += 1
+    kst[kd, 2 * net + 1] += fl
+    mst[net, MS_INJ] += 1
+    wk = mvc[net, v, MV_READY]
+    if qm[q, Q_COUNT] > 0:
+        r2 = q_head(qb, qm, q)
+        t2 = max(rq[r2, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY], nxt)
+        if t2 < wk:
+            wk = t2
+    return wk, True
+
+
 @njit
 def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, mvc, mvq, mport, msw, mst, mkst):
     """One interconnect cycle of subnet ``net`` of the mesh: router hops and ejections, then injections."""
     nsrc = netd[net, N_NSRC]
     sq = netd[net, N_SRCQ]
-    flit = cfg[C_IC_FLIT]
-    hdr = cfg[C_IC_HDR]
-    w = mcfg[MC_W]
     nnode = mcfg[MC_NNODE]
     nvc = mcfg[MC_NVC]
     vcbuf = mcfg[MC_VCBUF]
-    rlat = mcfg[MC_RLAT]
-    yx = mcfg[MC_YX]
-    cdel = mcfg[MC_CDEL]
     prio = mcfg[MC_PRIO]
     islip = mcfg[MC_ISLIP] != 0
     src_base = MC_HDR if net == NET_REQ else MC_HDR + cfg[C_NSM]
-    dst_base = MC_HDR + cfg[C_NSM] if net == NET_REQ else MC_HDR
     nxt = edge(clk, D_ICNT, k + 1)
     nin = 5 * nvc
     wk = INF
@@ -383,61 +439,16 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
     rr = netd[net, N_RR]
     for i in range(nsrc):
         s = (rr + i) % nsrc
-        q = sq + s
-        if qm[q, Q_COUNT] == 0:
-            continue
-        r = q_head(qb, qm, q)
-        node = mcfg[src_base + s]
-        t = max(rq[r, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY])
-        if t > now:
-            if t < wk:
-                wk = t
-            continue
-        fl = (hdr + rq[r, R_BYTES] + flit - 1) // flit
-        if fl < 1:
-            fl = 1
-        if cdel > 0:
-            mesh_port_credits(mvc, mvq, net, node, 4, nvc, vcbuf, now)
-        vi = mesh_pick_vc(mvq, net, node, 4, nvc, fl, vcbuf)
-        if vi < 0:
-            mst[net, MS_INJ_WAIT] += 1
-            wk = min(wk, nxt)
-            continue
-        if net == NET_REQ and qm[q, Q_COUNT] >= qm[q, Q_CAP] and now < wake[s]:
-            wake[s] = now  # the SM may be blocked on this full queue
-        q_pop(qb, qm, q)
-        d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
-        if rq[r, R_DEST] >= 0:
-            d = rq[r, R_DEST]
-        dnode = mcfg[dst_base + d]
-        v = mesh_push(mvc, mvq, net, vi, vcbuf, fl)
-        mvc[net, v, MV_PKT] = r
-        mvc[net, v, MV_READY] = edge(clk, D_ICNT, k + rlat)
-        mvc[net, v, MV_OUT] = mesh_route(node, dnode, w, yx)
-        mvc[net, v, MV_FLITS] = fl
-        mvc[net, v, MV_HOPS] = 0
-        mvc[net, v, MV_DNODE] = dnode
-        mvc[net, v, MV_DID] = d
-        mport[net, node * 5 + 4, MP_INJ_BUSY] = edge(clk, D_ICNT, k + fl)
-        mport[net, node * 5, MP_OCC] += 1
-        if mport[net, node * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
-            mst[net, MS_MAX_OCC] = mport[net, node * 5, MP_OCC]
-        if net == NET_REQ:
-            rq[r, R_T1] = now
-        else:
-            rq[r, R_T5] = now
-        nst[net, 0, s] += fl
-        kd = rq[r, R_KIND]
-        kst[kd, 2 * net] += 1
-        kst[kd, 2 * net + 1] += fl
-        mst[net, MS_INJ] += 1
-        wk = min(wk, mvc[net, v, MV_READY])
-        progress = True
-        if qm[q, Q_COUNT] > 0:
-            r2 = q_head(qb, qm, q)
-            t2 = max(rq[r2, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY], nxt)
-            if t2 < wk:
-                wk = t2
+        t, moved = mesh_inject(net, sq + s, mcfg[src_base + s], s, s, now, k, cfg, clk, rq, qb, qm, wake, nst, kst,
+                               mcfg, mvc, mvq, mport, mst)
+        wk = min(wk, t)
+        progress = progress or moved
+    for s in range(netd[net, N_NSRC2]):  # the second family (own nodes: no port shared with the first)
+        t, moved = mesh_inject(net, netd[net, N_SRCQ2] + s, mcfg[netd[net, N_SRC2_NODE] + s], -1,
+                               netd[net, N_SRC2_WAKE] + s, now, k, cfg, clk, rq, qb, qm, wake, nst, kst, mcfg, mvc,
+                               mvq, mport, mst)
+        wk = min(wk, t)
+        progress = progress or moved
     netd[net, N_RR] = (rr + 1) % nsrc
     if progress:
         g[G_LAST_PROGRESS] = now

@@ -87,3 +87,13 @@ def test_l2_dram_protocol_cycle_is_broken():
     # each slice holds 16 lines; the 3,840 stored lines are dirty and only those still in the L2 stay there
     held = m.num_slices * 16
     assert (lines - held) * 128 <= met[("dram", "write_bytes")] <= lines * 128
+
+
+def test_an_l2_whose_fills_cannot_reply_is_refused():
+    """A fill replies to every request merged into its MSHR at once, into the slice's output queue
+    (response_queue + latency entries): with fewer entries than mshr_merge the slice could stop for good."""
+    from ndpgpu.timing import MachineConfigError
+
+    with pytest.raises(MachineConfigError, match="mshr_merge"):
+        load_machine("gtx480", {"l2.response_queue": 2, "l2.latency": 1, "l2.mshr_merge": 4})
+    assert load_machine("gtx480", {"l2.response_queue": 3, "l2.latency": 1, "l2.mshr_merge": 4}).l2.response_queue == 3

@@ -183,3 +183,20 @@ def test_policy_spec():
 def test_hardware_module_declares_its_hooks():
     assert set(H.HOOKS) <= {"warp_start", "decide", "intercept", "core_service", "sm_receive", "l2_serve",
                             "l2_deliver", "slice_tick"}
+
+
+@pytest.mark.parametrize("workload", ["llc_fdtd", "llc_streamcluster"])
+def test_requests_and_answers_keep_to_their_subnets(workload):
+    """Message classes on the mesh: every read or write (an SM's, a core service queue's, and a slice's to
+    another slice) crosses the request network once and its answer (data, ack, operand) the reply network
+    once. A request that travelled with the answers could wait on them in a cycle (the Omni stall)."""
+    _, m = timed(workload, ChainOffload(scheme="omni"))
+    assert c(m, "emn_llc") > 0  # slices met operands, some homed at other slices
+
+    def pk(net, kind):
+        return m.get((f"mesh.{net}.kind.{kind}", "packets"), 0)
+
+    requests = pk("request", "read") + pk("request", "write")
+    answers = pk("reply", "read") + pk("reply", "write_ack") + pk("reply", "sq_data")
+    assert requests == answers > 0
+    assert pk("reply", "write") == 0 and pk("request", "sq_data") == 0 and pk("request", "write_ack") == 0

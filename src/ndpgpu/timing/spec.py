@@ -193,6 +193,9 @@ class CoreSpec(Spec):
     param_latency: int = F(8, "cycles", "ld.param / constant-cache hit latency", ge=1, le=10000)
     wait_store_acks: bool = F(True, "flag", "a warp retires only when the L2 acknowledged its stores")
     fill_to_use: int = F(1, "cycles", "from an L1 fill (reply received) to the loaded value usable", ge=0, le=1000)
+    ibuffer: int = F(0, "instructions", "decoded instructions per warp (0: an ideal front end). A warp whose buffer "
+                     "is empty is fetched, one warp per SM per cycle in round-robin order, up to this many "
+                     "instructions that issue from the next cycle, never past a control-flow change", ge=0, le=16)
 
     @field_validator("units")
     @classmethod

@@ -181,8 +181,11 @@ def test_policy_spec():
 
 
 def test_hardware_module_declares_its_hooks():
-    assert set(H.HOOKS) <= {"warp_start", "decide", "intercept", "core_service", "sm_receive", "l2_serve",
-                            "l2_deliver", "slice_tick"}
+    from ndpgpu.timing.engine.hooks import HOOK_POINTS
+
+    assert set(H.HOOKS) <= set(HOOK_POINTS)
+    assert {"intercept", "core_service", "l2_serve", "l2_deliver", "slice_tick", "fetched"} <= set(H.HOOKS)
+    assert all(callable(getattr(H, h)) for h in H.HOOKS)
 
 
 @pytest.mark.parametrize("workload", ["llc_fdtd", "llc_streamcluster"])
@@ -200,3 +203,21 @@ def test_requests_and_answers_keep_to_their_subnets(workload):
     answers = pk("reply", "read") + pk("reply", "write_ack") + pk("reply", "sq_data")
     assert requests == answers > 0
     assert pk("reply", "write") == 0 and pk("request", "sq_data") == 0 and pk("request", "write_ack") == 0
+
+
+@pytest.mark.parametrize("workload,scheme", [("llc_vecadd_aligned", "llc"), ("saxpy", "omni")])
+def test_offload_aware_fetch_gives_chains_priority(workload, scheme):
+    """Sec. 3.3: a warp whose fetch decoded a chain's ``01`` is fetched first until its ``11`` is decoded.
+    Only chains take priority (none without offloading), and a chain instance can take it at most once per
+    instruction from its ``01`` to its ``11`` (each priority fetch decodes at least one of them)."""
+    _, mb = timed(workload, None)
+    _, m = timed(workload, ChainOffload(scheme=scheme))
+    assert mb[("core.issue", "fetches")] > 0
+    assert mb[("core.issue", "fetches_with_priority")] == 0
+    prio = m[("core.issue", "fetches_with_priority")]
+    _, tables = recorded(workload)
+    span = max(max(ch.pcs) - min(ch.pcs) + 1 for t in tables.values() for ch in t.chains)
+    assert 0 < prio <= c(m, "instances") * span
+    _, m0 = timed(workload, ChainOffload(scheme=scheme), overrides={"core.ibuffer": 0})  # an ideal front end
+    assert m0[("core.issue", "fetches")] == 0
+    assert m0[("kernel", "warp_instructions")] == m[("kernel", "warp_instructions")]

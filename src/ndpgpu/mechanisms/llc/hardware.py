@@ -29,7 +29,8 @@ from ...timing.engine.queues import edge, popcount, q_push, q_space, rq_alloc, r
 from ...timing.engine.xbar import net_push
 
 MECHANISM = "llc"
-HOOKS = ("warp_start", "decide", "intercept", "core_service", "sm_receive", "l2_serve", "l2_deliver", "slice_tick")
+HOOKS = ("warp_start", "decide", "intercept", "core_service", "sm_receive", "l2_serve", "l2_deliver", "slice_tick",
+         "fetched")
 
 PK_MCOMP, PK_MDATA, PK_MREPLY = PK_MECH, PK_MECH + 1, PK_MECH + 2
 PACKET_NAMES = {PK_MCOMP: "compute", PK_MDATA: "sq_data", PK_MREPLY: "offload_reply"}
@@ -254,6 +255,25 @@ def oq_decide(sm, slot, c, now, cfg, rec, txl, txs, wt, l1t, mapd, mrange, mx):
     if mx[sb + SI_OQ] > mx[sb + SI_OQ_MAX]:
         mx[sb + SI_OQ_MAX] = mx[sb + SI_OQ]
     return 0
+
+
+@njit
+def fetched(sm, slot, pc, n, mx):
+    """Offload-aware fetch (Sec. 3.3): decoding a chain's ``01`` gives the warp fetch priority until its ``11``
+    is decoded, so that the chain's instructions reach the offload queue back to back."""
+    r = -1
+    for i in range(n):
+        if pc + i >= mx[F_NPC]:
+            break
+        pt = mx[F_PT0] + (pc + i) * NPT
+        if mx[pt + PT_CHAIN] < 0:
+            continue
+        tag = mx[pt + PT_TAG]
+        if tag == 1:
+            r = 1
+        elif tag == 3:
+            r = 0
+    return r
 
 
 @njit

@@ -88,6 +88,9 @@ HOOK_POINTS: dict[str, tuple[str, str]] = {
                    "consumed it, 0 it goes on the reply network (the hook may set R_KIND, R_SRC, R_DEST)"),
     "slice_tick": ("slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
                    "an L2 slice's tick, after its own work: returns the slice's next wake time for the mechanism"),
+    "fetched": ("sm, slot, pc, n, mx",
+                "the fetch stage (``core.ibuffer`` > 0) decoded warp ``slot``'s instructions ``pc`` .. ``pc + n - 1``:"
+                " 1 the warp takes the SM's fetch priority, 0 it gives it up, -1 no change"),
 }
 
 
@@ -138,6 +141,11 @@ def _default_dram_command(channel, cmd, bank, row, k, mx):
 
 @njit
 def _default_prefetch(sm, pc, line, d, now, mx):
+    return -1
+
+
+@njit
+def _default_fetched(sm, slot, pc, n, mx):
     return -1
 
 
@@ -250,7 +258,7 @@ CODES: dict[str, int] = {}
 # the dispatch tables; None until bind(), so that a hook compiled before it fails loudly
 _DECIDE = _DIVERT = _GUEST_ISSUED = _GUEST_DONE = _SM_TICK = _WARP_START = None
 _CTA_START = _L2_REQUEST = _DRAM_COMMAND = _PREFETCH = _L1_ACCESS = None
-_INTERCEPT = _CORE_SERVICE = _SM_RECEIVE = _L2_SERVE = _L2_DELIVER = _SLICE_TICK = None
+_INTERCEPT = _CORE_SERVICE = _SM_RECEIVE = _L2_SERVE = _L2_DELIVER = _SLICE_TICK = _FETCHED = None
 
 
 def _table(point: str) -> tuple:
@@ -384,6 +392,17 @@ def prefetch(code, sm, pc, line, d, now, mx):
     for f in literal_unroll(_PREFETCH):
         if i == code:
             r = f(sm, pc, line, d, now, mx)
+        i += 1
+    return r
+
+
+@njit
+def fetched(code, sm, slot, pc, n, mx):
+    r = -1
+    i = 0
+    for f in literal_unroll(_FETCHED):
+        if i == code:
+            r = f(sm, slot, pc, n, mx)
         i += 1
     return r
 

@@ -30,6 +30,10 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
             wt[slot, W_READY] = INF
             return 1 + R_MEM
     wt[slot, W_DIVERT] = 0
+    if cfg[C_IBUF] > 0 and wt[slot, W_IBUF] <= 0:  # nothing decoded: the fetch stage wakes the warp
+        wt[slot, W_READY] = WAIT_FETCH
+        smt[sm, S_FETCH_WANT] = 1
+        return 1 + R_FETCH
     pc = seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
     dep = 0
     for j in range(4):
@@ -77,6 +81,78 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
         wt[slot, W_READY] = t
         return 1 + R_UNIT
     return 0
+
+
+@njit_inline
+def ibuf_take(sm, slot, cfg, wt, smt):
+    """Warp ``slot`` issued one decoded instruction; an emptied buffer asks the fetch stage for more."""
+    if cfg[C_IBUF] > 0:
+        wt[slot, W_IBUF] -= 1
+        if wt[slot, W_IBUF] <= 0:
+            smt[sm, S_FETCH_WANT] = 1
+
+
+@njit_inline
+def ibuf_flush(sm, slot, cfg, wt, smt):
+    """The warp's stream moved on without issuing here (a mechanism sent its stretch elsewhere)."""
+    if cfg[C_IBUF] > 0:
+        wt[slot, W_IBUF] = 0
+        smt[sm, S_FETCH_WANT] = 1
+
+
+@njit
+def fetch_stage(sm, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx):
+    """Fetch and decode for one warp of SM ``sm`` this cycle (``core.ibuffer`` > 0).
+
+    The warp is one whose instruction buffer is empty: the one a mechanism gave fetch priority, else the
+    next in round-robin order after the last one fetched. Up to ``core.ibuffer`` instructions are decoded,
+    never past a control-flow change (the end of the warp's current trace segment); they can issue from
+    the next cycle. Returns whether a warp was fetched (none left: the stage sleeps until a buffer empties).
+    """
+    nsl = cfg[C_NSLOT]
+    base = sm * nsl
+    pick = -1
+    prio = smt[sm, S_FETCH_PRIO] - 1
+    if prio >= 0:
+        if wt[prio, W_STATE] == WS_ACTIVE and wt[prio, W_IBUF] <= 0:
+            pick = prio
+        elif wt[prio, W_STATE] != WS_ACTIVE:
+            smt[sm, S_FETCH_PRIO] = 0
+    if pick < 0:
+        start = smt[sm, S_FETCH_RR]
+        for j in range(nsl):
+            slot = base + (start + 1 + j) % nsl
+            if wt[slot, W_STATE] == WS_ACTIVE and wt[slot, W_IBUF] <= 0:
+                pick = slot
+                smt[sm, S_FETCH_RR] = (start + 1 + j) % nsl
+                break
+    if pick < 0:
+        smt[sm, S_FETCH_WANT] = 0
+        return False
+    si = wt[pick, W_SEG]
+    off = wt[pick, W_SEG_OFF]
+    n = seg[si, 1] - off
+    if n > cfg[C_IBUF]:
+        n = cfg[C_IBUF]
+    if n < 1:
+        n = 1
+    wt[pick, W_IBUF] = n
+    ctr[T_FETCHES] += 1
+    if pick == prio:
+        ctr[T_FETCH_PRIO] += 1
+    if cfg[C_MECH] != 0 and wt[pick, W_HOST] < 0:
+        p = hooks.fetched(cfg[C_MECH], sm, pick, seg[si, 0] + off, n, mx)
+        if p > 0:
+            smt[sm, S_FETCH_PRIO] = pick + 1
+        elif p == 0 and smt[sm, S_FETCH_PRIO] == pick + 1:
+            smt[sm, S_FETCH_PRIO] = 0
+    t = edge(clk, D_CORE, k + 1)  # decoded this cycle, issuable from the next
+    if wt[pick, W_READY] == WAIT_FETCH:
+        wt[pick, W_READY] = INF
+        wake_warp(pick, t, cfg, wt, subt)
+    elif wt[pick, W_READY] < t:
+        wt[pick, W_READY] = t
+    return True
 
 
 @njit_inline
@@ -356,9 +432,11 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
     if chosen >= 0:
         if wt[chosen, W_DIVERT] != 0:  # the warp's next stretch runs elsewhere
             hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
+            ibuf_flush(sm, chosen, cfg, wt, smt)
         else:
             do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free, rq,
                      rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx, xt)
+            ibuf_take(sm, chosen, cfg, wt, smt)
         issued = 1
         subt[sb, SB_LAST] = chosen
         for _x in range(cfg[C_ISSUE_W] - 1):
@@ -370,9 +448,11 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 break
             if wt[chosen, W_DIVERT] != 0:
                 hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
+                ibuf_flush(sm, chosen, cfg, wt, smt)
                 break
             do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
                      rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx, xt)
+            ibuf_take(sm, chosen, cfg, wt, smt)
             issued += 1
         ctr[T_ISSUE_SLOTS] += 1
         subt[sb, SB_REASON] = R_SB
@@ -394,7 +474,8 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 if wt[slot, W_AGE] < best:
                     best = wt[slot, W_AGE]
                     rd = wt[slot, W_READY]
-                    reason = R_MEM if rd >= INF else (R_LDST if rd == WAIT_LDST else R_SB)
+                    reason = R_MEM if rd >= INF else (
+                        R_LDST if rd == WAIT_LDST else (R_FETCH if rd == WAIT_FETCH else R_SB))
                     rpc = warp_pc(slot, seg, wt)
             elif st == WS_BARRIER:
                 has_bar = slot
@@ -455,6 +536,9 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
                        prst, pcst, wt, regrdy, smt, mapd, mrange, subt, mx):
             break
         q_pop(qb, qm, qi)
+        progress = True
+    if cfg[C_IBUF] > 0 and smt[sm, S_FETCH_WANT] != 0 and fetch_stage(sm, k, cfg, clk, seg, pct, wt, smt, subt,
+                                                                       ctr, mx):
         progress = True
     # warp schedulers (what a mechanism's ``intercept`` reads goes down as one tuple: an inlined call takes
     # at most 30 arguments)
@@ -558,8 +642,10 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
         t = rq[q_head(qb, qm, qi), R_READY]
         if t < w:
             w = t
-    if w >= WAIT_LDST:
-        w = INF  # only replies (which wake the SM on delivery) or the LD/ST unit can unblock it
+    if w >= WAIT_FETCH:
+        w = INF  # only replies (which wake the SM on delivery), the LD/ST unit or the fetch stage can unblock it
+    if smt[sm, S_FETCH_WANT] != 0:
+        w = nxt
     if w < nxt:
         w = nxt
     if progress:
@@ -571,7 +657,8 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
 # statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
 
 
-STALL_NAMES = ("idle", "memory", "scoreboard", "barrier", "unit_busy", "ldst_busy", "memory_structural", "drain")
+STALL_NAMES = ("idle", "memory", "scoreboard", "barrier", "unit_busy", "ldst_busy", "memory_structural", "drain",
+               "fetch")
 
 
 def metrics(st, put, ratio) -> None:
@@ -601,6 +688,8 @@ def metrics(st, put, ratio) -> None:
     put("core.issue", "scheduler_cycles", sched, "cycles")
     put("core.issue", "issue_cycles", c("ISSUE_SLOTS"), "cycles")
     put("core.issue", "issue_rate", ratio(c("ISSUE_SLOTS"), sched), "fraction")
+    put("core.issue", "fetches", c("FETCHES"), "fetches")  # 0 with an ideal front end (core.ibuffer 0)
+    put("core.issue", "fetches_with_priority", c("FETCH_PRIO"), "fetches")
     for i, name in enumerate(STALL_NAMES):
         v = int(st.ctr[T_ST_IDLE + i])
         put("core.stalls", name, v, "cycles")

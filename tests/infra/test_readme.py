@@ -71,7 +71,7 @@ CLI_PLAN: dict[str, str | NotRun] = {
         "--arg 'x=f32[16384] rand' --arg 'y=f32[16384] ones'",
     "ndpgpu run examples/saxpy.yaml --machine llc-mesh --policy llc:omni":
         "ndpgpu run examples/saxpy.yaml --machine llc-mesh --policy llc:omni",
-    "ndpgpu reproduce llc --scale small": NotRun("its 176 points take tens of minutes at small (about 4 at tiny); "
+    "ndpgpu reproduce llc --scale small": NotRun("its 196 points take tens of minutes at small (about 4 at tiny); "
                                                  "tests/mechanisms/llc test the hardware on the same workloads"),
     "ndpgpu sweep spec.yaml --scheduler tcp://HOST:8786 --traces /shared/traces": NotRun(
         "needs a running Dask scheduler; tests/experiments/test_exp_dask.py starts one on the loopback interface "

@@ -188,7 +188,7 @@ def required_events(name: str) -> set[str]:
     """The built-in events a machine counts, from its description (independent of the model's count rules)."""
     m = load_machine(name)
     need = {e for e in EVENTS if not e.startswith(("mesh_", "icnt_", "tsv_", "link_", "cross_link_"))}
-    need |= {"mesh_link_flit", "mesh_router_flit"} if m.icnt.impl == "mesh" else {"icnt_flit"}
+    need |= {"mesh_link_flit", "mesh_router_flit"} if m.icnt.impl in ("mesh", "butterfly") else {"icnt_flit"}
     if m.stacks is not None:
         need.add("tsv_bit")
     if m.links is not None:

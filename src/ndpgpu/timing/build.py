@@ -17,6 +17,7 @@ from . import registry
 from .interfaces import DispatchPlan
 from .occupancy import Occupancy, occupancy
 from .spec import UNIT_NAMES, Machine
+from .topology import topology_of
 
 I64 = np.int64
 UNIT_CODE = {name: i for i, name in enumerate(UNIT_NAMES)}
@@ -259,7 +260,7 @@ class EngineState:
         self.netd[E.NET_REQ, E.N_DST_DELAY] = rop  # L2 cycles
         self.netd[E.NET_REP, [E.N_NSRC, E.N_NDST, E.N_SRCQ, E.N_DSTQ]] = [nsl, nsm, self.q_l2out, self.q_smin]
         self.netd[E.NET_REQ, [E.N_NSRC2, E.N_SRCQ2, E.N_SRC2_NODE, E.N_SRC2_WAKE]] = [
-            nsl, self.q_l2req, E.MC_HDR + nsm, cfg[E.C_WK_SL]]  # the slices (the mesh only)
+            nsl, self.q_l2req, E.MC_HDR + nsm, cfg[E.C_WK_SL]]  # the slices (router networks only)
         self.pbusy = np.zeros((2, 2, max(nsm, nsl)), I64)
         self._init_mesh()
         # address mapping: descriptor 0 is the machine's; ranges may select others
@@ -282,7 +283,6 @@ class EngineState:
         self.dlog = np.zeros((1 << 16 if m.sim.record_dram_commands else 1, 5), I64)
         self.pcst = np.zeros((1, E.NPCS), I64)
 
-    # ------------------------------------------------------------------ 2D mesh (icnt.impl: mesh)
     # the named state groups the compiled loop takes (engine.loop)
     def core_state(self) -> E.CoreState:
         return E.CoreState(self.wt, self.ufree, self.smt, self.subt, self.ctat, self.ldo, self.ld_free, self.l1t,
@@ -300,32 +300,55 @@ class EngineState:
         return E.StatsTables(self.ctr, self.smst, self.slst, self.chst, self.pcst, self.clst, self.prst, self.nst,
                              self.kst, self.ts)
 
+    # ------------------------------------------------------------------ router networks (mesh, butterfly)
     def _init_mesh(self) -> None:
-        """Mesh tables (``engine.mesh.mesh_tick``); one-row placeholders when the machine uses the crossbar."""
-        ms = self.m.icnt.mesh
-        on = self.m.icnt.impl == "mesh" and ms is not None
-        nnode = ms.width * ms.height if on else 1
-        nvc = ms.vcs if on else 1
-        # node of each SM, of each slice, then of each SM again (request-network endpoints past the slices)
-        self.mcfg = np.zeros(E.MC_HDR + 2 * self.nsm + self.nsl, I64)
+        """Router-network tables (``engine.mesh.mesh_tick``; mesh or butterfly, from ``timing.topology``);
+        one-row placeholders when the machine uses the crossbar."""
+        topo = topology_of(self.m)
+        on = topo is not None
+        rs = self.m.icnt.mesh if self.m.icnt.impl == "mesh" else self.m.icnt.butterfly  # the router fields
+        self.topology = topo
+        nnode = topo.nrouters if on else 1
+        nport = topo.ports if on else 5
+        nvc = rs.vcs if on else 1
+        ends = E.MC_HDR + 2 * self.nsm + self.nsl
         if on:
+            # header, terminals of the endpoints, then per subnet (both the same) routing, link and
+            # injection tables
+            nterm = topo.nterminals
+            rt0 = ends
+            lk0 = rt0 + 2 * nnode * nterm
+            inj0 = lk0 + 2 * nnode * nport * 2
+            self.mcfg = np.zeros(inj0 + 2 * nterm * 2, I64)
             c = self.mcfg
-            c[E.MC_ON], c[E.MC_W], c[E.MC_H], c[E.MC_NNODE] = 1, ms.width, ms.height, nnode
-            c[E.MC_NVC], c[E.MC_VCBUF], c[E.MC_RLAT], c[E.MC_LLAT] = nvc, ms.vc_buffers, ms.router_latency, \
-                ms.link_latency
-            c[E.MC_YX] = int(ms.routing == "yx")
-            c[E.MC_CDEL] = ms.credit_delay
-            c[E.MC_ISLIP] = int(ms.allocator == "islip")
-            c[E.MC_PRIO] = int(ms.priority_arbitration)
-            c[E.MC_HDR:E.MC_HDR + self.nsm] = ms.sm_nodes
-            c[E.MC_HDR + self.nsm:E.MC_HDR + self.nsm + self.nsl] = ms.llc_nodes
-            c[E.MC_HDR + self.nsm + self.nsl:] = ms.sm_nodes
-        vcbuf = ms.vc_buffers if on else 1
-        self.mvc = np.zeros((2, nnode * 5 * nvc * vcbuf, E.NMV), I64)
+            ms = self.m.icnt.mesh
+            c[E.MC_ON], c[E.MC_NNODE] = 1, nnode
+            if topo.kind == "mesh":
+                c[E.MC_W], c[E.MC_H] = ms.width, ms.height
+                c[E.MC_YX] = int(ms.routing == "yx")
+            c[E.MC_NVC], c[E.MC_VCBUF], c[E.MC_RLAT], c[E.MC_LLAT] = nvc, rs.vc_buffers, rs.router_latency, \
+                rs.link_latency
+            c[E.MC_CDEL] = rs.credit_delay
+            c[E.MC_ISLIP] = int(rs.allocator == "islip")
+            c[E.MC_PRIO] = int(rs.priority_arbitration)
+            c[E.MC_NPORT], c[E.MC_TLAT], c[E.MC_NTERM] = nport, topo.terminal_link_latency, nterm
+            c[E.MC_RT0], c[E.MC_LK0], c[E.MC_INJ0] = rt0, lk0, inj0
+            c[E.MC_TOPO] = registry.lookup("interconnect", self.m.icnt.impl).code
+            c[E.MC_HDR:E.MC_HDR + self.nsm] = topo.sm_terminals
+            c[E.MC_HDR + self.nsm:E.MC_HDR + self.nsm + self.nsl] = topo.llc_terminals
+            c[E.MC_HDR + self.nsm + self.nsl:ends] = topo.sm_terminals
+            for net in range(2):
+                c[rt0 + net * nnode * nterm:rt0 + (net + 1) * nnode * nterm] = topo.route.ravel()
+                c[lk0 + net * nnode * nport * 2:lk0 + (net + 1) * nnode * nport * 2] = topo.link.ravel()
+                c[inj0 + net * nterm * 2:inj0 + (net + 1) * nterm * 2] = topo.inject.ravel()
+        else:
+            self.mcfg = np.zeros(ends, I64)
+        vcbuf = rs.vc_buffers if on else 1
+        self.mvc = np.zeros((2, nnode * nport * nvc * vcbuf, E.NMV), I64)
         self.mvc[:, :, E.MV_PKT] = -1
-        self.mvq = np.zeros((2, nnode * 5 * nvc, E.NVQ), I64)
-        self.mport = np.zeros((2, nnode * 5, E.NMP), I64)
-        self.msw = np.zeros((2, nnode * 5, E.NSW), I64)  # iSLIP pointers and per-cycle requests
+        self.mvq = np.zeros((2, nnode * nport * nvc, E.NVQ), I64)
+        self.mport = np.zeros((2, nnode * nport, E.NMP), I64)
+        self.msw = np.zeros((2, nnode * nport, E.SW_REQ + nport + 1), I64)  # iSLIP pointers, requests, grants
         self.mst = np.zeros((2, E.NMS), I64)
         self.mkst = np.zeros((2, E.NPK, 3), I64)
 
@@ -340,8 +363,12 @@ class EngineState:
         """The mesh's counters of the launch: per-link flits/packets/credit waits, per-kind hops, totals."""
         if not self.mcfg[E.MC_ON]:
             return None
-        return {"width": int(self.mcfg[E.MC_W]), "ports": self.mport[:, :, [E.MP_FLITS, E.MP_PKTS, E.MP_WAIT]].copy(),
+        snap = {"width": int(self.mcfg[E.MC_W]), "ports": self.mport[:, :, [E.MP_FLITS, E.MP_PKTS, E.MP_WAIT]].copy(),
                 "totals": self.mst.copy(), "kinds": self.mkst.copy()}
+        if self.topology.kind == "butterfly":  # (the mesh's keys stay as they were: golden statistics)
+            bs = self.m.icnt.butterfly
+            snap.update(topology="butterfly", radix=bs.radix, stages=bs.stages)
+        return snap
 
     # ------------------------------------------------------------------ serial links (memory stacks)
     def _init_links(self) -> None:

@@ -72,6 +72,15 @@ class Mesh(CompiledVariant):
                 "one flit per link per cycle, router pipeline latency per hop")
 
 
+@register("interconnect", "butterfly")
+class Butterfly(CompiledVariant):
+    code = 2
+
+    def describe(self) -> str:
+        return ("k-ary n-fly (icnt.butterfly): destination-tag routing through n stages of k x k routers, "
+                "the mesh's routers (credit-based VCs, one flit per link per cycle, pipeline latency per stage)")
+
+
 class DramStandard(CompiledVariant):
     """A DRAM standard: checks that a DRAM spec is consistent with it."""
 

@@ -325,8 +325,11 @@ class L2Spec(CacheSpec):
 # interconnect
 
 
-class MeshSpec(Spec):
-    """A W x H 2D mesh (``icnt.impl: mesh``): placement, dimension-order routing, routers with VCs.
+class RouterNetSpec(Spec):
+    """What every router network shares (``icnt.mesh``, ``icnt.butterfly``): where the SMs and the L2 slices
+    attach, and the routers: virtual channels, buffers, pipeline and link latencies, credit delay, switch
+    allocator and priority classes. The compiled router is one (``engine/mesh.py``); only its routing, link
+    and injection tables differ by topology (``timing/topology.py``).
 
     Simplified model (docs/timing.md, "Mesh"): packet-level virtual cut-through. A packet advances a hop
     only when a VC of the next router's input port has room for all its flits (credit-based, nothing
@@ -338,13 +341,10 @@ class MeshSpec(Spec):
     Requests and replies travel on two identical subnets (GPGPU-Sim's two networks).
     """
 
-    width: int = F(8, "nodes", "columns of the grid (x)", ge=1, le=64)
-    height: int = F(8, "nodes", "rows of the grid (y); node id = y * width + x, row 0 at the top", ge=1, le=64)
     sm_nodes: list[int] = Field(default_factory=list,
                                 description="node of each SM, in SM order (length core.num_sms) [node ids]")
     llc_nodes: list[int] = Field(default_factory=list,
                                  description="node of each L2 slice / memory controller, in slice order [node ids]")
-    routing: Literal["xy", "yx"] = F("yx", "name", "dimension-order routing: xy (X first) or yx (Y first)")
     vcs: int = F(8, "VCs", "virtual channels per router input port", ge=1, le=64)
     vc_buffers: int = F(8, "flits", "buffer per VC (a FIFO of packets); a packet enters a VC only when all its "
                         "flits fit (virtual cut-through); a larger packet needs an empty VC (not split over "
@@ -362,7 +362,38 @@ class MeshSpec(Spec):
         "each input's pointer; pointers advance only on accepted grants)")
     priority_arbitration: bool = F(False, "flag", "the highest priority class among a router's competing head "
                                    "packets is served first (then the allocator's order); the crossbar's "
-                                   "icnt.priority_arbitration does not apply to the mesh")
+                                   "icnt.priority_arbitration does not apply to router networks")
+
+
+class MeshSpec(RouterNetSpec):
+    """A W x H 2D mesh (``icnt.impl: mesh``): placement, dimension-order routing, routers with VCs (the
+    shared router fields: :class:`RouterNetSpec`)."""
+
+    width: int = F(8, "nodes", "columns of the grid (x)", ge=1, le=64)
+    height: int = F(8, "nodes", "rows of the grid (y); node id = y * width + x, row 0 at the top", ge=1, le=64)
+    routing: Literal["xy", "yx"] = F("yx", "name", "dimension-order routing: xy (X first) or yx (Y first)")
+
+
+class ButterflySpec(RouterNetSpec):
+    """A k-ary n-fly (``icnt.impl: butterfly``): n stages of k**(n-1) routers with k inputs and k outputs,
+    destination-tag routing, the mesh's routers (:class:`RouterNetSpec`). ``sm_nodes`` and ``llc_nodes``
+    are terminals 0 .. k**n - 1: terminal t injects at stage-0 router t // k (input port t % k) and the
+    last stage's router t // k ejects to it (output port t % k). Every packet crosses all n routers; the
+    injection and ejection links take ``link_latency`` cycles each, as the links between stages do
+    (docs/timing.md, "Butterfly")."""
+
+    radix: int = F(4, "ports", "k: inputs and outputs per router", ge=2, le=16)
+    stages: int = F(3, "stages", "n: router stages a packet crosses", ge=1, le=6)
+
+    @property
+    def terminals(self) -> int:
+        return self.radix ** self.stages
+
+    @model_validator(mode="after")
+    def _size(self) -> ButterflySpec:
+        if self.terminals > 1024:  # the routing table holds routers x terminals entries per subnet
+            raise ValueError(f"radix**stages = {self.terminals} terminals; at most 1024 are supported")
+        return self
 
 
 class IcntSpec(Spec):
@@ -376,6 +407,7 @@ class IcntSpec(Spec):
     eject_buffer: int = F(16, "packets", "per-destination ejection queue", ge=1, le=4096)
     priority_arbitration: bool = F(True, "flag", "higher priority classes win arbitration first")
     mesh: MeshSpec | None = Field(None, description="2D mesh geometry and routers (impl: mesh only)")
+    butterfly: ButterflySpec | None = Field(None, description="k-ary n-fly and its routers (impl: butterfly only)")
 
     check_impl = _impl_validator("interconnect")
 
@@ -655,6 +687,18 @@ class Machine(Spec):
     @model_validator(mode="after")
     def _mesh_nodes(self) -> Machine:
         ic = self.icnt
+        if ic.impl != "butterfly" and ic.butterfly is not None:
+            raise ValueError("icnt.butterfly is set but icnt.impl is not 'butterfly'")
+        if ic.impl == "butterfly":
+            bs = ic.butterfly
+            if bs is None:
+                raise ValueError("icnt.impl: butterfly needs an icnt.butterfly section (radix, stages, sm_nodes, "
+                                 "llc_nodes)")
+            if ic.mesh is not None:
+                raise ValueError("icnt.mesh is set but icnt.impl is not 'mesh'")
+            self._check_terminals("icnt.butterfly", bs, bs.terminals,
+                                  f"the {bs.radix}-ary {bs.stages}-fly's {bs.terminals} terminals")
+            return self
         if ic.impl != "mesh":
             if ic.mesh is not None:
                 raise ValueError("icnt.mesh is set but icnt.impl is not 'mesh'")
@@ -662,17 +706,23 @@ class Machine(Spec):
         ms = ic.mesh
         if ms is None:
             raise ValueError("icnt.impl: mesh needs an icnt.mesh section (width, height, sm_nodes, llc_nodes)")
-        if len(ms.sm_nodes) != self.num_sms:
-            raise ValueError(f"icnt.mesh.sm_nodes has {len(ms.sm_nodes)} nodes for {self.num_sms} SMs")
-        if len(ms.llc_nodes) != self.num_slices:
-            raise ValueError(f"icnt.mesh.llc_nodes has {len(ms.llc_nodes)} nodes for {self.num_slices} L2 slices")
-        nodes = list(ms.sm_nodes) + list(ms.llc_nodes)
-        bad = [n for n in nodes if not 0 <= n < ms.width * ms.height]
-        if bad:
-            raise ValueError(f"icnt.mesh: nodes {bad} outside the {ms.width}x{ms.height} grid")
-        if len(set(nodes)) != len(nodes):
-            raise ValueError("icnt.mesh: a node holds at most one SM or one L2 slice (placement repeats a node)")
+        self._check_terminals("icnt.mesh", ms, ms.width * ms.height, f"the {ms.width}x{ms.height} grid")
         return self
+
+    def _check_terminals(self, where: str, spec: RouterNetSpec, count: int, what: str) -> None:
+        """Every SM and every slice placed once, at distinct nodes (terminals) 0 .. count - 1."""
+        if len(spec.sm_nodes) != self.num_sms:
+            raise ValueError(f"{where}.sm_nodes has {len(spec.sm_nodes)} nodes for {self.num_sms} SMs")
+        if len(spec.llc_nodes) != self.num_slices:
+            raise ValueError(f"{where}.llc_nodes has {len(spec.llc_nodes)} nodes for {self.num_slices} L2 slices")
+        nodes = list(spec.sm_nodes) + list(spec.llc_nodes)
+        if len(nodes) > count:
+            raise ValueError(f"{where}: {len(nodes)} SMs and L2 slices do not fit {what}")
+        bad = [n for n in nodes if not 0 <= n < count]
+        if bad:
+            raise ValueError(f"{where}: nodes {bad} outside {what}")
+        if len(set(nodes)) != len(nodes):
+            raise ValueError(f"{where}: a node holds at most one SM or one L2 slice (placement repeats a node)")
 
     @model_validator(mode="after")
     def _cross(self) -> Machine:

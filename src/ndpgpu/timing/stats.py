@@ -51,7 +51,7 @@ class LaunchStats:
     launches: int = 1
     extra: dict[str, int] = dataclasses.field(default_factory=dict)
     packet_names: dict[int, str] = dataclasses.field(default_factory=dict)
-    mesh: dict[str, Any] | None = None  # 2D mesh counters (build.EngineState.mesh_snapshot)
+    mesh: dict[str, Any] | None = None  # router network counters, mesh or butterfly (EngineState.mesh_snapshot)
     mechanism: str | None = None  # the attached mechanism's name (``mechanism.MechanismHardware``)
     mechanism_counters: dict[str, int] = dataclasses.field(default_factory=dict)
     mechanism_metrics: Any = None  # its ``metrics(stats, put, ratio)``, which declares its rows
@@ -264,5 +264,6 @@ def _combine_mesh(stats: list[LaunchStats]) -> dict[str, Any] | None:
         return None
     totals = sum(m["totals"] for m in ms)
     totals[:, E.MS_MAX_OCC] = np.max([m["totals"][:, E.MS_MAX_OCC] for m in ms], axis=0)
-    return {"width": ms[0]["width"], "ports": sum(m["ports"] for m in ms), "totals": totals,
-            "kinds": sum(m["kinds"] for m in ms)}
+    out = {k: v for k, v in ms[0].items() if k not in ("ports", "totals", "kinds")}  # width; a butterfly's shape
+    out.update(ports=sum(m["ports"] for m in ms), totals=totals, kinds=sum(m["kinds"] for m in ms))
+    return out

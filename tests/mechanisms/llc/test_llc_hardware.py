@@ -160,6 +160,53 @@ def test_llc_compute_on_a_crossbar_and_omni_refuses_it():
         timed("llc_vecadd_aligned", ChainOffload(scheme="omni"), machine="llc-xbar")
 
 
+def test_llc_compute_on_a_butterfly_and_omni_refuses_it():
+    """llc-bfly (4-ary 3-fly): LLC-Compute offloads to the slices and completes every ComputePacket; message
+    classes keep to the subnets as on the mesh (reads and writes on the request network, their answers on
+    the reply network, once each); every packet crosses n - 1 = 2 hops. Omni-Compute, whose EMNs are mesh
+    nodes (the paper's routers that compute), is refused with a typed error."""
+    _, m = timed("llc_vecadd_aligned", ChainOffload(scheme="llc"), machine="llc-bfly")
+    assert c(m, "completed") == c(m, "packets") > 0
+
+    def pk(net, kind, metric="packets"):
+        return m.get((f"butterfly.{net}.kind.{kind}", metric), 0)
+
+    assert pk("request", "compute") == c(m, "packets")
+    assert pk("reply", "offload_reply") == c(m, "replies")
+    requests = pk("request", "read") + pk("request", "write")
+    answers = pk("reply", "read") + pk("reply", "write_ack") + pk("reply", "sq_data")
+    assert requests == answers  # (none here: every chain is offloaded and a slice reads its own banks)
+    assert pk("reply", "write") == 0 and pk("request", "sq_data") == 0 and pk("request", "write_ack") == 0
+    for net, kind in (("request", "compute"), ("reply", "offload_reply")):
+        assert pk(net, kind, "hops") == 2 * pk(net, kind) > 0
+    _, base = timed("llc_vecadd_aligned", None, machine="llc-bfly")  # the cores' own reads and writes
+    assert base[("butterfly.request.kind.read", "packets")] == base[("butterfly.reply.kind.read", "packets")] > 0
+    assert base[("butterfly.request.kind.write", "packets")] == base[("butterfly.reply.kind.write_ack", "packets")]
+    assert base[("butterfly", "hops")] == 2 * (base[("butterfly.request", "ejected")]
+                                               + base[("butterfly.reply", "ejected")])
+    assert m[("kernel", "cycles")] < base[("kernel", "cycles")]  # the offloaded chains pay off here
+    with pytest.raises(ChainOffloadError, match="butterfly"):
+        timed("llc_vecadd_aligned", ChainOffload(scheme="omni"), machine="llc-bfly")
+
+
+def test_chain_hops_on_any_router_network():
+    """Fig. 3's chain accounting from the routing tables: on the mesh the tables give the Manhattan
+    distances (LLC-Compute's meet node when a, b, c share LLC5: 48 / 144 -> 16 / 16, as Algorithm 1's);
+    on the butterfly every leg between distinct terminals is 2 hops, and an LLC's own loads and store
+    none: 12 / 36 -> 4 / 4 (the ComputePacket and the offload ack, 1 flit each)."""
+    from ndpgpu.mechanisms.llc.emn import NetworkLayout, chain_hops
+
+    mesh = NetworkLayout.of(load_machine("llc-mesh"))
+    assert [mesh.hops(15, x) for x in (5, 6, 7)] == [8, 5, 8]
+    assert chain_hops(mesh, 15, 5, 5, 5) == {"baseline": (48, 144), "offloaded": (16, 16)}
+    assert chain_hops(mesh, 15, 5, 6, 7)["offloaded"] is None  # no core EMNs off Algorithm 1
+    bfly = NetworkLayout.of(load_machine("llc-bfly"))
+    assert {bfly.hops(cr, x) for cr in range(56) for x in range(8)} == {2}
+    assert chain_hops(bfly, 15, 5, 5, 5) == {"baseline": (12, 36), "offloaded": (4, 4)}
+    with pytest.raises(ValueError, match="router network"):
+        NetworkLayout.of(load_machine("llc-xbar"))
+
+
 def test_mechanism_endpoint_tables():
     """Omni's EMN table maps Algorithm 1's nodes to slices and to the SM at a core node."""
     from ndpgpu.mechanisms.llc.offload import emn_endpoints

@@ -1,4 +1,5 @@
-"""The Earliest Meet Node (EMN) of a chain's two operands on a 2D mesh (Algorithm 1 of the paper).
+"""The Earliest Meet Node (EMN) of a chain's two operands on a 2D mesh (Algorithm 1 of the paper), and the
+hop accounting of a chain on any router network (mesh or butterfly).
 
 A chain issued by a core needs two lines homed at two LLC slices. Its ComputePacket goes to the first
 node that both operands' network paths share, seen from the core: there the loads meet, the chain runs,
@@ -9,6 +10,9 @@ is what each core's 64-entry EMN lookup table holds, filled offline.
 
 Every EMN lies on a minimal path from the core to both LLCs, so the requests' hop counts are unchanged;
 the saving is on the data legs (5-flit replies) that now end at the EMN.
+
+On other router networks (:class:`NetworkLayout`, e.g. the butterfly) only LLC-Compute's rule applies: a
+chain whose operands are all in one slice meets there; hops come from the network's routing tables.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
+from ...timing.topology import Topology, topology_of
 
 NO_EMN = -1
 
@@ -87,6 +93,14 @@ class MeshLayout:
         """Hops from core ``core`` to LLC slice ``llc`` (indices, not nodes)."""
         return manhattan(self.core_nodes[core], self.llc_nodes[llc], self.width)
 
+    def node_hops(self, a: int, b: int) -> int:
+        """Hops from node ``a`` to node ``b``."""
+        return manhattan(a, b, self.width)
+
+    def meet_node(self, core: int, l0: int, l1: int) -> int:
+        """Algorithm 1 on nodes (:func:`emn`)."""
+        return emn(core, l0, l1, self.width)
+
     def emn(self, core: int, llc0: int, llc1: int) -> int:
         """The EMN node of core ``core``'s chain on LLC slices ``llc0`` and ``llc1`` (indices), or NO_EMN."""
         return emn(self.core_nodes[core], self.llc_nodes[llc0], self.llc_nodes[llc1], self.width)
@@ -116,26 +130,68 @@ class MeshLayout:
         return {k: kinds.count(k) / len(kinds) for k in ("core", "llc", "none")}
 
 
+@dataclasses.dataclass(frozen=True)
+class NetworkLayout:
+    """Where the cores and the LLC slices attach to any router network (mesh or butterfly), with hops read
+    from its routing tables (:mod:`ndpgpu.timing.topology`). Its meet node is LLC-Compute's: the slice when
+    both operands are in it, else none (Algorithm 1's core EMNs are a mesh's, :class:`MeshLayout`)."""
+
+    topology: Topology
+
+    @classmethod
+    def of(cls, machine) -> NetworkLayout:
+        """The layout of a machine with a router network (``icnt.impl: mesh`` or ``butterfly``)."""
+        topo = topology_of(machine)
+        if topo is None:
+            raise ValueError(f"{machine.name}: hop counts need a router network (icnt.impl: mesh or butterfly)")
+        return cls(topo)
+
+    @property
+    def core_nodes(self) -> tuple[int, ...]:
+        return self.topology.sm_terminals
+
+    @property
+    def llc_nodes(self) -> tuple[int, ...]:
+        return self.topology.llc_terminals
+
+    def hops(self, core: int, llc: int) -> int:
+        """Hops from core ``core`` to LLC slice ``llc`` (indices, not terminals)."""
+        return self.topology.sm_slice_hops(core, llc)
+
+    def node_hops(self, a: int, b: int) -> int:
+        """Hops (router-to-router links) from terminal ``a`` to terminal ``b``; 0 from a terminal to itself
+        (an LLC reading its own banks does not use the network; a butterfly would route it through every
+        stage)."""
+        return 0 if a == b else self.topology.hops(a, b)
+
+    def meet_node(self, core: int, l0: int, l1: int) -> int:
+        """LLC-Compute's meet node: the LLC when both operands are there, else :data:`NO_EMN`."""
+        return l0 if l0 == l1 else NO_EMN
+
+
 REQUEST_FLITS, DATA_FLITS, ACK_FLITS, PACKET_FLITS = 1, 5, 1, 1  # read request, data, ack, ComputePacket
 
 
-def chain_hops(layout: MeshLayout, core: int, a: int, b: int, c: int) -> dict[str, tuple[int, int] | None]:
+def chain_hops(layout: MeshLayout | NetworkLayout, core: int, a: int, b: int,
+               c: int) -> dict[str, tuple[int, int] | None]:
     """Hops and flit-weighted hops of one ``c = f(a, b)`` chain (pattern 1) from core ``core`` whose lines
     are homed at LLC slices ``a``, ``b`` and ``c`` (indices): ``baseline`` (two reads and a store from the
-    core) and ``offloaded`` (the ComputePacket to the EMN of ``a`` and ``b``, the loads between the EMN
-    and their LLCs, the store from the EMN to ``c`` and its ack, the offload ack back; None without an EMN).
-    The legs are the paper's worked example (Fig. 3): request and ack 1 flit, data 5 flits."""
-    w = layout.width
+    core) and ``offloaded`` (the ComputePacket to the meet node of ``a`` and ``b``, the loads between it
+    and their LLCs, the store from it to ``c`` and its ack, the offload ack back; None without one). The
+    legs are the paper's worked example (Fig. 3): request and ack 1 flit, data 5 flits; each leg's hops
+    are counted in its own direction. On the mesh the meet node is Algorithm 1's EMN; on other networks
+    LLC-Compute's (:class:`NetworkLayout`)."""
+    h = layout.node_hops
     cn, an, bn, ccn = layout.core_nodes[core], layout.llc_nodes[a], layout.llc_nodes[b], layout.llc_nodes[c]
-    legs = [(manhattan(cn, x, w), flits) for x in (an, bn) for flits in (REQUEST_FLITS, DATA_FLITS)]
-    legs += [(manhattan(cn, ccn, w), DATA_FLITS), (manhattan(cn, ccn, w), ACK_FLITS)]
-    out: dict[str, tuple[int, int] | None] = {"baseline": (sum(h for h, _ in legs), sum(h * f for h, f in legs))}
-    e = emn(cn, an, bn, w)
+    legs = [(h(cn, x), REQUEST_FLITS) for x in (an, bn)] + [(h(x, cn), DATA_FLITS) for x in (an, bn)]
+    legs += [(h(cn, ccn), DATA_FLITS), (h(ccn, cn), ACK_FLITS)]
+    out: dict[str, tuple[int, int] | None] = {"baseline": (sum(n for n, _ in legs), sum(n * f for n, f in legs))}
+    e = layout.meet_node(cn, an, bn)
     if e == NO_EMN:
         out["offloaded"] = None
         return out
-    legs = [(manhattan(cn, e, w), PACKET_FLITS)]
-    legs += [(manhattan(e, x, w), flits) for x in (an, bn) for flits in (REQUEST_FLITS, DATA_FLITS)]
-    legs += [(manhattan(e, ccn, w), DATA_FLITS), (manhattan(e, ccn, w), ACK_FLITS), (manhattan(e, cn, w), ACK_FLITS)]
-    out["offloaded"] = (sum(h for h, _ in legs), sum(h * f for h, f in legs))
+    legs = [(h(cn, e), PACKET_FLITS)]
+    legs += [(h(e, x), REQUEST_FLITS) for x in (an, bn)] + [(h(x, e), DATA_FLITS) for x in (an, bn)]
+    legs += [(h(e, ccn), DATA_FLITS), (h(ccn, e), ACK_FLITS), (h(e, cn), ACK_FLITS)]
+    out["offloaded"] = (sum(n for n, _ in legs), sum(n * f for n, f in legs))
     return out

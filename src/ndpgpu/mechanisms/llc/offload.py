@@ -5,7 +5,8 @@ and its statistics (the compiled side is :mod:`.hardware`)::
 
 ``tables`` holds the compiler pass's result (:func:`.chains.find_chains`) per kernel; a launch of a kernel
 without chains, or (Omni-Compute) whose shared memory leaves no room for the service queue, runs without
-offloading. Omni-Compute needs a mesh (its EMNs are mesh nodes); LLC-Compute runs on any interconnect.
+offloading. Omni-Compute needs a mesh (its EMNs are mesh nodes; on a butterfly, whose routers would compute,
+it is refused); LLC-Compute runs on any interconnect (crossbar, mesh, butterfly): its meet node is a slice.
 """
 
 from __future__ import annotations
@@ -118,8 +119,9 @@ def chain_state(session: TimingSession, table: ChainTable, config: ChainOffload,
     nchain = len(rows)
     if config.scheme == "omni":
         if m.icnt.impl != "mesh":
+            why = " (routers that compute are not modelled)" if m.icnt.impl == "butterfly" else ""
             raise ChainOffloadError(f"{m.name}: Omni-Compute offloads to mesh nodes; the machine's interconnect "
-                                    f"is {m.icnt.impl!r} (use the llc scheme, or a mesh machine)")
+                                    f"is {m.icnt.impl!r}{why} (use the llc scheme, or a mesh machine)")
         emn = emn_endpoints(MeshLayout.of(m))
         if emn.shape != (nsm, nsl, nsl):
             raise ChainOffloadError(f"{m.name}: the mesh places {emn.shape[0]} cores and {emn.shape[1]} LLC "

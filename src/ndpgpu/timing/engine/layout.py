@@ -230,29 +230,36 @@ CTR_NAMES = columns("T_", """
 """)
 NCTR = len(CTR_NAMES)
 
-# mesh configuration vector (followed by the node of each SM, then the node of each L2 slice)
+# router-network configuration vector (mesh or butterfly; build.EngineState._init_mesh): the header, then the
+# terminal of each SM, of each L2 slice and of each SM again (request-network endpoints past the slices),
+# then per subnet the routing table (router, destination terminal) -> output port at RT0, the link table
+# (router, output port) -> (next router or -1 eject or -2 none, its input port) at LK0, and the injection
+# table terminal -> (router, input port) at INJ0 (timing/topology.py). MC_NNODE counts routers; MC_W and
+# MC_YX are the mesh's (statistics only). MC_NPORT: ports per router; MC_TLAT: cycles of the injection and
+# ejection links; MC_NTERM: terminals; MC_TOPO: 1 mesh, 2 butterfly (the interconnect's registry code)
 MC_ON, MC_W, MC_H, MC_NNODE, MC_NVC, MC_VCBUF, MC_RLAT, MC_LLAT, MC_YX, MC_CDEL, MC_ISLIP, MC_PRIO = range(12)
-MC_HDR = 16
+MC_NPORT, MC_TLAT, MC_NTERM, MC_RT0, MC_LK0, MC_INJ0, MC_TOPO = range(12, 19)
+MC_HDR = 24
 # per-packet slot columns (slot = VC * vc_buffers + FIFO position): packet, ready time (ps), output port,
 # flits, hops so far, destination node, destination id. A slot whose packet has left but whose credit has
 # not yet returned (credit_delay > 0) keeps its flits, and its ready time is when the credit is visible.
 MV_PKT, MV_READY, MV_OUT, MV_FLITS, MV_HOPS, MV_DNODE, MV_DID = range(7)
 NMV = 7
-# per-VC FIFO columns (VC = (node * 5 + input port) * vcs + v): head slot, packets, flits held as seen
+# per-VC FIFO columns (VC = (router * ports + input port) * vcs + v): head slot, packets, flits held as seen
 # upstream (packets present plus departed ones whose credit is pending), departed packets with a pending
 # credit (the slots just before the head)
 VQ_HEAD, VQ_COUNT, VQ_USED, VQ_PEND = range(4)
 NVQ = 4
-# per-port columns (port = node * 5 + direction): input busy, output busy, injection busy (ps), link flits
-# and packets of the output, credit waits of the output, packets held by the router (port 0), router RR
+# per-port columns (port = router * ports + port; the mesh's ports are directions): input busy, output busy,
+# injection busy (ps), link flits and packets of the output, credit waits of the output, packets held by the
+# router (port 0), router RR
 MP_IN_BUSY, MP_OUT_BUSY, MP_INJ_BUSY, MP_FLITS, MP_PKTS, MP_WAIT, MP_OCC, MP_RR = range(8)
 NMP = 8
 MESH_DIRS = ("north", "east", "south", "west", "local")
 # iSLIP state per port (``msw``): the output's grant pointer (an input port), the input's accept pointer
-# (an output port) and VC pointer, the input's request to each output this cycle (a VC or -1), and the
-# outputs that granted the input (bit mask)
-SW_GP, SW_AP, SW_VP, SW_REQ, SW_GR = 0, 1, 2, 3, 8
-NSW = 9
+# (an output port) and VC pointer, the input's request to each output this cycle (a VC or -1; ports
+# columns from SW_REQ), and then the outputs that granted the input (bit mask, column SW_REQ + ports)
+SW_GP, SW_AP, SW_VP, SW_REQ = 0, 1, 2, 3
 # per-network counters
 MS_INJ, MS_EJ, MS_CREDIT_WAIT, MS_INJ_WAIT, MS_EJ_WAIT, MS_MAX_OCC = range(6)
 NMS = 6

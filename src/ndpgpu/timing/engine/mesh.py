@@ -1,5 +1,8 @@
-"""The 2D-mesh interconnect (``icnt.impl: mesh``): the same two networks as two subnets of routers
-with virtual channels, credit flow control and dimension-order routing.
+"""Router networks (``icnt.impl: mesh`` and ``butterfly``): the same two networks as two subnets of routers
+with virtual channels and credit flow control. The topology is data (``timing/topology.py``, laid out in
+``mcfg``): per subnet a routing table (router, destination terminal) -> output port, a link table (router,
+output port) -> (next router and its input port, or ejection) and the injection router and port of each
+terminal. The mesh's tables give dimension-order routing; the butterfly's destination-tag routing.
 """
 
 import numpy as np
@@ -22,47 +25,34 @@ def mesh_endpoint(net, d, cfg, netd):
 
 
 @njit
-def mesh_count_wait(net, p0, o, mst, mport):
-    """A head packet could not move this cycle: its ejection queue is full (o = 4) or no downstream VC has room."""
-    if o == 4:
+def mesh_route(mcfg, net, node, dterm):
+    """The routing table: output port at router ``node`` of subnet ``net`` towards terminal ``dterm``."""
+    return mcfg[mcfg[MC_RT0] + (net * mcfg[MC_NNODE] + node) * mcfg[MC_NTERM] + dterm]
+
+
+@njit
+def mesh_next(mcfg, net, node, o):
+    """The link table: (next router, its input port) behind output ``o`` of ``node``; next -1: ejection."""
+    b = mcfg[MC_LK0] + ((net * mcfg[MC_NNODE] + node) * mcfg[MC_NPORT] + o) * 2
+    return mcfg[b], mcfg[b + 1]
+
+
+@njit
+def mesh_entry(mcfg, net, term):
+    """The injection table: (router, input port) where terminal ``term``'s packets enter subnet ``net``."""
+    b = mcfg[MC_INJ0] + (net * mcfg[MC_NTERM] + term) * 2
+    return mcfg[b], mcfg[b + 1]
+
+
+@njit
+def mesh_count_wait(net, node, o, mcfg, mst, mport):
+    """A head packet could not move this cycle: its ejection queue is full (``o`` ejects) or no downstream VC
+    has room."""
+    if mesh_next(mcfg, net, node, o)[0] < 0:
         mst[net, MS_EJ_WAIT] += 1
     else:
         mst[net, MS_CREDIT_WAIT] += 1
-        mport[net, p0 + o, MP_WAIT] += 1
-
-
-@njit
-def mesh_route(node, dnode, w, yx):
-    """Output port of dimension-order routing: 0 N (y-1), 1 E (x+1), 2 S (y+1), 3 W (x-1), 4 eject."""
-    x = node % w
-    y = node // w
-    dx = dnode % w
-    dy = dnode // w
-    if yx != 0:
-        if dy < y:
-            return 0
-        if dy > y:
-            return 2
-    if dx > x:
-        return 1
-    if dx < x:
-        return 3
-    if dy < y:
-        return 0
-    if dy > y:
-        return 2
-    return 4
-
-
-@njit
-def mesh_next(node, o, w):
-    if o == 0:
-        return node - w
-    if o == 1:
-        return node + 1
-    if o == 2:
-        return node + w
-    return node - 1
+        mport[net, node * mcfg[MC_NPORT] + o, MP_WAIT] += 1
 
 
 @njit
@@ -77,17 +67,17 @@ def mesh_credits(mvc, mvq, net, vi, vcbuf, now):
 
 
 @njit
-def mesh_port_credits(mvc, mvq, net, node, port, nvc, vcbuf, now):
+def mesh_port_credits(mvc, mvq, net, node, port, nport, nvc, vcbuf, now):
     """Return the due credits of every VC of input ``port`` of ``node`` (credit_delay > 0 only)."""
-    base = (node * 5 + port) * nvc
+    base = (node * nport + port) * nvc
     for v in range(nvc):
         mesh_credits(mvc, mvq, net, base + v, vcbuf, now)
 
 
 @njit
-def mesh_pick_vc(mvq, net, node, port, nvc, fl, vcbuf):
+def mesh_pick_vc(mvq, net, node, port, nport, nvc, fl, vcbuf):
     """The VC of input ``port`` of ``node`` with room for ``fl`` flits (the emptiest), or -1 (no credit)."""
-    base = (node * 5 + port) * nvc
+    base = (node * nport + port) * nvc
     best = -1
     for v in range(nvc):
         used = mvq[net, base + v, VQ_USED]
@@ -110,35 +100,39 @@ def mesh_push(mvc, mvq, net, vi, vcbuf, fl):
 def mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq):
     """Where the packet in slot ``v`` at ``node`` can go through output ``o`` now: the next router's VC
     with room for it, 0 for an ejection with room in the destination queue, or -1 (it must wait)."""
-    if o == 4:
+    nb, ip = mesh_next(mcfg, net, node, o)
+    if nb < 0:
         dqid = mesh_endpoint(net, mvc[net, v, MV_DID], cfg, netd)[0]
         return -1 if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP] else 0
-    nb = mesh_next(node, o, mcfg[MC_W])
     if mcfg[MC_CDEL] > 0:
-        mesh_port_credits(mvc, mvq, net, nb, (o + 2) % 4, mcfg[MC_NVC], mcfg[MC_VCBUF], now)
-    return mesh_pick_vc(mvq, net, nb, (o + 2) % 4, mcfg[MC_NVC], mvc[net, v, MV_FLITS], mcfg[MC_VCBUF])
+        mesh_port_credits(mvc, mvq, net, nb, ip, mcfg[MC_NPORT], mcfg[MC_NVC], mcfg[MC_VCBUF], now)
+    return mesh_pick_vc(mvq, net, nb, ip, mcfg[MC_NPORT], mcfg[MC_NVC], mvc[net, v, MV_FLITS], mcfg[MC_VCBUF])
 
 
 @njit_inline
 def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq, mport, mst,
               mkst):
     """Grant the head packet of VC ``vi`` (input port ``ip`` of ``node``) to output ``o``: eject it into its
-    destination queue or push it into VC ``nvi`` of the next router; free its slot (credit now, or after
-    ``credit_delay``) and hold both ports for its flits. Returns the earliest time something here moves."""
+    destination queue (its tail arrives ``fl`` cycles plus the ejection link's latency later) or push it into
+    VC ``nvi`` of the next router; free its slot (credit now, or after ``credit_delay``) and hold both ports
+    for its flits. Returns the earliest time something here moves."""
     vcbuf = mcfg[MC_VCBUF]
-    p0 = node * 5
+    nport = mcfg[MC_NPORT]
+    p0 = node * nport
     v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
     r = mvc[net, v, MV_PKT]
     fl = mvc[net, v, MV_FLITS]
     done = edge(clk, D_ICNT, k + fl)
-    if o == 4:
+    nb = mesh_next(mcfg, net, node, o)[0]
+    if nb < 0:
         d = mvc[net, v, MV_DID]
         delay = netd[net, N_DST_DELAY]
-        rq[r, R_READY] = done if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, done) + delay)
+        arr = done if mcfg[MC_TLAT] == 0 else edge(clk, D_ICNT, k + fl + mcfg[MC_TLAT])
+        rq[r, R_READY] = arr if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, arr) + delay)
         if net == NET_REQ:
-            rq[r, R_T2] = done
+            rq[r, R_T2] = arr
         else:
-            rq[r, R_T6] = done
+            rq[r, R_T6] = arr
         dqid, wcomp = mesh_endpoint(net, d, cfg, netd)
         rq[r, R_DEST] = -1
         q_push(qb, qm, dqid, r)
@@ -155,17 +149,16 @@ def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wak
         mport[net, p0, MP_OCC] -= 1
         wk = INF
     else:
-        nb = mesh_next(node, o, mcfg[MC_W])
         nv = mesh_push(mvc, mvq, net, nvi, vcbuf, fl)
         for col in range(NMV):
             mvc[net, nv, col] = mvc[net, v, col]
         mvc[net, nv, MV_READY] = edge(clk, D_ICNT, k + mcfg[MC_LLAT] + mcfg[MC_RLAT])
         mvc[net, nv, MV_HOPS] += 1
-        mvc[net, nv, MV_OUT] = mesh_route(nb, mvc[net, v, MV_DNODE], mcfg[MC_W], mcfg[MC_YX])
+        mvc[net, nv, MV_OUT] = mesh_route(mcfg, net, nb, mvc[net, v, MV_DNODE])
         mport[net, p0, MP_OCC] -= 1
-        mport[net, nb * 5, MP_OCC] += 1
-        if mport[net, nb * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
-            mst[net, MS_MAX_OCC] = mport[net, nb * 5, MP_OCC]
+        mport[net, nb * nport, MP_OCC] += 1
+        if mport[net, nb * nport, MP_OCC] > mst[net, MS_MAX_OCC]:
+            mst[net, MS_MAX_OCC] = mport[net, nb * nport, MP_OCC]
         wk = mvc[net, nv, MV_READY]
     # the packet leaves its VC; its space is credited back at once, or after credit_delay cycles
     mvc[net, v, MV_PKT] = -1
@@ -206,17 +199,19 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
     nvc = mcfg[MC_NVC]
     vcbuf = mcfg[MC_VCBUF]
     prio = mcfg[MC_PRIO]
+    nport = mcfg[MC_NPORT]
+    gr = SW_REQ + nport  # the grant mask's column
     nxt = edge(clk, D_ICNT, k + 1)
-    p0 = node * 5
+    p0 = node * nport
     wk = INF
     nreq = 0
     ncand = 0  # ready head packets with free ports: each either moves this cycle or is looked at again next
     # request
-    for ip in range(5):
+    for ip in range(nport):
         pr = p0 + ip
-        for o in range(5):
+        for o in range(nport):
             msw[net, pr, SW_REQ + o] = -1
-        msw[net, pr, SW_GR] = 0
+        msw[net, pr, gr] = 0
         ib = mport[net, pr, MP_IN_BUSY]
         vp = msw[net, pr, SW_VP]
         for j in range(nvc):
@@ -245,7 +240,7 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
                              >= rq[mvc[net, v, MV_PKT], R_PRIO]):
                 continue
             if mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq) < 0:
-                mesh_count_wait(net, p0, o, mst, mport)
+                mesh_count_wait(net, node, o, mcfg, mst, mport)
                 wk = min(wk, nxt)
                 continue
             if cur < 0:
@@ -254,13 +249,13 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
     if nreq == 0:
         return wk, False
     # grant
-    for o in range(5):
+    for o in range(nport):
         po = p0 + o
         gp = msw[net, po, SW_GP]
         best = -1
         bestc = -1
-        for j in range(5):
-            ip = (gp + j) % 5
+        for j in range(nport):
+            ip = (gp + j) % nport
             vi = msw[net, p0 + ip, SW_REQ + o]
             if vi < 0:
                 continue
@@ -269,19 +264,19 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
                 best = ip
                 bestc = c
         if best >= 0:
-            msw[net, p0 + best, SW_GR] |= 1 << o
+            msw[net, p0 + best, gr] |= 1 << o
     # accept
     moved = 0
-    for ip in range(5):
+    for ip in range(nport):
         pr = p0 + ip
-        gm = msw[net, pr, SW_GR]
+        gm = msw[net, pr, gr]
         if gm == 0:
             continue
         ap = msw[net, pr, SW_AP]
         best = -1
         bestc = -1
-        for j in range(5):
-            o = (ap + j) % 5
+        for j in range(nport):
+            o = (ap + j) % nport
             if (gm >> o) & 1 == 0:
                 continue
             c = mesh_head_prio(net, msw[net, pr, SW_REQ + o], vcbuf, rq, mvc, mvq) if prio != 0 else 0
@@ -298,8 +293,8 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
                       mport, mst, mkst)
         if t < wk:
             wk = t
-        msw[net, p0 + o, SW_GP] = (ip + 1) % 5
-        msw[net, pr, SW_AP] = (o + 1) % 5
+        msw[net, p0 + o, SW_GP] = (ip + 1) % nport
+        msw[net, pr, SW_AP] = (o + 1) % nport
         msw[net, pr, SW_VP] = (vi - pr * nvc + 1) % nvc
         moved += 1
     if moved < ncand:  # packets not served this cycle (not granted, not accepted, or not offered) compete again
@@ -308,26 +303,29 @@ def mesh_islip(net, now, k, node, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, m
 
 
 @njit_inline
-def mesh_inject(net, q, node, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, nst, kst, mcfg, mvc, mvq, mport, mst):
-    """Move the head of source queue ``q`` (at ``node``; ``port`` its per-port statistics row, -1 none;
-    ``wcomp`` the component woken when its full queue frees) into a VC of the router's local input port.
-    Returns (the earliest time this source may move again, whether a packet entered)."""
+def mesh_inject(net, q, term, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, nst, kst, mcfg, mvc, mvq, mport, mst):
+    """Move the head of source queue ``q`` (at terminal ``term``; ``port`` its per-port statistics row, -1
+    none; ``wcomp`` the component woken when its full queue frees) into a VC of the terminal's input port
+    (the mesh's local port; a butterfly's stage-0 input). Returns (the earliest time this source may move
+    again, whether a packet entered)."""
     if qm[q, Q_COUNT] == 0:
         return INF, False
-    w = mcfg[MC_W]
     nvc = mcfg[MC_NVC]
     vcbuf = mcfg[MC_VCBUF]
+    nport = mcfg[MC_NPORT]
+    node, ip = mesh_entry(mcfg, net, term)
+    pin = node * nport + ip
     nxt = edge(clk, D_ICNT, k + 1)
     r = q_head(qb, qm, q)
-    t = max(rq[r, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY])
+    t = max(rq[r, R_READY], mport[net, pin, MP_INJ_BUSY])
     if t > now:
         return t, False
     fl = (cfg[C_IC_HDR] + rq[r, R_BYTES] + cfg[C_IC_FLIT] - 1) // cfg[C_IC_FLIT]
     if fl < 1:
         fl = 1
     if mcfg[MC_CDEL] > 0:
-        mesh_port_credits(mvc, mvq, net, node, 4, nvc, vcbuf, now)
-    vi = mesh_pick_vc(mvq, net, node, 4, nvc, fl, vcbuf)
+        mesh_port_credits(mvc, mvq, net, node, ip, nport, nvc, vcbuf, now)
+    vi = mesh_pick_vc(mvq, net, node, ip, nport, nvc, fl, vcbuf)
     if vi < 0:
         mst[net, MS_INJ_WAIT] += 1
         return nxt, False
@@ -341,16 +339,16 @@ def mesh_inject(net, q, node, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
     dnode = mcfg[dst_base + d]
     v = mesh_push(mvc, mvq, net, vi, vcbuf, fl)
     mvc[net, v, MV_PKT] = r
-    mvc[net, v, MV_READY] = edge(clk, D_ICNT, k + mcfg[MC_RLAT])
-    mvc[net, v, MV_OUT] = mesh_route(node, dnode, w, mcfg[MC_YX])
+    mvc[net, v, MV_READY] = edge(clk, D_ICNT, k + mcfg[MC_TLAT] + mcfg[MC_RLAT])
+    mvc[net, v, MV_OUT] = mesh_route(mcfg, net, node, dnode)
     mvc[net, v, MV_FLITS] = fl
     mvc[net, v, MV_HOPS] = 0
     mvc[net, v, MV_DNODE] = dnode
     mvc[net, v, MV_DID] = d
-    mport[net, node * 5 + 4, MP_INJ_BUSY] = edge(clk, D_ICNT, k + fl)
-    mport[net, node * 5, MP_OCC] += 1
-    if mport[net, node * 5, MP_OCC] > mst[net, MS_MAX_OCC]:
-        mst[net, MS_MAX_OCC] = mport[net, node * 5, MP_OCC]
+    mport[net, pin, MP_INJ_BUSY] = edge(clk, D_ICNT, k + fl)
+    mport[net, node * nport, MP_OCC] += 1
+    if mport[net, node * nport, MP_OCC] > mst[net, MS_MAX_OCC]:
+        mst[net, MS_MAX_OCC] = mport[net, node * nport, MP_OCC]
     if net == NET_REQ:
         rq[r, R_T1] = now
     else:
@@ -364,7 +362,7 @@ def mesh_inject(net, q, node, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
     wk = mvc[net, v, MV_READY]
     if qm[q, Q_COUNT] > 0:
         r2 = q_head(qb, qm, q)
-        t2 = max(rq[r2, R_READY], mport[net, node * 5 + 4, MP_INJ_BUSY], nxt)
+        t2 = max(rq[r2, R_READY], mport[net, pin, MP_INJ_BUSY], nxt)
         if t2 < wk:
             wk = t2
     return wk, True
@@ -372,7 +370,8 @@ def mesh_inject(net, q, node, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
 
 @njit
 def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, mvc, mvq, mport, msw, mst, mkst):
-    """One interconnect cycle of subnet ``net`` of the mesh: router hops and ejections, then injections."""
+    """One interconnect cycle of subnet ``net`` of the router network: hops and ejections (routers in id
+    order), then injections."""
     nsrc = netd[net, N_NSRC]
     sq = netd[net, N_SRCQ]
     nnode = mcfg[MC_NNODE]
@@ -380,13 +379,14 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
     vcbuf = mcfg[MC_VCBUF]
     prio = mcfg[MC_PRIO]
     islip = mcfg[MC_ISLIP] != 0
+    nport = mcfg[MC_NPORT]
     src_base = MC_HDR if net == NET_REQ else MC_HDR + cfg[C_NSM]
     nxt = edge(clk, D_ICNT, k + 1)
-    nin = 5 * nvc
+    nin = nport * nvc
     wk = INF
     progress = False
     for node in range(nnode):
-        p0 = node * 5
+        p0 = node * nport
         if mport[net, p0, MP_OCC] == 0:
             continue
         if islip:
@@ -426,7 +426,7 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                     continue
                 nvi = mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq)
                 if nvi < 0:
-                    mesh_count_wait(net, p0, o, mst, mport)
+                    mesh_count_wait(net, node, o, mcfg, mst, mport)
                     wk = min(wk, nxt)
                     continue
                 t = mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc,
@@ -435,7 +435,7 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                     wk = t
                 progress = True
         mport[net, p0, MP_RR] = (rr + 1) % nin
-    # injection: the head of each source's queue enters a VC of its router's local input port
+    # injection: the head of each source's queue enters a VC of its terminal's input port
     rr = netd[net, N_RR]
     for i in range(nsrc):
         s = (rr + i) % nsrc
@@ -443,7 +443,7 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                                mcfg, mvc, mvq, mport, mst)
         wk = min(wk, t)
         progress = progress or moved
-    for s in range(netd[net, N_NSRC2]):  # the second family (own nodes: no port shared with the first)
+    for s in range(netd[net, N_NSRC2]):  # the second family (own terminals: no port shared with the first)
         t, moved = mesh_inject(net, netd[net, N_SRCQ2] + s, mcfg[netd[net, N_SRC2_NODE] + s], -1,
                                netd[net, N_SRC2_WAKE] + s, now, k, cfg, clk, rq, qb, qm, wake, nst, kst, mcfg, mvc,
                                mvq, mport, mst)
@@ -459,16 +459,30 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
 # statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
 
 
+def link_name(ms, pi: int) -> str:
+    """The name of port row ``pi`` of a router network's snapshot: the mesh's ``x6y5.north`` (or ``.eject``),
+    the butterfly's ``s1r7.p2`` (stage 1, router 7 of the stage, output 2; the last stage's ``.eject2``)."""
+    if ms.get("topology", "mesh") == "butterfly":
+        k, n = ms["radix"], ms["stages"]
+        router, o = divmod(pi, k)
+        stage, idx = divmod(router, k ** (n - 1))
+        return f"s{stage}r{idx}." + (f"eject{o}" if stage == n - 1 else f"p{o}")
+    w = ms["width"]
+    node, d = divmod(pi, 5)
+    return f"x{node % w}y{node // w}.{MESH_DIRS[d] if d < 4 else 'eject'}"
+
+
 def metrics(st, put, ratio) -> None:
-    """2D mesh: per subnet totals, hops and weighted hops (flits x hops) per packet kind, per-link flits."""
+    """Router network (mesh or butterfly): per subnet totals, hops (router-to-router links) and weighted hops
+    (flits x hops) per packet kind, per-link flits. Rows ``mesh.*`` or ``butterfly.*``."""
     ms = st.mesh
     if not ms:
         return
     K = st.consts
     icyc = st.time_ps / (1e6 / K["icnt_mhz"])
-    w = ms["width"]
+    top = ms.get("topology", "mesh")
     hops = whops = 0
-    for net, nname in ((0, "mesh.request"), (1, "mesh.reply")):
+    for net, nname in ((0, top + ".request"), (1, top + ".reply")):
         for i, name in enumerate(MS_NAMES):
             put(nname, name, int(ms["totals"][net, i]), "packets" if i < 2 or i == 5 else "events")
         kinds = ms["kinds"][net]
@@ -487,11 +501,10 @@ def metrics(st, put, ratio) -> None:
         busiest = int(np.argmax(ports[:, 0])) if ports.size else 0
         put(nname, "max_link_utilisation", ratio(float(ports[busiest, 0]), icyc), "fraction")
         for pi in np.nonzero(ports[:, 0])[0]:
-            node, d = divmod(int(pi), 5)
-            p = f"{nname}.link.x{node % w}y{node // w}.{MESH_DIRS[d] if d < 4 else 'eject'}"
+            p = f"{nname}.link.{link_name(ms, int(pi))}"
             put(p, "flits", int(ports[pi, 0]), "flits")
             put(p, "packets", int(ports[pi, 1]), "packets")
             put(p, "credit_waits", int(ports[pi, 2]), "events")
             put(p, "utilisation", ratio(float(ports[pi, 0]), icyc), "fraction")
-    put("mesh", "hops", hops, "hops")
-    put("mesh", "weighted_hops", whops, "flit-hops")
+    put(top, "hops", hops, "hops")
+    put(top, "weighted_hops", whops, "flit-hops")

@@ -195,7 +195,7 @@ class CoreSpec(Spec):
     fill_to_use: int = F(1, "cycles", "from an L1 fill (reply received) to the loaded value usable", ge=0, le=1000)
     model: str = F("gpu", "name", "whose cores these are: gpu (the engine's SM) or the name of a mechanism whose "
                    "compiled hardware defines the core_tick hook (its tick replaces the SM's; a launch needs that "
-                   "mechanism attached, e.g. mpu with an mpu: policy)")
+                   "mechanism attached, through its session policy)")
     ibuffer: int = F(0, "instructions", "decoded instructions per warp (0: an ideal front end). A warp whose buffer "
                      "is empty is fetched, one warp per SM per cycle in round-robin order, up to this many "
                      "instructions that issue from the next cycle, never past a control-flow change", ge=0, le=16)

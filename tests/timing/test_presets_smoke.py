@@ -11,7 +11,12 @@ from ndpgpu.timing import TimingSession, list_machines
 @pytest.mark.parametrize("preset", list_machines())
 def test_every_preset_times_a_small_trace(preset):
     trace = streaming_read(8, 128, 2, store=True)
-    st = TimingSession(preset).run_launch(trace)
+    s = TimingSession(preset)
+    if s.machine.core.model == "mpu":  # its cores are MPU's model: attach it (a synthetic trace has no PTX)
+        from ndpgpu.mechanisms.mpu.processor import MpuHardware
+
+        s.attach(MpuHardware(None))
+    st = s.run_launch(trace)
     warps = 8 * 4
     assert st.cycles > 0
     assert st["kernel.warp_instructions"] == warps * (2 * 2 + 1)  # two loads and two stores, exit

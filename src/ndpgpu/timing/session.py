@@ -35,6 +35,10 @@ class SimulationStalled(RuntimeError):
         self.summary = summary
 
 
+class CoreModelError(ValueError):
+    """A machine whose cores are a mechanism's (``core.model``) was run without that mechanism's hardware."""
+
+
 class TimingSession:
     """Times launches on one machine; see the module docstring."""
 
@@ -134,6 +138,7 @@ class TimingSession:
             mx = np.zeros(1, np.int64)
         cfg = st.cfg
         cfg[E.C_MECH] = mechanism_code(active) if active is not None else 0
+        cfg[E.C_CORE_MODEL] = self._core_model(active)
         cfg[E.C_NPC] = len(la.pct)
         cfg[E.C_NWARPS] = trace.num_warps
         cfg[E.C_NCTAS] = launch.num_ctas if not self.capped else 0
@@ -225,6 +230,25 @@ class TimingSession:
         self.launches.append(stats)
         self.wall_seconds += time.perf_counter() - t_wall
         return stats
+
+    def _core_model(self, active: MechanismHardware | None) -> int:
+        """The code of the mechanism whose compiled core tick replaces the SM's (``core.model``), 0 for the SM.
+
+        Such a core runs on its mechanism's state vector, so that mechanism must be attached and running."""
+        model = self.machine.core.model
+        if model == "gpu":
+            return 0
+        if active is None or active.mechanism != model:
+            have = f"{active.mechanism!r} is attached" if active is not None else "no mechanism is running"
+            raise CoreModelError(f"{self.machine.name}: the cores are the {model!r} mechanism's (core.model) but "
+                                 f"{have}; attach its hardware (e.g. --policy {model}:...)")
+        from .engine import hooks
+
+        hooks.bind()
+        if "core_tick" not in getattr(hooks.MECHANISMS.get(model), "HOOKS", ()):
+            raise CoreModelError(f"{self.machine.name}: core.model {model!r} names a mechanism without a core_tick "
+                                 "hook")
+        return mechanism_code(active)
 
     def _run(self, la: LaunchArrays, mx: np.ndarray) -> int:
         st = self.state

@@ -193,6 +193,9 @@ class CoreSpec(Spec):
     param_latency: int = F(8, "cycles", "ld.param / constant-cache hit latency", ge=1, le=10000)
     wait_store_acks: bool = F(True, "flag", "a warp retires only when the L2 acknowledged its stores")
     fill_to_use: int = F(1, "cycles", "from an L1 fill (reply received) to the loaded value usable", ge=0, le=1000)
+    model: str = F("gpu", "name", "whose cores these are: gpu (the engine's SM) or the name of a mechanism whose "
+                   "compiled hardware defines the core_tick hook (its tick replaces the SM's; a launch needs that "
+                   "mechanism attached, through its session policy)")
     ibuffer: int = F(0, "instructions", "decoded instructions per warp (0: an ideal front end). A warp whose buffer "
                      "is empty is fetched, one warp per SM per cycle in round-robin order, up to this many "
                      "instructions that issue from the next cycle, never past a control-flow change", ge=0, le=16)
@@ -760,7 +763,10 @@ class Machine(Spec):
 
     def config_hash(self) -> str:
         """A stable hash of the full configuration (defaults included), independent of library versions."""
-        return config_hash(self.model_dump(mode="json"))
+        tree = self.model_dump(mode="json")
+        if tree["core"].get("model") == "gpu":  # the default core model leaves every earlier machine's hash as it was
+            del tree["core"]["model"]
+        return config_hash(tree)
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)

@@ -6,8 +6,10 @@ load/store extensions sit beside the DRAM banks of 3D-stacked memory.
 * :mod:`.config`: Table II's configuration and Table III's area arithmetic;
 * :mod:`.registers`: the offload engine and register track table replayed over a functional trace;
 * :mod:`.lsu`: the address interleaving and the hybrid LSU's offload rule;
-* :mod:`.cli`: ``ndpgpu analyze mpu``.
+* :mod:`.cli`: ``ndpgpu analyze mpu``;
+* :mod:`.hardware`: the compiled processor core (hook ``core_tick`` on a machine with ``core.model: mpu``), its
+  TSV bus, register moves, near-bank execution and hybrid LSU, and the near-bank units' side;
+* :mod:`.processor`: its Python side (state vector per launch, statistics); :mod:`.policy`: ``mpu:<policy>``.
 
-The processor itself (the near-bank units, the register track table and move engine, the hybrid LSU, the TSV
-bus and the meshes) is not built yet; see ``docs/mpu.md``.
+Not built yet: PonB, far-bank shared memory, the meshes, energy and the reproduction; see ``docs/mpu.md``.
 """

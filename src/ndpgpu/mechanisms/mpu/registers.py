@@ -16,7 +16,7 @@ register not valid where it is read is moved across the TSVs (one 128-B warp reg
 both sides); a written register is valid only where it was written. The table starts empty: a register
 read before any write (none in nvcc's code) moves nothing.
 
-This is the reference the compiled processor model will be checked against; on its own it gives each
+This is the reference the compiled processor model (:mod:`.hardware`) is checked against; on its own it gives each
 policy's register moves and near-bank share (the paper's section V-B).
 """
 

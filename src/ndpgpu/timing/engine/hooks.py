@@ -88,6 +88,13 @@ HOOK_POINTS: dict[str, tuple[str, str]] = {
                    "consumed it, 0 it goes on the reply network (the hook may set R_KIND, R_SRC, R_DEST)"),
     "slice_tick": ("slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
                    "an L2 slice's tick, after its own work: returns the slice's next wake time for the mechanism"),
+    "core_tick": ("sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, "
+                  "rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, "
+                  "mx, chs, l2t",
+                  "on a machine whose cores are the mechanism's (``core.model``: its name; cfg[C_CORE_MODEL] its "
+                  "code), the whole tick of core ``sm`` instead of the engine's SM tick: it issues, sends and receives "
+                  "what the core does this cycle, retires its drained warps and sets the core's next wake time "
+                  "(``wake[sm]``)"),
     "fetched": ("sm, slot, pc, n, mx",
                 "the fetch stage (``core.ibuffer`` > 0) decoded warp ``slot``'s instructions ``pc`` .. ``pc + n - 1``:"
                 " 1 the warp takes the SM's fetch priority, 0 it gives it up, -1 no change"),
@@ -142,6 +149,14 @@ def _default_dram_command(channel, cmd, bank, row, k, mx):
 @njit
 def _default_prefetch(sm, pc, line, d, now, mx):
     return -1
+
+
+@njit
+def _default_core_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
+                       ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange,
+                       pre_lines, mx, chs, l2t):
+    wake[sm] = INF  # (never called: a session runs a mechanism's core model only with its hardware attached)
+    return 0
 
 
 @njit
@@ -258,7 +273,7 @@ CODES: dict[str, int] = {}
 # the dispatch tables; None until bind(), so that a hook compiled before it fails loudly
 _DECIDE = _DIVERT = _GUEST_ISSUED = _GUEST_DONE = _SM_TICK = _WARP_START = None
 _CTA_START = _L2_REQUEST = _DRAM_COMMAND = _PREFETCH = _L1_ACCESS = None
-_INTERCEPT = _CORE_SERVICE = _SM_RECEIVE = _L2_SERVE = _L2_DELIVER = _SLICE_TICK = _FETCHED = None
+_INTERCEPT = _CORE_SERVICE = _SM_RECEIVE = _L2_SERVE = _L2_DELIVER = _SLICE_TICK = _FETCHED = _CORE_TICK = None
 
 
 def _table(point: str) -> tuple:
@@ -478,3 +493,16 @@ def slice_tick(code, slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, 
             r = f(slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
         i += 1
     return r
+
+
+@njit
+def core_tick(code, sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
+              rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs,
+              l2t):
+    i = 0
+    for f in literal_unroll(_CORE_TICK):
+        if i == code:
+            f(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
+              rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs,
+              l2t)
+        i += 1

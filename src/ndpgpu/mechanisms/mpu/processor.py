@@ -1,0 +1,236 @@
+"""MPU's processor, the Python side: the state vector of each launch (the per-PC placement table from the
+compiler's annotation and the offload engine's operand rules, each memory record's near-bank unit, the
+register track table and the per-core rows) and the statistics; the compiled side is :mod:`.hardware`::
+
+    session = TimingSession("mpu")
+    session.attach(MpuHardware(module, policy="annotation"))
+
+The machine must be an MPU (``core.model: mpu``): its SMs are MPU cores with one near-bank unit per sub-core,
+and its DRAM channels (and pass-through L2 slices) are the near-bank units, ``core x units + sub-core``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...timing import engine as E
+from ...timing.mechanism import MechanismHardware, Put, Ratio
+from . import hardware as H
+from .locations import POLICIES, annotate
+from .registers import FAR, NEAR, _placement
+
+if TYPE_CHECKING:
+    from ...timing.session import TimingSession
+    from ...trace.format import KernelTrace
+
+I64 = np.int64
+FULL_MASK = (1 << 32) - 1
+
+
+class MpuMachineError(ValueError):
+    """MPU's processor was asked to run on a machine that is not an MPU, or one it cannot map."""
+
+
+def check_machine(machine: Any) -> None:
+    """Raise :class:`MpuMachineError` unless ``machine`` is an MPU whose channels are its cores' units."""
+    if machine.core.model != H.MECHANISM:
+        raise MpuMachineError(f"{machine.name} is not an MPU (its core.model is {machine.core.model!r}, not "
+                              f"'mpu'): use --machine mpu")
+    nsub = machine.core.sub_cores
+    nch = machine.dram.scheduling_channels
+    if machine.num_stack_sms or nch != machine.num_sms * nsub or machine.num_slices != nch:
+        raise MpuMachineError(f"{machine.name}: an MPU needs one DRAM channel and one L2 slice per sub-core "
+                              f"({machine.num_sms} cores x {nsub}), not {nch} channels and {machine.num_slices} "
+                              "slices")
+    mp = machine.dram.mapping
+    if mp.impl != "bitfields" or mp.channel_xor:
+        raise MpuMachineError(f"{machine.name}: the near-bank unit of an address is read from its bits: the mapping "
+                              "must be bitfields without channel_xor")
+
+
+def placement_rows(fn: Any, hints: tuple[str | None, ...], npc: int, near_bank_smem: bool = True
+                   ) -> tuple[np.ndarray, dict[str, int]]:
+    """Per PC (``hardware.PM_*``): how the offload engine places it and which registers it reads and writes on
+    which side (:func:`.registers._placement`, the replay's own rules), and the register ids used."""
+    rows = np.zeros((max(npc, 1), H.NPM), I64)
+    rows[:, H.PM_KIND] = H.PMK_SKIP
+    ids: dict[str, int] = {}
+    smem_side = NEAR if near_bank_smem else FAR
+    body = fn.body
+
+    def rid(name: str) -> int:
+        return ids.setdefault(name, len(ids))
+
+    for pc in range(min(npc, len(body))):
+        p = _placement(body[pc], hints[pc], smem_side)
+        row = rows[pc]
+        if p.near_capable:
+            row[H.PM_KIND] = H.PMK_ALU
+            row[H.PM_HINT] = {"nb": NEAR, "fb": FAR}.get(p.hint, 0)
+            reads = [(r, 0) for r in p.srcs]
+            writes = [(r, 0) for r in p.dsts]
+        else:
+            row[H.PM_KIND] = H.PMK_FIXED
+            reads, writes = list(p.reads), list(p.writes)
+        row[H.PM_PLAIN] = int(p.plain_operands)
+        if len(reads) > H.MAXS or len(writes) > H.MAXD:
+            raise MpuMachineError(f"{fn.name} pc {pc}: {len(reads)} sources / {len(writes)} destinations exceed "
+                                  f"the placement table's {H.MAXS} / {H.MAXD}")
+        row[H.PM_NS] = len(reads)
+        row[H.PM_ND] = len(writes)
+        for j, (r, side) in enumerate(reads):
+            row[H.PM_S0 + j] = rid(r)
+            row[H.PM_SS0 + j] = side
+        for j, (r, side) in enumerate(writes):
+            row[H.PM_D0 + j] = rid(r)
+            row[H.PM_DS0 + j] = side
+    return rows, ids
+
+
+def record_units(trace: KernelTrace, channel_bit: int, nunits: int) -> np.ndarray:
+    """Per memory record: the near-bank unit holding all of a full-warp, perfectly coalesced global load or store
+    (one contiguous run of ``size``-byte lanes, :func:`.lsu.offloadable`'s rule), else -1."""
+    mem = trace.mem
+    n = len(mem)
+    out = np.full(max(n, 1), -1, I64)
+    if n == 0:
+        return out
+    from ...trace.format import OP_CLASS, SPACE
+
+    cls = trace.static["op_class"][mem["pc"].astype(I64)]
+    ldst = (cls == OP_CLASS["load"]) | (cls == OP_CLASS["store"])
+    space = mem["space"]
+    glob = (space == SPACE["global"]) | (space == SPACE["generic"])
+    size = mem["size"].astype(I64)
+    base = mem["base"].astype(I64)
+    stride = mem["stride"].astype(I64)
+    aidx = mem["addr_index"].astype(I64)
+    first = base.copy()
+    last = base + 31 * stride + size - 1
+    contiguous = stride == size
+    for i in np.nonzero(aidx >= 0)[0]:
+        a = trace.lane_addrs[aidx[i]:aidx[i] + 32].astype(I64)
+        first[i] = a[0]
+        last[i] = a[-1] + size[i] - 1
+        contiguous[i] = len(a) == 32 and bool(np.all(np.diff(a) == size[i]))
+    unit_first = (first >> channel_bit) % nunits
+    unit_last = (last >> channel_bit) % nunits
+    ok = ldst & glob & (mem["mask"].astype(I64) == FULL_MASK) & contiguous & (unit_first == unit_last)
+    out[:n] = np.where(ok, unit_first, -1)
+    return out
+
+
+def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: KernelTrace, near_bank_smem: bool = True,
+              tsv_beat_ps: int = 500, tsv_beat_bytes: int = 8, notice_cycles: int = 1, lsu_ports: int = 4,
+              max_loads: int = 8) -> np.ndarray:
+    """The hooks' state vector for one launch of ``fn`` under location ``policy``."""
+    m = session.machine
+    check_machine(m)
+    st = session.state
+    cfg = st.cfg
+    nsm, nslot, nsub = int(cfg[E.C_NSM]), int(cfg[E.C_NSLOT]), int(cfg[E.C_NSUB])
+    npc = len(trace.static)
+    if fn is None:  # a trace without its PTX (a synthetic one): no placement, so no registers are tracked
+        rows, ids = np.zeros((max(npc, 1), H.NPM), I64), {}
+        rows[:, H.PM_KIND] = H.PMK_SKIP
+    else:
+        table = annotate(fn, near_bank_smem)
+        rows, ids = placement_rows(fn, table.hints_for(policy), npc, near_bank_smem)
+    nreg = max(len(ids), 1)
+    units = record_units(trace, m.dram.mapping.channel_bit, nsm * nsub)
+    nldo = int(st.ldo.shape[0])
+    ringcap = nslot * max_loads
+    sizes = {"ctr": len(H.COUNTER_NAMES), "pct": rows.size, "rec": units.size, "rtt": nsm * nslot * nreg,
+             "core": nsm * H.NCR, "sub": nsm * nsub * H.NSR, "ldx": nldo * H.NLX, "ring": nsm * ringcap}
+    off, pos = {}, H.X_HDR
+    for key, n in sizes.items():
+        off[key] = pos
+        pos += n
+    mx = np.zeros(pos, I64)
+    hdr = {H.X_NSM: nsm, H.X_NSLOT: nslot, H.X_NSUB: nsub, H.X_NBU: nsub, H.X_NREG: nreg, H.X_NPC: npc,
+           H.X_BEAT_PS: tsv_beat_ps, H.X_BEAT_B: tsv_beat_bytes, H.X_REG_B: 32 * 4, H.X_PKT_B: 8,
+           H.X_NOTICE: notice_cycles, H.X_LSU_PORTS: lsu_ports, H.X_MAXLD: max_loads, H.X_CTR0: off["ctr"],
+           H.X_PCT0: off["pct"], H.X_REC0: off["rec"], H.X_NREC: len(trace.mem), H.X_RTT0: off["rtt"],
+           H.X_CORE0: off["core"], H.X_SUB0: off["sub"], H.X_LDX0: off["ldx"], H.X_NLDO: nldo,
+           H.X_RING0: off["ring"], H.X_RINGCAP: ringcap}
+    for k, v in hdr.items():
+        mx[k] = v
+    mx[off["pct"]:off["pct"] + rows.size] = rows.ravel()
+    mx[off["rec"]:off["rec"] + units.size] = units
+    return mx
+
+
+class MpuHardware(MechanismHardware):
+    """MPU's cores, TSV buses and near-bank units (seed 003) for the launches of one module."""
+
+    mechanism = H.MECHANISM
+    counter_names = H.COUNTER_NAMES
+
+    def __init__(self, module: Any | None, policy: str = "annotation", near_bank_smem: bool = True) -> None:
+        """``module``: the compiled module whose kernels the launches run (None: traces without PTX, timed
+        with every instruction far bank and no register tracked)."""
+        if policy not in POLICIES:
+            raise ValueError(f"unknown MPU location policy {policy!r}; policies: {', '.join(POLICIES)}")
+        if not near_bank_smem:
+            raise NotImplementedError("far-bank shared memory is not modelled yet")
+        self.module = module
+        self.policy = policy
+        self.near_bank_smem = near_bank_smem
+
+    def _function(self, kernel: str) -> Any:
+        if self.module is None:
+            return None
+        fns = self.module.ir.functions
+        if kernel in fns:
+            return fns[kernel]
+        return fns[self.module.get_function(kernel).name]
+
+    def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray:
+        return mpu_state(session, self._function(trace.launch.kernel), self.policy, trace, self.near_bank_smem)
+
+    def launch_end(self, session: TimingSession, mx: np.ndarray) -> None:
+        nsm = int(mx[H.X_NSM])
+        core = mx[int(mx[H.X_CORE0]):int(mx[H.X_CORE0]) + nsm * H.NCR].reshape(nsm, H.NCR)
+        c0 = int(mx[H.X_CTR0])
+        mx[c0 + H.TSV_BUSY_MAX_PS] = int(core[:, H.CR_TSV_BUSY].max(initial=0))
+        mx[c0 + H.MOVES_MAX_CORE] = int(core[:, H.CR_MOVES].max(initial=0))
+
+    def counter_offset(self, mx: np.ndarray) -> int:
+        return int(mx[H.X_CTR0])
+
+    @staticmethod
+    def metrics(stats, put: Put, ratio: Ratio) -> None:
+        """Where instructions ran, the register moves, the TSV buses, the hybrid LSU and the row buffers."""
+        c = stats.c
+        near, far_alu, other = c("NEAR_INSTS"), c("FAR_ALU_INSTS"), c("FAR_OTHER_INSTS")
+        p = "mpu.instructions"
+        put(p, "near_bank", near, "warp-instr")
+        put(p, "far_bank_alu", far_alu, "warp-instr")
+        put(p, "far_bank_other", other, "warp-instr")
+        put(p, "near_share_of_alu", ratio(near, near + far_alu), "fraction")
+        p = "mpu.registers"
+        put(p, "moves_down", c("MOVES_DOWN"), "warp-registers")
+        put(p, "moves_up", c("MOVES_UP"), "warp-registers")
+        put(p, "moves", c("MOVES_DOWN") + c("MOVES_UP"), "warp-registers")
+        put(p, "moves_max_core", c("MOVES_MAX_CORE"), "warp-registers")
+        p = "mpu.tsv"
+        put(p, "bytes", c("TSV_BYTES"), "bytes")
+        put(p, "register_move_bytes", c("TSV_MOVE_BYTES"), "bytes")
+        put(p, "packet_bytes", c("TSV_PKT_BYTES"), "bytes")
+        put(p, "data_bytes", c("TSV_DATA_BYTES"), "bytes")
+        put(p, "busy_time", c("TSV_BUSY_PS") / 1000.0, "ns")
+        put(p, "busy_time_max_core", c("TSV_BUSY_MAX_PS") / 1000.0, "ns")
+        nsm = stats.consts.get("num_sms", 0) if isinstance(stats.consts, dict) else 0
+        put(p, "utilisation", ratio(c("TSV_BUSY_PS"), stats.time_ps * nsm) if nsm else 0.0, "fraction")
+        p = "mpu.lsu"
+        put(p, "loads_offloaded", c("LD_OFFLOADED"), "warp-instr")
+        put(p, "stores_offloaded", c("ST_OFFLOADED"), "warp-instr")
+        put(p, "loads_per_transaction", c("LD_TX_PATH"), "warp-instr")
+        put(p, "stores_per_transaction", c("ST_TX_PATH"), "warp-instr")
+        put(p, "transactions_local", c("TX_LOCAL"), "transactions")
+        put(p, "transactions_remote", c("TX_REMOTE"), "transactions")
+        put(p, "smem_accesses", c("SMEM_ACCESSES"), "warp-instr")
+        hit, miss, conf = c("DR_ROWHIT"), c("DR_ROWMISS"), c("DR_ROWCONF")
+        put("mpu.dram", "row_buffer_miss_rate", ratio(miss + conf, hit + miss + conf), "fraction")

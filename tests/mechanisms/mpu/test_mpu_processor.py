@@ -1,0 +1,107 @@
+"""MPU's processor in the timing engine (``core.model: mpu``): its register moves and near-bank split equal the
+offload-engine replay of ``registers.py`` under every location policy, it issues exactly the traced
+instructions, the TSV bus bounds its time, and the policy refuses a machine that is not an MPU."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from ndpgpu.experiments.policies import PolicyError, make_policy
+from ndpgpu.mechanisms.mpu import hardware as H
+from ndpgpu.mechanisms.mpu.locations import POLICIES, annotate
+from ndpgpu.mechanisms.mpu.policy import MpuPolicyError
+from ndpgpu.mechanisms.mpu.processor import MpuHardware
+from ndpgpu.mechanisms.mpu.registers import register_traffic
+from ndpgpu.timing.session import CoreModelError, TimingSession
+from ndpgpu.workloads.runner import run_workload, toolchain_available
+
+needs_nvcc = pytest.mark.skipif(not toolchain_available(), reason="needs nvcc and a host C++ compiler")
+
+KERNELS = ("mpu_axpy", "mpu_gemv", "mpu_blur", "mpu_hist")
+REGISTER_MOVE_PS = 128 // 8 * 500  # a 128-B warp register over a core's 8 B per 0.5 ns
+
+
+@functools.cache
+def recorded(workload: str):
+    """One functional run per workload, shared by every test."""
+    run = run_workload(workload, "tiny", trace=True)
+    assert run.passed, f"{workload}: functional outputs differ from NumPy"
+    return run
+
+
+@functools.cache
+def timed(workload: str, policy: str):
+    """The per-launch statistics of ``workload`` on the mpu machine under ``policy``."""
+    run = recorded(workload)
+    s = TimingSession("mpu")
+    s.attach(MpuHardware(run.module, policy))
+    return tuple(s.run_launch(tr) for tr in run.device.traces)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("workload", KERNELS)
+def test_register_moves_and_locations_equal_the_replay(workload):
+    run = recorded(workload)
+    for policy in POLICIES:
+        for tr, st in zip(run.device.traces, timed(workload, policy), strict=True):
+            fn = run.module.ir.functions[tr.launch.kernel]
+            ref = register_traffic(fn, annotate(fn), tr, policy)
+            got = (st.c("MOVES_DOWN"), st.c("MOVES_UP"), st.c("NEAR_INSTS"), st.c("FAR_ALU_INSTS"))
+            assert got == (ref.moves_down, ref.moves_up, ref.near, ref.far_alu), (policy, tr.launch.kernel)
+            assert st.c("TSV_MOVE_BYTES") == 128 * ref.moves
+
+
+@needs_nvcc
+@pytest.mark.parametrize("workload", KERNELS)
+def test_warp_instructions_equal_the_traced_ones(workload):
+    run = recorded(workload)
+    for tr, st in zip(run.device.traces, timed(workload, "annotation"), strict=True):
+        assert st.c("WARP_INSTS") == st.c("MPU_WARP_INSTS") == tr.warp_instructions()
+        assert st.c("THREAD_INSTS") == tr.thread_instructions()
+        # every warp-instruction is near-bank ALU, far-bank ALU or another far-bank one, once
+        assert st.c("NEAR_INSTS") + st.c("FAR_ALU_INSTS") + st.c("FAR_OTHER_INSTS") == tr.warp_instructions()
+
+
+@needs_nvcc
+@pytest.mark.parametrize(("workload", "policy"), [("mpu_blur", "hardware"), ("mpu_gemv", "all-near"),
+                                                   ("mpu_axpy", "all-far")])
+def test_the_tsv_bus_bounds_the_time(workload, policy):
+    """A core that moves N warp registers keeps its TSV busy N x 8 ns at least, and the kernel lasts as long."""
+    for st in timed(workload, policy):
+        n = st.c("MOVES_MAX_CORE")
+        assert n > 0
+        assert st.c("TSV_BUSY_MAX_PS") >= n * REGISTER_MOVE_PS
+        assert st.time_ps >= st.c("TSV_BUSY_MAX_PS")
+        assert st.c("TSV_BYTES") == st.c("TSV_MOVE_BYTES") + st.c("TSV_PKT_BYTES") + st.c("TSV_DATA_BYTES")
+        assert st.c("TSV_BUSY_PS") * 8 >= st.c("TSV_BYTES") * 500  # 8 B per 500 ps, whole beats
+
+
+@needs_nvcc
+def test_memory_instructions_take_one_lsu_path_each():
+    for st in timed("mpu_gemv", "annotation"):
+        global_ldst = st.c("LD_OFFLOADED") + st.c("ST_OFFLOADED") + st.c("LD_TX_PATH") + st.c("ST_TX_PATH")
+        assert global_ldst == st.c("LOADS") + st.c("STORES") + st.c("ATOMICS") - st.c("SMEM_ACCESSES")
+        assert st.c("TX_LOCAL") + st.c("TX_REMOTE") > 0
+        rows = {(p, m): v for p, m, v, _ in st.rows()}
+        assert rows[("mpu.registers", "moves_down")] == st.c("MOVES_DOWN")
+        assert 0.0 <= rows[("mpu.dram", "row_buffer_miss_rate")] <= 1.0
+
+
+@needs_nvcc
+def test_mpu_policy_needs_an_mpu_machine():
+    run = recorded("mpu_axpy")
+    pol = make_policy("mpu:annotation")
+    with pytest.raises(MpuPolicyError, match="not an MPU"):
+        pol.prepare(TimingSession("gtx480"), run, list(run.device.traces))
+    assert issubclass(MpuPolicyError, PolicyError)
+    with pytest.raises(PolicyError, match="expected mpu:<policy>"):
+        make_policy("mpu:nearest")
+    with pytest.raises(CoreModelError, match="cores are the 'mpu' mechanism's"):
+        TimingSession("mpu").run_launch(run.device.traces[0])  # no processor attached
+
+
+def test_the_hardware_declares_its_hooks():
+    assert set(H.HOOKS) == {"core_tick", "l2_deliver", "slice_tick"}
+    assert len(H.COUNTER_NAMES) == len(set(H.COUNTER_NAMES))

@@ -37,7 +37,14 @@ from ...timing.engine.layout import *  # noqa: F403  (the engine's columns and c
 from ...timing.engine.ldst import ld_complete, new_request, warp_maybe_exit_flag
 from ...timing.engine.mapping import map_addr
 from ...timing.engine.queues import edge, ld_alloc, popcount, q_head, q_pop, q_push, q_space, rq_release
-from ...timing.engine.warps import advance, barrier_release, stream_done, warp_done_issuing, warp_exit
+from ...timing.engine.warps import (
+    advance,
+    barrier_release,
+    operands_ready,
+    stream_done,
+    warp_done_issuing,
+    warp_exit,
+)
 from ...timing.engine.xbar import net_push
 
 MECHANISM = "mpu"
@@ -184,14 +191,7 @@ def finish_load(sm, ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pc
 def check(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, g, mx):
     """0: warp ``slot`` can issue its next instruction now; else 1 + the stall reason (its READY updated)."""
     pc = seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
-    dep = 0
-    for j in range(4):
-        r = pct[pc, P_S0 + j]
-        if r >= 0 and regrdy[slot, r] > dep:
-            dep = regrdy[slot, r]
-        r = pct[pc, P_D0 + j]
-        if r >= 0 and regrdy[slot, r] > dep:
-            dep = regrdy[slot, r]
+    dep = operands_ready(slot, pc, pct, regrdy)
     if dep > now:
         wt[slot, W_READY] = dep
         return 1 + (R_MEM if dep >= INF else R_SB)

@@ -8,7 +8,7 @@ from .caches import c_find
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .ldst import l1_base, l1_send_miss, sm_fill, tx_process, wake_warp, warp_maybe_exit_flag
 from .queues import edge, ld_alloc, popcount, q_head, q_pop, q_space, rq_alloc
-from .warps import advance, barrier_release, stream_done, warp_done_issuing, warp_exit, warp_pc
+from .warps import advance, barrier_release, operands_ready, stream_done, warp_done_issuing, warp_exit, warp_pc
 from .xbar import net_push
 
 
@@ -35,14 +35,7 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
         smt[sm, S_FETCH_WANT] = 1
         return 1 + R_FETCH
     pc = seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
-    dep = 0
-    for j in range(4):
-        r = pct[pc, P_S0 + j]
-        if r >= 0 and regrdy[slot, r] > dep:
-            dep = regrdy[slot, r]
-        r = pct[pc, P_D0 + j]
-        if r >= 0 and regrdy[slot, r] > dep:
-            dep = regrdy[slot, r]
+    dep = operands_ready(slot, pc, pct, regrdy)
     if dep > now:
         wt[slot, W_READY] = dep
         return 1 + (R_MEM if dep >= INF else R_SB)

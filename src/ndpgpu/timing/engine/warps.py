@@ -89,6 +89,21 @@ def advance(slot, seg, wt):
 
 
 @njit
+def operands_ready(slot, pc, pct, regrdy):
+    """When every source and destination register of warp ``slot``'s instruction ``pc`` is ready (the
+    scoreboard; INF while a load is outstanding)."""
+    dep = 0
+    for j in range(4):
+        r = pct[pc, P_S0 + j]
+        if r >= 0 and regrdy[slot, r] > dep:
+            dep = regrdy[slot, r]
+        r = pct[pc, P_D0 + j]
+        if r >= 0 and regrdy[slot, r] > dep:
+            dep = regrdy[slot, r]
+    return dep
+
+
+@njit
 def warp_pc(slot, seg, wt):
     return seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
 

@@ -193,7 +193,7 @@ def test_policy_prefixes_are_found_in_the_mechanism_packages() -> None:
 
     assert {"tom", "llc", "teleport"} <= set(POLICIES.names())
     assert make_policy("tom:ctrl+tmap") is not None and make_policy("llc:omni") is not None
-    with pytest.raises(PolicyError, match=r"prefix one of ipndp, llc, teleport, tom"):
+    with pytest.raises(PolicyError, match=r"prefix one of ipndp, llc, mpu, teleport, tom"):
         make_policy("nope:x")
 
 

@@ -12,9 +12,10 @@ from ndpgpu.experiments.policies import PolicyError, make_policy
 from ndpgpu.mechanisms.mpu import hardware as H
 from ndpgpu.mechanisms.mpu.locations import POLICIES, annotate
 from ndpgpu.mechanisms.mpu.policy import MpuPolicyError
-from ndpgpu.mechanisms.mpu.processor import MpuHardware
+from ndpgpu.mechanisms.mpu.processor import MpuHardware, MpuMachineError, check_machine
 from ndpgpu.mechanisms.mpu.registers import register_traffic
 from ndpgpu.timing.session import CoreModelError, TimingSession
+from ndpgpu.timing.spec import load_machine
 from ndpgpu.workloads.runner import run_workload, toolchain_available
 
 needs_nvcc = pytest.mark.skipif(not toolchain_available(), reason="needs nvcc and a host C++ compiler")
@@ -100,6 +101,8 @@ def test_mpu_policy_needs_an_mpu_machine():
         make_policy("mpu:nearest")
     with pytest.raises(CoreModelError, match="cores are the 'mpu' mechanism's"):
         TimingSession("mpu").run_launch(run.device.traces[0])  # no processor attached
+    with pytest.raises(MpuMachineError, match="gtx480 is not an MPU"):
+        check_machine(load_machine("gtx480"))
 
 
 def test_the_hardware_declares_its_hooks():

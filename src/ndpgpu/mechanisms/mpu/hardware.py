@@ -39,7 +39,8 @@ from ...timing.engine.mapping import map_addr
 from ...timing.engine.queues import edge, ld_alloc, popcount, q_head, q_pop, q_push, q_space, rq_release
 from ...timing.engine.warps import (
     advance,
-    barrier_release,
+    barrier_arrive,
+    dests_ready,
     operands_ready,
     stream_done,
     warp_done_issuing,
@@ -258,30 +259,17 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
         mx[so + SR_BUSY] = t_ops
     if kind == IK_BARRIER:
         mx[c + FAR_OTHER_INSTS] += 1
-        cs = wt[slot, W_CTA_SLOT]
-        ctat[cs, CT_BAR_COUNT] += 1
         ctr[T_BARRIERS] += 1
         advance(slot, seg, wt)
         count_issued(sm, slot, pc, mask, k, wt, ctr, smst, pcst, clst, pct, mx)
-        if stream_done(slot, wt):
-            ctat[cs, CT_BAR_COUNT] -= 1
-            warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
-            return
-        wt[slot, W_STATE] = WS_BARRIER
-        wt[slot, W_READY] = INF
-        if ctat[cs, CT_BAR_COUNT] >= ctat[cs, CT_LIVE]:
-            ctat[cs, CT_BAR_COUNT] = 0
-            barrier_release(sm, cs, k, cfg, clk, wt, subt)
+        barrier_arrive(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
         return
     t0 = max(now, t_ops)
     if kind == IK_PARAM:
         mx[c + FAR_OTHER_INSTS] += 1
         smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + 1)
         t = t0 + cfg[C_PARAM_LAT] * per
-        for j in range(4):
-            r = pct[pc, P_D0 + j]
-            if r >= 0:
-                regrdy[slot, r] = t
+        dests_ready(slot, pc, pct, regrdy, t)
     elif kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec:
         mx[c + FAR_OTHER_INSTS] += 1
         space = rec[ri, RC_SPACE]
@@ -291,10 +279,7 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
             extra = conf - 1 + (conf if kind == IK_ATOMIC else 0)
             arrive = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, mx)
             t = arrive + (cfg[C_SMEM_LAT] + extra + mx[X_NOTICE]) * per
-            for j in range(4):
-                r = pct[pc, P_D0 + j]
-                if r >= 0:
-                    regrdy[slot, r] = t
+            dests_ready(slot, pc, pct, regrdy, t)
             ctr[T_SMEM_ACC] += 1
             ctr[T_SMEM_CONF_CYC] += conf - 1
             mx[c + SMEM_ACCESSES] += 1
@@ -366,10 +351,7 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
             inst = s % cfg[C_UCNT_SP + unit]
             ufree[sm, unit, inst] = t0 + ii * per
             t = t0 + pct[pc, P_LAT] * per
-        for j in range(4):
-            r = pct[pc, P_D0 + j]
-            if r >= 0:
-                regrdy[slot, r] = t
+        dests_ready(slot, pc, pct, regrdy, t)
         if has_rec:
             wt[slot, W_REC] = ri + 1
     advance(slot, seg, wt)

@@ -8,7 +8,16 @@ from .caches import c_find
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .ldst import l1_base, l1_send_miss, sm_fill, tx_process, wake_warp, warp_maybe_exit_flag
 from .queues import edge, ld_alloc, popcount, q_head, q_pop, q_space, rq_alloc
-from .warps import advance, barrier_release, operands_ready, stream_done, warp_done_issuing, warp_exit, warp_pc
+from .warps import (
+    advance,
+    barrier_arrive,
+    dests_ready,
+    operands_ready,
+    stream_done,
+    warp_done_issuing,
+    warp_exit,
+    warp_pc,
+)
 from .xbar import net_push
 
 
@@ -159,20 +168,10 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
     ri = wt[slot, W_REC]
     has_rec = ri < wt[slot, W_REC_END] and rec[ri, RC_PC] == pc
     if kind == IK_BARRIER:
-        cs = wt[slot, W_CTA_SLOT]
-        ctat[cs, CT_BAR_COUNT] += 1
         ctr[T_BARRIERS] += 1
         advance(slot, seg, wt)
         issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
-        if stream_done(slot, wt):
-            ctat[cs, CT_BAR_COUNT] -= 1
-            warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
-            return
-        wt[slot, W_STATE] = WS_BARRIER
-        wt[slot, W_READY] = INF
-        if ctat[cs, CT_BAR_COUNT] >= ctat[cs, CT_LIVE]:
-            ctat[cs, CT_BAR_COUNT] = 0
-            barrier_release(sm, cs, k, cfg, clk, wt, subt)
+        barrier_arrive(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
         return
     if cfg[C_MECH] != 0 and wt[slot, W_MX] >= 0 and wt[slot, W_HOST] < 0:
         txl, txs, l1t, mapd, mrange = xt
@@ -225,10 +224,7 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
     elif kind == IK_PARAM:
         smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + 1)
         t = edge(clk, D_CORE, k + cfg[C_PARAM_LAT])
-        for j in range(4):
-            r = pct[pc, P_D0 + j]
-            if r >= 0:
-                regrdy[slot, r] = t
+        dests_ready(slot, pc, pct, regrdy, t)
     elif kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec:
         space = rec[ri, RC_SPACE]
         if space == SP_SHARED:
@@ -240,10 +236,7 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
             if kind == IK_ATOMIC:
                 extra += conf
             t = edge(clk, D_CORE, k + cfg[C_SMEM_LAT] + extra)
-            for j in range(4):
-                r = pct[pc, P_D0 + j]
-                if r >= 0:
-                    regrdy[slot, r] = t
+            dests_ready(slot, pc, pct, regrdy, t)
             ctr[T_SMEM_ACC] += 1
             ctr[T_SMEM_CONF_CYC] += conf - 1
         else:
@@ -293,10 +286,7 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
                     inst = u
         ufree[sm, unit, inst] = edge(clk, D_CORE, k + pct[pc, P_II])
         t = edge(clk, D_CORE, k + pct[pc, P_LAT])
-        for j in range(4):
-            r = pct[pc, P_D0 + j]
-            if r >= 0:
-                regrdy[slot, r] = t
+        dests_ready(slot, pc, pct, regrdy, t)
         if has_rec:
             wt[slot, W_REC] = ri + 1
     advance(slot, seg, wt)

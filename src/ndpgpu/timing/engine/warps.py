@@ -104,6 +104,31 @@ def operands_ready(slot, pc, pct, regrdy):
 
 
 @njit
+def dests_ready(slot, pc, pct, regrdy, t):
+    """Warp ``slot``'s instruction ``pc`` writes its destination registers at ``t``."""
+    for j in range(4):
+        r = pct[pc, P_D0 + j]
+        if r >= 0:
+            regrdy[slot, r] = t
+
+
+@njit
+def barrier_arrive(sm, slot, k, cfg, clk, wt, ctat, smt, subt):
+    """Warp ``slot`` (its stream already past the ``bar``) arrives at its CTA's barrier: it waits, or its
+    stream ends there, or it is the last to arrive and releases the CTA's warps."""
+    cs = wt[slot, W_CTA_SLOT]
+    if stream_done(slot, wt):
+        warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
+        return
+    ctat[cs, CT_BAR_COUNT] += 1
+    wt[slot, W_STATE] = WS_BARRIER
+    wt[slot, W_READY] = INF
+    if ctat[cs, CT_BAR_COUNT] >= ctat[cs, CT_LIVE]:
+        ctat[cs, CT_BAR_COUNT] = 0
+        barrier_release(sm, cs, k, cfg, clk, wt, subt)
+
+
+@njit
 def warp_pc(slot, seg, wt):
     return seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
 

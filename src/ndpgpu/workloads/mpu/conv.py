@@ -37,7 +37,8 @@ class MpuConv(Workload):
         "Kernel written fresh. The paper states no input; the size, launch, layout, tile-local clamping and "
         "the non-negative weights follow MPU-Sim's conv (4096 x 4096 uniform [0, 1) pixels, 9 uniform [0, 1) "
         "weights, 512 blocks of 32 x 4 threads). TensorFlow convolves whole NHWC tensors with many channels and "
-        "zero ('SAME') padding; this is one channel, each tile on its own, edges repeated."
+        "zero ('SAME') padding; this is one channel, each tile on its own, edges repeated. Each block stages "
+        "the 9 weights in shared memory first, as MPU-Sim's conv does."
     )
     sources = ("conv.cu",)
     scales = TILED_IMAGE_SCALES

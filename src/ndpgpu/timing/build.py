@@ -306,7 +306,8 @@ class EngineState:
         one-row placeholders when the machine uses the crossbar."""
         topo = topology_of(self.m)
         on = topo is not None
-        rs = self.m.icnt.mesh if self.m.icnt.impl == "mesh" else self.m.icnt.butterfly  # the router fields
+        ic = self.m.icnt
+        rs = {"mesh": ic.mesh, "butterfly": ic.butterfly, "hmesh": ic.hmesh}.get(ic.impl)  # the router fields
         self.topology = topo
         nnode = topo.nrouters if on else 1
         nport = topo.ports if on else 5
@@ -319,7 +320,8 @@ class EngineState:
             rt0 = ends
             lk0 = rt0 + 2 * nnode * nterm
             inj0 = lk0 + 2 * nnode * nport * 2
-            self.mcfg = np.zeros(inj0 + 2 * nterm * 2, I64)
+            lc0 = inj0 + 2 * nterm * 2
+            self.mcfg = np.zeros(lc0 + nnode * nport * 2, I64)
             c = self.mcfg
             ms = self.m.icnt.mesh
             c[E.MC_ON], c[E.MC_NNODE] = 1, nnode
@@ -332,7 +334,8 @@ class EngineState:
             c[E.MC_ISLIP] = int(rs.allocator == "islip")
             c[E.MC_PRIO] = int(rs.priority_arbitration)
             c[E.MC_NPORT], c[E.MC_TLAT], c[E.MC_NTERM] = nport, topo.terminal_link_latency, nterm
-            c[E.MC_RT0], c[E.MC_LK0], c[E.MC_INJ0] = rt0, lk0, inj0
+            c[E.MC_RT0], c[E.MC_LK0], c[E.MC_INJ0], c[E.MC_LC0] = rt0, lk0, inj0, lc0
+            c[lc0:] = topo.link_cost(rs.link_latency).ravel()  # one table for both subnets
             c[E.MC_TOPO] = registry.lookup("interconnect", self.m.icnt.impl).code
             c[E.MC_HDR:E.MC_HDR + self.nsm] = topo.sm_terminals
             c[E.MC_HDR + self.nsm:E.MC_HDR + self.nsm + self.nsl] = topo.llc_terminals
@@ -368,6 +371,13 @@ class EngineState:
         if self.topology.kind == "butterfly":  # (the mesh's keys stay as they were: golden statistics)
             bs = self.m.icnt.butterfly
             snap.update(topology="butterfly", radix=bs.radix, stages=bs.stages)
+        elif self.topology.kind == "hmesh":
+            hs = self.m.icnt.hmesh
+            nport = int(self.mcfg[E.MC_NPORT])
+            offchip = np.zeros((self.topology.nrouters, nport), bool)
+            offchip[:, nport - 4:] = True  # the off-chip ports (topology.hmesh_ports)
+            snap.update(topology="hmesh", nport=nport, chips_x=hs.chips_x, nodes_x=hs.nodes_x, nodes_y=hs.nodes_y,
+                        link_bytes=self.topology.cost[:, :, 1].ravel().copy(), offchip=offchip.ravel())
         return snap
 
     # ------------------------------------------------------------------ serial links (memory stacks)

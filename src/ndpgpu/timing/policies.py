@@ -81,6 +81,16 @@ class Butterfly(CompiledVariant):
                 "the mesh's routers (credit-based VCs, one flit per link per cycle, pipeline latency per stage)")
 
 
+@register("interconnect", "hmesh")
+class HierarchicalMesh(CompiledVariant):
+    code = 3
+
+    def describe(self) -> str:
+        return ("hierarchical mesh (icnt.hmesh): chips of on-chip 2D meshes joined by an off-chip 2D mesh between "
+                "one gateway router per chip; dimension-order routing on both levels, several terminals per "
+                "router, per-link widths and latencies, the mesh's routers")
+
+
 class DramStandard(CompiledVariant):
     """A DRAM standard: checks that a DRAM spec is consistent with it."""
 

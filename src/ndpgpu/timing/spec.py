@@ -329,8 +329,8 @@ class L2Spec(CacheSpec):
 
 
 class RouterNetSpec(Spec):
-    """What every router network shares (``icnt.mesh``, ``icnt.butterfly``): where the SMs and the L2 slices
-    attach, and the routers: virtual channels, buffers, pipeline and link latencies, credit delay, switch
+    """What every router network shares (``icnt.mesh``, ``icnt.butterfly``, ``icnt.hmesh``): where the SMs and
+    the L2 slices attach, and the routers: virtual channels, buffers, pipeline and link latencies, credit delay, switch
     allocator and priority classes. The compiled router is one (``engine/mesh.py``); only its routing, link
     and injection tables differ by topology (``timing/topology.py``).
 
@@ -339,7 +339,8 @@ class RouterNetSpec(Spec):
     dropped); its space is credited back ``credit_delay`` cycles after it leaves. ``allocator`` picks the
     switch allocation: ``round_robin`` (one step: input VCs scanned round-robin, a packet granted when its
     input and output ports are free) or ``islip`` (one request-grant-accept iteration per cycle); a granted
-    packet holds its input and output ports for its flit count (one flit per link per cycle). With
+    packet holds its input and output ports for its flit count (one flit per link per cycle; the hierarchical
+    mesh's links have their own widths). With
     ``priority_arbitration`` the highest priority class among competing head packets is served first.
     Requests and replies travel on two identical subnets (GPGPU-Sim's two networks).
     """
@@ -399,6 +400,55 @@ class ButterflySpec(RouterNetSpec):
         return self
 
 
+class HMeshSpec(RouterNetSpec):
+    """A hierarchical mesh (``icnt.impl: hmesh``): a ``chips_x`` x ``chips_y`` grid of chips, each a
+    ``nodes_x`` x ``nodes_y`` on-chip mesh of routers; one gateway router per chip links to the gateways of
+    the neighbouring chips (the off-chip mesh). Several terminals may share a router, each on its own local
+    port. Dimension-order routing on both levels: across the chip to its gateway, gateway to gateway, then
+    across the destination chip. Router ids: chip * nodes_per_chip + node (chip = cy * chips_x + cx, node =
+    y * nodes_x + x). ``sm_nodes`` and ``llc_nodes`` hold router ids (repeats allowed); left empty, SM i sits
+    at router i * routers // num_sms and slice j at router j * routers // num_slices. The shared router fields
+    (:class:`RouterNetSpec`) apply; ``link_latency`` is the on-chip links' (docs/timing.md, "Hierarchical
+    mesh")."""
+
+    chips_x: int = F(4, "chips", "columns of the chip grid", ge=1, le=16)
+    chips_y: int = F(2, "chips", "rows of the chip grid; chip id = cy * chips_x + cx", ge=1, le=16)
+    nodes_x: int = F(4, "routers", "columns of each chip's on-chip mesh", ge=1, le=16)
+    nodes_y: int = F(4, "routers", "rows of each chip's on-chip mesh; node = y * nodes_x + x", ge=1, le=16)
+    gateway: int = F(5, "node", "the on-chip node whose router holds the chip's off-chip links (the same node "
+                     "in every chip)", ge=0, le=255)
+    routing: Literal["xy", "yx"] = F("xy", "name", "dimension-order routing on both levels: xy (X first) or yx")
+    link_bytes: int = F(32, "bytes/cycle", "width of an on-chip link and of a local (terminal) port", ge=1,
+                        le=4096)
+    offchip_link_bytes: int = F(16, "bytes/cycle", "width of an off-chip link between gateways", ge=1, le=4096)
+    offchip_link_latency: int = F(1, "cycles", "traversal of an off-chip link between gateways", ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _gateway(self) -> HMeshSpec:
+        if self.gateway >= self.nodes_x * self.nodes_y:
+            raise ValueError(f"gateway={self.gateway} outside the {self.nodes_x}x{self.nodes_y} on-chip mesh "
+                             f"(nodes 0 .. {self.nodes_x * self.nodes_y - 1})")
+        return self
+
+    @property
+    def routers(self) -> int:
+        return self.chips_x * self.chips_y * self.nodes_x * self.nodes_y
+
+    def placement(self, num_sms: int, num_slices: int) -> tuple[list[int], list[int]]:
+        """The router of each SM and of each slice (the spec's lists, or the even spread where they are empty)."""
+        sm = list(self.sm_nodes) or [i * self.routers // num_sms for i in range(num_sms)]
+        sl = list(self.llc_nodes) or [j * self.routers // num_slices for j in range(num_slices)]
+        return sm, sl
+
+    def local_ports(self, num_sms: int, num_slices: int) -> int:
+        """Local ports per router: the most terminals any router holds."""
+        sm, sl = self.placement(num_sms, num_slices)
+        count: dict[int, int] = {}
+        for r in sm + sl:
+            count[r] = count.get(r, 0) + 1
+        return max(count.values(), default=1)
+
+
 class IcntSpec(Spec):
     """On-chip network between SMs and L2 slices (two networks: requests and replies)."""
 
@@ -411,6 +461,8 @@ class IcntSpec(Spec):
     priority_arbitration: bool = F(True, "flag", "higher priority classes win arbitration first")
     mesh: MeshSpec | None = Field(None, description="2D mesh geometry and routers (impl: mesh only)")
     butterfly: ButterflySpec | None = Field(None, description="k-ary n-fly and its routers (impl: butterfly only)")
+    hmesh: HMeshSpec | None = Field(None, description="hierarchical mesh (chips of on-chip meshes) and its routers "
+                                    "(impl: hmesh only)")
 
     check_impl = _impl_validator("interconnect")
 
@@ -690,6 +742,16 @@ class Machine(Spec):
     @model_validator(mode="after")
     def _mesh_nodes(self) -> Machine:
         ic = self.icnt
+        if ic.impl != "hmesh" and ic.hmesh is not None:
+            raise ValueError("icnt.hmesh is set but icnt.impl is not 'hmesh'")
+        if ic.impl == "hmesh":
+            if ic.hmesh is None:
+                raise ValueError("icnt.impl: hmesh needs an icnt.hmesh section (chips_x, chips_y, nodes_x, nodes_y, "
+                                 "gateway)")
+            if ic.mesh is not None or ic.butterfly is not None:
+                raise ValueError("icnt.mesh / icnt.butterfly is set but icnt.impl is 'hmesh'")
+            self._check_hmesh(ic.hmesh)
+            return self
         if ic.impl != "butterfly" and ic.butterfly is not None:
             raise ValueError("icnt.butterfly is set but icnt.impl is not 'butterfly'")
         if ic.impl == "butterfly":
@@ -711,6 +773,22 @@ class Machine(Spec):
             raise ValueError("icnt.impl: mesh needs an icnt.mesh section (width, height, sm_nodes, llc_nodes)")
         self._check_terminals("icnt.mesh", ms, ms.width * ms.height, f"the {ms.width}x{ms.height} grid")
         return self
+
+    def _check_hmesh(self, hs: HMeshSpec) -> None:
+        """Every SM and every slice at a router 0 .. routers - 1 (several per router allowed), at most 55 per
+        router (with the 8 mesh ports, 63 ports: the iSLIP allocator's grant mask is one int64)."""
+        for name, nodes, count in (("sm_nodes", hs.sm_nodes, self.num_sms), ("llc_nodes", hs.llc_nodes,
+                                                                               self.num_slices)):
+            if nodes and len(nodes) != count:
+                raise ValueError(f"icnt.hmesh.{name} has {len(nodes)} routers for {count} "
+                                 f"{'SMs' if name == 'sm_nodes' else 'L2 slices'} (or leave it empty)")
+            bad = [n for n in nodes if not 0 <= n < hs.routers]
+            if bad:
+                raise ValueError(f"icnt.hmesh.{name}: routers {bad} outside the {hs.routers} routers "
+                                 f"({hs.chips_x}x{hs.chips_y} chips of {hs.nodes_x}x{hs.nodes_y})")
+        local = hs.local_ports(self.num_sms, self.num_slices)
+        if local > 55:
+            raise ValueError(f"icnt.hmesh: a router holds {local} terminals; at most 55 are supported")
 
     def _check_terminals(self, where: str, spec: RouterNetSpec, count: int, what: str) -> None:
         """Every SM and every slice placed once, at distinct nodes (terminals) 0 .. count - 1."""

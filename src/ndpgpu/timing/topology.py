@@ -1,14 +1,19 @@
-"""Router networks as data: the routing, link and injection tables of the mesh and the butterfly.
+"""Router networks as data: the routing, link and injection tables of the mesh, the butterfly and the
+hierarchical mesh.
 
 The compiled router (``engine/mesh.py``) knows no geometry. Per subnet it reads three tables, built here:
 
 * ``route[router, dest]``: the output port a packet for destination terminal ``dest`` takes at ``router``;
 * ``link[router, port]``: ``(next router, its input port)``, ``(EJECT, 0)`` when the port ejects to the
   router's terminal, or ``(NO_LINK, 0)`` where no link leaves (a mesh edge);
-* ``inject[terminal]``: ``(router, input port)`` where a terminal's packets enter.
+* ``inject[terminal]``: ``(router, input port)`` where a terminal's packets enter;
+* ``cost[router, port]``: ``(link latency in cycles, link bytes per cycle)`` of an output port; 0 bytes means
+  one flit per cycle (the mesh and the butterfly; the hierarchical mesh gives its on-chip and off-chip links
+  their own widths and latencies).
 
 A *terminal* is where an SM or an L2 slice attaches: a mesh node (its router is the node's own, its port
-the local one) or one of the butterfly's k**n terminals. :class:`Topology` also walks the tables, so the
+the local one), one of the butterfly's k**n terminals, or one of the local ports of a hierarchical mesh's
+router (several terminals per router, one port each). :class:`Topology` also walks the tables, so the
 hops between two terminals and the routers a packet crosses come from the same data the engine routes by.
 """
 
@@ -41,6 +46,15 @@ class Topology:
     sm_terminals: tuple[int, ...]
     llc_terminals: tuple[int, ...]
     terminal_link_latency: int = 0
+    cost: np.ndarray | None = None  # (nrouters, ports, 2): link latency, bytes per cycle (0: one flit)
+
+    def link_cost(self, link_latency: int) -> np.ndarray:
+        """``cost``, or (``link_latency``, one flit per cycle) on every port where the topology has none."""
+        if self.cost is not None:
+            return self.cost
+        c = np.zeros((self.nrouters, self.ports, 2), I64)
+        c[:, :, 0] = link_latency
+        return c
 
     def path(self, src: int, dst: int) -> list[tuple[int, int]]:
         """The (router, output port) pairs a packet from terminal ``src`` to terminal ``dst`` crosses, the
@@ -159,11 +173,80 @@ def butterfly_topology(bs) -> Topology:
                     bs.link_latency)
 
 
+HM_DIRS = 4  # an hmesh router's ports: on-chip N E S W, then its local ports, then off-chip N E S W
+
+
+def hmesh_ports(local: int) -> tuple[int, int]:
+    """(ports per router, first off-chip port) of a hierarchical mesh whose routers have ``local`` local ports."""
+    return HM_DIRS + local + HM_DIRS, HM_DIRS + local
+
+
+def hmesh_topology(hs, num_sms: int, num_slices: int) -> Topology:
+    """An ``HMeshSpec``'s tables. Router id = chip * nodes_per_chip + node (chip = cy * chips_x + cx, node =
+    y * nodes_x + x). Terminals: SM i is terminal i, slice j terminal ``num_sms + j``; each gets a local port
+    of its router (in terminal order), where it injects and ejects. Only a chip's gateway router has off-chip
+    links, to the gateway of the neighbouring chip in each direction (input port: the opposite side).
+
+    Routing: a packet for the router's own chip goes dimension-order across the chip to the destination
+    router and ejects on the terminal's port; a packet for another chip goes dimension-order to this chip's
+    gateway, dimension-order over the chip grid (gateway to gateway) and then, in the destination chip, from
+    its gateway to the destination router."""
+    sm_r, sl_r = hs.placement(num_sms, num_slices)
+    routers = list(sm_r) + list(sl_r)
+    nt = len(routers)
+    npc = hs.nodes_x * hs.nodes_y
+    nr = hs.chips_x * hs.chips_y * npc
+    local_port = np.empty(nt, I64)
+    used = np.zeros(nr, I64)
+    for t, r in enumerate(routers):
+        local_port[t] = HM_DIRS + used[r]
+        used[r] += 1
+    nport, off0 = hmesh_ports(hs.local_ports(num_sms, num_slices))
+    yx = hs.routing == "yx"
+    gw = hs.gateway
+    route = np.empty((nr, nt), I64)
+    for r in range(nr):
+        chip, node = divmod(r, npc)
+        for t, dr in enumerate(routers):
+            dchip, dnode = divmod(dr, npc)
+            if dchip == chip:
+                o = mesh_route_port(node, dnode, hs.nodes_x, yx)
+                route[r, t] = local_port[t] if o == MESH_LOCAL else o
+            elif node != gw:
+                route[r, t] = mesh_route_port(node, gw, hs.nodes_x, yx)
+            else:
+                route[r, t] = off0 + mesh_route_port(chip, dchip, hs.chips_x, yx)
+    link = np.full((nr, nport, 2), 0, I64)
+    link[:, :, 0] = NO_LINK
+    cost = np.zeros((nr, nport, 2), I64)
+    step = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}
+    for r in range(nr):
+        chip, node = divmod(r, npc)
+        x, y = node % hs.nodes_x, node // hs.nodes_x
+        cx, cy = chip % hs.chips_x, chip // hs.chips_x
+        for o, (sx, sy) in step.items():
+            nx, ny = x + sx, y + sy
+            if 0 <= nx < hs.nodes_x and 0 <= ny < hs.nodes_y:
+                link[r, o] = (chip * npc + ny * hs.nodes_x + nx, (o + 2) % 4)
+            ncx, ncy = cx + sx, cy + sy
+            if node == gw and 0 <= ncx < hs.chips_x and 0 <= ncy < hs.chips_y:
+                link[r, off0 + o] = ((ncy * hs.chips_x + ncx) * npc + gw, off0 + (o + 2) % 4)
+        for p in range(HM_DIRS, HM_DIRS + int(used[r])):
+            link[r, p] = (EJECT, 0)
+        cost[r, :off0] = (hs.link_latency, hs.link_bytes)
+        cost[r, off0:] = (hs.offchip_link_latency, hs.offchip_link_bytes)
+    inject = np.stack([np.asarray(routers, I64), local_port], axis=1)
+    return Topology("hmesh", nr, nport, nt, route, link, inject, tuple(range(num_sms)),
+                    tuple(range(num_sms, nt)), 0, cost)
+
+
 def topology_of(machine) -> Topology | None:
-    """The router network of ``machine`` (mesh or butterfly), or None for the crossbar."""
+    """The router network of ``machine`` (mesh, butterfly or hierarchical mesh), or None for the crossbar."""
     ic = machine.icnt
     if ic.impl == "mesh" and ic.mesh is not None:
         return mesh_topology(ic.mesh)
     if ic.impl == "butterfly" and ic.butterfly is not None:
         return butterfly_topology(ic.butterfly)
+    if ic.impl == "hmesh" and ic.hmesh is not None:
+        return hmesh_topology(ic.hmesh, machine.num_sms, machine.num_slices)
     return None

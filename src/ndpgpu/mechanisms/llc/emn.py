@@ -132,7 +132,7 @@ class MeshLayout:
 
 @dataclasses.dataclass(frozen=True)
 class NetworkLayout:
-    """Where the cores and the LLC slices attach to any router network (mesh or butterfly), with hops read
+    """Where the cores and the LLC slices attach to any router network (mesh, butterfly, hmesh), with hops read
     from its routing tables (:mod:`ndpgpu.timing.topology`). Its meet node is LLC-Compute's: the slice when
     both operands are in it, else none (Algorithm 1's core EMNs are a mesh's, :class:`MeshLayout`)."""
 
@@ -140,10 +140,10 @@ class NetworkLayout:
 
     @classmethod
     def of(cls, machine) -> NetworkLayout:
-        """The layout of a machine with a router network (``icnt.impl: mesh`` or ``butterfly``)."""
+        """The layout of a machine with a router network (``icnt.impl: mesh``, ``butterfly`` or ``hmesh``)."""
         topo = topology_of(machine)
         if topo is None:
-            raise ValueError(f"{machine.name}: hop counts need a router network (icnt.impl: mesh or butterfly)")
+            raise ValueError(f"{machine.name}: hop counts need a router network (icnt.impl: mesh, butterfly or hmesh)")
         return cls(topo)
 
     @property

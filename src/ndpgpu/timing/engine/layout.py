@@ -236,15 +236,19 @@ NCTR = len(CTR_NAMES)
 # (router, output port) -> (next router or -1 eject or -2 none, its input port) at LK0, and the injection
 # table terminal -> (router, input port) at INJ0 (timing/topology.py). MC_NNODE counts routers; MC_W and
 # MC_YX are the mesh's (statistics only). MC_NPORT: ports per router; MC_TLAT: cycles of the injection and
-# ejection links; MC_NTERM: terminals; MC_TOPO: 1 mesh, 2 butterfly (the interconnect's registry code)
+# ejection links; MC_NTERM: terminals; MC_TOPO: 1 mesh, 2 butterfly, 3 hmesh (the interconnect's registry code).
+# Last, at LC0, one table for both subnets: (router, output port) -> (link latency in cycles, link bytes per
+# cycle; 0: one flit per cycle); an injection port's width is that of the output port with its number.
 MC_ON, MC_W, MC_H, MC_NNODE, MC_NVC, MC_VCBUF, MC_RLAT, MC_LLAT, MC_YX, MC_CDEL, MC_ISLIP, MC_PRIO = range(12)
-MC_NPORT, MC_TLAT, MC_NTERM, MC_RT0, MC_LK0, MC_INJ0, MC_TOPO = range(12, 19)
+MC_NPORT, MC_TLAT, MC_NTERM, MC_RT0, MC_LK0, MC_INJ0, MC_TOPO, MC_LC0 = range(12, 20)
 MC_HDR = 24
 # per-packet slot columns (slot = VC * vc_buffers + FIFO position): packet, ready time (ps), output port,
 # flits, hops so far, destination node, destination id. A slot whose packet has left but whose credit has
 # not yet returned (credit_delay > 0) keeps its flits, and its ready time is when the credit is visible.
-MV_PKT, MV_READY, MV_OUT, MV_FLITS, MV_HOPS, MV_DNODE, MV_DID = range(7)
-NMV = 7
+# MV_TAIL: the icnt cycle by which the packet's tail has reached this router (a packet that crossed a narrow
+# link cannot leave faster than it came).
+MV_PKT, MV_READY, MV_OUT, MV_FLITS, MV_HOPS, MV_DNODE, MV_DID, MV_TAIL = range(8)
+NMV = 8
 # per-VC FIFO columns (VC = (router * ports + input port) * vcs + v): head slot, packets, flits held as seen
 # upstream (packets present plus departed ones whose credit is pending), departed packets with a pending
 # credit (the slots just before the head)

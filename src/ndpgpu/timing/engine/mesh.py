@@ -1,8 +1,10 @@
-"""Router networks (``icnt.impl: mesh`` and ``butterfly``): the same two networks as two subnets of routers
-with virtual channels and credit flow control. The topology is data (``timing/topology.py``, laid out in
-``mcfg``): per subnet a routing table (router, destination terminal) -> output port, a link table (router,
+"""Router networks (``icnt.impl: mesh``, ``butterfly`` and ``hmesh``): the same two networks as two subnets of
+routers with virtual channels and credit flow control. The topology is data (``timing/topology.py``, laid out
+in ``mcfg``): per subnet a routing table (router, destination terminal) -> output port, a link table (router,
 output port) -> (next router and its input port, or ejection) and the injection router and port of each
-terminal. The mesh's tables give dimension-order routing; the butterfly's destination-tag routing.
+terminal; and one table of each output port's link latency and width. The mesh's tables give dimension-order
+routing; the butterfly's destination-tag routing; the hierarchical mesh's dimension-order routing within and
+between chips.
 """
 
 import numpy as np
@@ -42,6 +44,21 @@ def mesh_entry(mcfg, net, term):
     """The injection table: (router, input port) where terminal ``term``'s packets enter subnet ``net``."""
     b = mcfg[MC_INJ0] + (net * mcfg[MC_NTERM] + term) * 2
     return mcfg[b], mcfg[b + 1]
+
+
+@njit
+def mesh_link(mcfg, node, o):
+    """The link-cost table: (latency in cycles, bytes per cycle; 0: one flit per cycle) of output ``o``."""
+    b = mcfg[MC_LC0] + (node * mcfg[MC_NPORT] + o) * 2
+    return mcfg[b], mcfg[b + 1]
+
+
+@njit
+def mesh_serial(cfg, lb, fl):
+    """Cycles ``fl`` flits take on a link of ``lb`` bytes per cycle (0: one flit per cycle)."""
+    if lb == 0:
+        return fl
+    return (fl * cfg[C_IC_FLIT] + lb - 1) // lb
 
 
 @njit
@@ -113,21 +130,24 @@ def mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq):
 def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc, mvq, mport, mst,
               mkst):
     """Grant the head packet of VC ``vi`` (input port ``ip`` of ``node``) to output ``o``: eject it into its
-    destination queue (its tail arrives ``fl`` cycles plus the ejection link's latency later) or push it into
-    VC ``nvi`` of the next router; free its slot (credit now, or after ``credit_delay``) and hold both ports
-    for its flits. Returns the earliest time something here moves."""
+    destination queue (its tail arrives when it has left the output, plus the ejection link's latency) or push
+    it into VC ``nvi`` of the next router; free its slot (credit now, or after ``credit_delay``) and hold both
+    ports for its flits. The tail leaves the output ``fl`` flits at the link's width after the head, and not
+    before the router pipeline after the tail arrived. Returns the earliest time something here moves."""
     vcbuf = mcfg[MC_VCBUF]
     nport = mcfg[MC_NPORT]
     p0 = node * nport
     v = vi * vcbuf + mvq[net, vi, VQ_HEAD]
     r = mvc[net, v, MV_PKT]
     fl = mvc[net, v, MV_FLITS]
-    done = edge(clk, D_ICNT, k + fl)
+    llat, lb = mesh_link(mcfg, node, o)
+    tail = max(k + mesh_serial(cfg, lb, fl), mvc[net, v, MV_TAIL] + mcfg[MC_RLAT])
+    done = edge(clk, D_ICNT, tail)
     nb = mesh_next(mcfg, net, node, o)[0]
     if nb < 0:
         d = mvc[net, v, MV_DID]
         delay = netd[net, N_DST_DELAY]
-        arr = done if mcfg[MC_TLAT] == 0 else edge(clk, D_ICNT, k + fl + mcfg[MC_TLAT])
+        arr = done if mcfg[MC_TLAT] == 0 else edge(clk, D_ICNT, tail + mcfg[MC_TLAT])
         rq[r, R_READY] = arr if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, arr) + delay)
         if net == NET_REQ:
             rq[r, R_T2] = arr
@@ -152,7 +172,8 @@ def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wak
         nv = mesh_push(mvc, mvq, net, nvi, vcbuf, fl)
         for col in range(NMV):
             mvc[net, nv, col] = mvc[net, v, col]
-        mvc[net, nv, MV_READY] = edge(clk, D_ICNT, k + mcfg[MC_LLAT] + mcfg[MC_RLAT])
+        mvc[net, nv, MV_READY] = edge(clk, D_ICNT, k + llat + mcfg[MC_RLAT])
+        mvc[net, nv, MV_TAIL] = tail + llat
         mvc[net, nv, MV_HOPS] += 1
         mvc[net, nv, MV_OUT] = mesh_route(mcfg, net, nb, mvc[net, v, MV_DNODE])
         mport[net, p0, MP_OCC] -= 1
@@ -345,7 +366,9 @@ def mesh_inject(net, q, term, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
     mvc[net, v, MV_HOPS] = 0
     mvc[net, v, MV_DNODE] = dnode
     mvc[net, v, MV_DID] = d
-    mport[net, pin, MP_INJ_BUSY] = edge(clk, D_ICNT, k + fl)
+    ser = mesh_serial(cfg, mesh_link(mcfg, node, ip)[1], fl)
+    mvc[net, v, MV_TAIL] = k + ser + mcfg[MC_TLAT]
+    mport[net, pin, MP_INJ_BUSY] = edge(clk, D_ICNT, k + ser)
     mport[net, node * nport, MP_OCC] += 1
     if mport[net, node * nport, MP_OCC] > mst[net, MS_MAX_OCC]:
         mst[net, MS_MAX_OCC] = mport[net, node * nport, MP_OCC]
@@ -461,7 +484,16 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
 
 def link_name(ms, pi: int) -> str:
     """The name of port row ``pi`` of a router network's snapshot: the mesh's ``x6y5.north`` (or ``.eject``),
-    the butterfly's ``s1r7.p2`` (stage 1, router 7 of the stage, output 2; the last stage's ``.eject2``)."""
+    the butterfly's ``s1r7.p2`` (stage 1, router 7 of the stage, output 2; the last stage's ``.eject2``), the
+    hierarchical mesh's ``c3x1y2.east`` (chip 3, node (1, 2)), ``.eject1`` (its second local port) or
+    ``.off_west`` (an off-chip link of a gateway)."""
+    if ms.get("topology", "mesh") == "hmesh":
+        npc = ms["nodes_x"] * ms["nodes_y"]
+        router, o = divmod(pi, ms["nport"])
+        chip, node = divmod(router, npc)
+        off0 = ms["nport"] - 4
+        name = MESH_DIRS[o] if o < 4 else (f"eject{o - 4}" if o < off0 else "off_" + MESH_DIRS[o - off0])
+        return f"c{chip}x{node % ms['nodes_x']}y{node // ms['nodes_x']}.{name}"
     if ms.get("topology", "mesh") == "butterfly":
         k, n = ms["radix"], ms["stages"]
         router, o = divmod(pi, k)
@@ -473,8 +505,11 @@ def link_name(ms, pi: int) -> str:
 
 
 def metrics(st, put, ratio) -> None:
-    """Router network (mesh or butterfly): per subnet totals, hops (router-to-router links) and weighted hops
-    (flits x hops) per packet kind, per-link flits. Rows ``mesh.*`` or ``butterfly.*``."""
+    """Router network (mesh, butterfly or hmesh): per subnet totals, hops (router-to-router links) and weighted hops
+    (flits x hops) per packet kind, per-link flits. Rows ``mesh.*``, ``butterfly.*`` or ``hmesh.*``. A link's
+    utilisation is its busy fraction: flits per cycle on the mesh and the butterfly; on the hierarchical mesh
+    bytes over the link's width (``link_bytes`` in the snapshot), and its flits are also summed over the on-chip
+    and the off-chip links (``onchip_flits``, ``offchip_flits``: for energy per bit)."""
     ms = st.mesh
     if not ms:
         return
@@ -498,13 +533,20 @@ def metrics(st, put, ratio) -> None:
                 put(p, "weighted_hops", int(kinds[kd, 2]), "flit-hops")
                 put(p, "average_hops", ratio(kinds[kd, 1], kinds[kd, 0]), "hops/packet")
         ports = ms["ports"][net]
-        busiest = int(np.argmax(ports[:, 0])) if ports.size else 0
-        put(nname, "max_link_utilisation", ratio(float(ports[busiest, 0]), icyc), "fraction")
+        busy = ports[:, 0].astype(float)  # flit-cycles of each output
+        if "link_bytes" in ms:
+            lb = np.asarray(ms["link_bytes"], float)
+            busy = busy * np.where(lb > 0, K["flit_bytes"] / np.maximum(lb, 1.0), 1.0)
+            off = np.asarray(ms["offchip"], bool)
+            put(nname, "onchip_flits", int(ports[~off, 0].sum()), "flits")
+            put(nname, "offchip_flits", int(ports[off, 0].sum()), "flits")
+        busiest = int(np.argmax(busy)) if ports.size else 0
+        put(nname, "max_link_utilisation", ratio(float(busy[busiest]), icyc), "fraction")
         for pi in np.nonzero(ports[:, 0])[0]:
             p = f"{nname}.link.{link_name(ms, int(pi))}"
             put(p, "flits", int(ports[pi, 0]), "flits")
             put(p, "packets", int(ports[pi, 1]), "packets")
             put(p, "credit_waits", int(ports[pi, 2]), "events")
-            put(p, "utilisation", ratio(float(ports[pi, 0]), icyc), "fraction")
+            put(p, "utilisation", ratio(float(busy[pi]), icyc), "fraction")
     put(top, "hops", hops, "hops")
     put(top, "weighted_hops", whops, "flit-hops")

@@ -33,11 +33,11 @@ def recorded(workload: str):
 
 
 @functools.cache
-def timed(workload: str, policy: str):
+def timed(workload: str, policy: str, near_bank_smem: bool = True):
     """The per-launch statistics of ``workload`` on the mpu machine under ``policy``."""
     run = recorded(workload)
     s = TimingSession("mpu")
-    s.attach(MpuHardware(run.module, policy))
+    s.attach(MpuHardware(run.module, policy, near_bank_smem=near_bank_smem))
     return tuple(s.run_launch(tr) for tr in run.device.traces)
 
 
@@ -103,6 +103,53 @@ def test_mpu_policy_needs_an_mpu_machine():
         TimingSession("mpu").run_launch(run.device.traces[0])  # no processor attached
     with pytest.raises(MpuMachineError, match="gtx480 is not an MPU"):
         check_machine(load_machine("gtx480"))
+
+
+@needs_nvcc
+@pytest.mark.parametrize("workload", ["mpu_hist", "mpu_blur"])
+def test_far_bank_smem_moves_equal_the_replay_and_leave_the_tsv(workload):
+    """Far-bank shared memory: the engine's register moves are the replay's with shared-memory operands far,
+    and the shared-memory packets are gone from the TSV (packets = 8 B x (near-bank instructions + offloaded
+    loads and stores), plus 8 B per shared-memory access only when it is near bank)."""
+    run = recorded(workload)
+    for policy in ("annotation", "hardware"):
+        near, far = timed(workload, policy), timed(workload, policy, False)
+        assert sum(st.c("SMEM_ACCESSES") for st in far) > 0
+        for tr, sn, sf in zip(run.device.traces, near, far, strict=True):
+            fn = run.module.ir.functions[tr.launch.kernel]
+            ref = register_traffic(fn, annotate(fn, near_bank_smem=False), tr, policy, near_bank_smem=False)
+            got = (sf.c("MOVES_DOWN"), sf.c("MOVES_UP"), sf.c("NEAR_INSTS"), sf.c("FAR_ALU_INSTS"))
+            assert got == (ref.moves_down, ref.moves_up, ref.near, ref.far_alu), (policy, tr.launch.kernel)
+            assert sf.c("SMEM_ACCESSES") == sn.c("SMEM_ACCESSES")
+            for st, smem_packets in ((sn, sn.c("SMEM_ACCESSES")), (sf, 0)):
+                offloaded = st.c("LD_OFFLOADED") + st.c("ST_OFFLOADED")
+                assert st.c("TSV_PKT_BYTES") == 8 * (st.c("NEAR_INSTS") + offloaded + smem_packets)
+    # the replay with near-bank shared memory differs: the setting reaches the placement
+    fn = run.module.ir.functions[run.device.traces[0].launch.kernel]
+    tr = run.device.traces[0]
+    assert (register_traffic(fn, annotate(fn), tr, "hardware").moves
+            != register_traffic(fn, annotate(fn, near_bank_smem=False), tr, "hardware", near_bank_smem=False).moves)
+
+
+@needs_nvcc
+def test_far_bank_smem_changes_nothing_without_shared_memory():
+    for sn, sf in zip(timed("mpu_axpy", "annotation"), timed("mpu_axpy", "annotation", False), strict=True):
+        assert sn.c("SMEM_ACCESSES") == 0
+        assert sn.time_ps == sf.time_ps
+        assert sn.rows() == sf.rows()
+
+
+def test_mpu_policy_specs():
+    pol = make_policy("mpu:all-far+far-smem")
+    assert (pol.spec.policy, pol.spec.far_bank_smem, str(pol.spec)) == ("all-far", True, "all-far+far-smem")
+    rows = {m: v for _, m, v, _ in pol.rows()}
+    assert rows["far_bank_smem"] == 1.0 and rows["all_far"] == 1.0 and rows["annotation"] == 0.0
+    assert {m: v for _, m, v, _ in make_policy("mpu:hardware").rows()}["far_bank_smem"] == 0.0
+    for bad, why in (("mpu:annotation+near-smem", "unknown option"), ("mpu:annotation+far-smem+far-smem",
+                                                                       "unknown option"),
+                     ("mpu:far-smem", "unknown location policy"), ("mpu:", "unknown location policy")):
+        with pytest.raises(MpuPolicyError, match=why):
+            make_policy(bad)
 
 
 def test_the_hardware_declares_its_hooks():

@@ -24,7 +24,10 @@ ready (the engine's per-register scoreboard) and its unit is free. Then, as :mod
    32-B payload down, a load's 32 B of data up, then the gathered value is written down to the near-bank
    register file as one register write of 4 B per active lane); a remote one crosses the interconnect, and its
    data the TSV of the core that owns the NBU (and a store's payload first goes up this core's TSV). Shared
-   memory is near bank: an 8-B packet down, then the shared-memory latency and bank conflicts.
+   memory is near bank: an 8-B packet down, then the shared-memory latency and bank conflicts; or, with
+   far-bank shared memory (header flag ``FL_FAR_SMEM``), on the base die: no TSV packet, and its address, data
+   and destination registers are far-bank ones (the placement rows say so), so values produced near bank
+   move up first.
 
 The TSV bus of a core is one resource (busy-until time, 8 B per TSV beat of 0.5 ns): moves, packets and data
 queue on it in the order they are reserved. State (``mx``): a header, the counters, the per-PC placement
@@ -54,7 +57,8 @@ HOOKS = ("core_tick", "l2_deliver", "slice_tick")
 # header of mx
 (X_NSM, X_NSLOT, X_NSUB, X_NBU, X_NREG, X_NPC, X_BEAT_PS, X_BEAT_B, X_REG_B, X_PKT_B, X_NOTICE, X_LSU_PORTS,
  X_MAXLD, X_CTR0, X_PCT0, X_REC0, X_NREC, X_RTT0, X_CORE0, X_SUB0, X_LDX0, X_NLDO, X_RING0, X_RINGCAP,
- X_HDR) = range(25)
+ X_FLAGS, X_HDR) = range(26)
+FL_FAR_SMEM = 1  # X_FLAGS bit: shared memory on the base die (far bank), not beside the NBUs
 
 NEAR, FAR, BOTH = 1, 2, 3  # RTT valid bits (as registers.py)
 # per-PC placement rows: kind, hint (0 none, NEAR, FAR), plain operands, source and destination counts, then
@@ -273,12 +277,15 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
     elif kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec:
         mx[c + FAR_OTHER_INSTS] += 1
         space = rec[ri, RC_SPACE]
-        if space == SP_SHARED:  # near-bank shared memory: the access goes down as a packet
+        if space == SP_SHARED:
             conf = max(rec[ri, RC_CONF], 1)
             smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + conf)
             extra = conf - 1 + (conf if kind == IK_ATOMIC else 0)
-            arrive = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, mx)
-            t = arrive + (cfg[C_SMEM_LAT] + extra + mx[X_NOTICE]) * per
+            if mx[X_FLAGS] & FL_FAR_SMEM:  # on the base die: no TSV (its operands are far-bank registers)
+                t = t0 + (cfg[C_SMEM_LAT] + extra) * per
+            else:  # near bank: the access goes down as a packet, its commit notice comes back
+                arrive = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, mx)
+                t = arrive + (cfg[C_SMEM_LAT] + extra + mx[X_NOTICE]) * per
             dests_ready(slot, pc, pct, regrdy, t)
             ctr[T_SMEM_ACC] += 1
             ctr[T_SMEM_CONF_CYC] += conf - 1

@@ -154,7 +154,7 @@ def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: Kernel
            H.X_NOTICE: notice_cycles, H.X_LSU_PORTS: lsu_ports, H.X_MAXLD: max_loads, H.X_CTR0: off["ctr"],
            H.X_PCT0: off["pct"], H.X_REC0: off["rec"], H.X_NREC: len(trace.mem), H.X_RTT0: off["rtt"],
            H.X_CORE0: off["core"], H.X_SUB0: off["sub"], H.X_LDX0: off["ldx"], H.X_NLDO: nldo,
-           H.X_RING0: off["ring"], H.X_RINGCAP: ringcap}
+           H.X_RING0: off["ring"], H.X_RINGCAP: ringcap, H.X_FLAGS: 0 if near_bank_smem else H.FL_FAR_SMEM}
     for k, v in hdr.items():
         mx[k] = v
     mx[off["pct"]:off["pct"] + rows.size] = rows.ravel()
@@ -170,11 +170,10 @@ class MpuHardware(MechanismHardware):
 
     def __init__(self, module: Any | None, policy: str = "annotation", near_bank_smem: bool = True) -> None:
         """``module``: the compiled module whose kernels the launches run (None: traces without PTX, timed
-        with every instruction far bank and no register tracked)."""
+        with every instruction far bank and no register tracked); ``near_bank_smem`` False puts shared memory on
+        the base die (the paper's Fig. 11 comparator)."""
         if policy not in POLICIES:
             raise ValueError(f"unknown MPU location policy {policy!r}; policies: {', '.join(POLICIES)}")
-        if not near_bank_smem:
-            raise NotImplementedError("far-bank shared memory is not modelled yet")
         self.module = module
         self.policy = policy
         self.near_bank_smem = near_bank_smem
@@ -231,6 +230,6 @@ class MpuHardware(MechanismHardware):
         put(p, "stores_per_transaction", c("ST_TX_PATH"), "warp-instr")
         put(p, "transactions_local", c("TX_LOCAL"), "transactions")
         put(p, "transactions_remote", c("TX_REMOTE"), "transactions")
-        put(p, "smem_accesses", c("SMEM_ACCESSES"), "warp-instr")
+        put(p, "smem_accesses", c("SMEM_ACCESSES"), "warp-instr")  # near or far bank, as configured
         hit, miss, conf = c("DR_ROWHIT"), c("DR_ROWMISS"), c("DR_ROWCONF")
         put("mpu.dram", "row_buffer_miss_rate", ratio(miss + conf, hit + miss + conf), "fraction")

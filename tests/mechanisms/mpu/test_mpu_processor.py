@@ -152,6 +152,75 @@ def test_mpu_policy_specs():
             make_policy(bad)
 
 
+def trace_transactions(tr, classes: tuple[str, ...] = ("load", "store")) -> int:
+    """The 32-B chunks each global access of these op classes touches, counted from the trace's lane addresses
+    (a hand count independent of the engine's coalescer)."""
+    from ndpgpu.trace.format import OP_CLASS, SPACE
+
+    n = 0
+    for m in tr.mem:
+        cls = int(tr.static["op_class"][int(m["pc"])])
+        if cls not in {OP_CLASS[c] for c in classes} or int(m["space"]) not in (SPACE["global"], SPACE["generic"]):
+            continue
+        lanes = [j for j in range(32) if int(m["mask"]) >> j & 1]
+        if int(m["addr_index"]) >= 0:
+            addrs = [int(tr.lane_addrs[int(m["addr_index"]) + j]) for j in lanes]
+        else:
+            addrs = [int(m["base"]) + j * int(m["stride"]) for j in lanes]
+        size = int(m["size"])
+        n += len({a // 32 for a in addrs} | {(a + size - 1) // 32 for a in addrs})
+    return n
+
+
+@needs_nvcc
+def test_ponb_runs_everything_on_the_base_die():
+    """PonB on AXPY: no near-bank instruction, register move, offload or packet; the TSV carries exactly the
+    32-B transactions (loads up, stores down), counted by hand from the trace's addresses, less the remote
+    stores still on their way when the kernel ends (stores are fire-and-forget: a remote one crosses its NBU's
+    TSV when it arrives there, and the kernel ends when its warps do); the busiest core's TSV bytes at 8 B per
+    0.5 ns bound the kernel's time."""
+    run = recorded("mpu_axpy")
+    for tr, st, mpu in zip(run.device.traces, timed("mpu_axpy", "ponb"), timed("mpu_axpy", "annotation"),
+                           strict=True):
+        assert st.c("NEAR_INSTS") == st.c("MOVES_DOWN") == st.c("MOVES_UP") == 0
+        assert st.c("LD_OFFLOADED") == st.c("ST_OFFLOADED") == 0
+        assert st.c("TSV_MOVE_BYTES") == st.c("TSV_PKT_BYTES") == 0
+        ntx = trace_transactions(tr)
+        assert ntx > 0
+        assert st.c("TX_LOCAL") + st.c("TX_REMOTE") == ntx
+        store_tx = trace_transactions(tr, ("store",))
+        in_flight = store_tx - st.c("DR_WBURST")  # store transactions not yet written when the kernel ended
+        assert 0 <= in_flight < store_tx // 8
+        assert st.c("TSV_DATA_BYTES") == st.c("TSV_BYTES") == 32 * (ntx - in_flight)
+        assert st.c("LD_TX_PATH") + st.c("ST_TX_PATH") == st.c("LOADS") + st.c("STORES")
+        assert st.c("FAR_ALU_INSTS") == mpu.c("NEAR_INSTS") + mpu.c("FAR_ALU_INSTS")
+        busiest = st.c("TSV_BYTES_MAX_CORE")
+        assert busiest * 128 >= st.c("TSV_BYTES")  # at least the mean of the 128 cores
+        assert st.time_ps >= busiest // 8 * 500
+        assert mpu.c("LD_OFFLOADED") > 0  # the same kernel offloads under MPU
+
+
+@needs_nvcc
+def test_ponb_puts_shared_memory_on_the_base_die():
+    run = recorded("mpu_hist")
+    assert sum(st.c("SMEM_ACCESSES") for st in timed("mpu_hist", "ponb")) > 0
+    for tr, st in zip(run.device.traces, timed("mpu_hist", "ponb"), strict=True):
+        assert st.c("NEAR_INSTS") == st.c("MOVES_DOWN") + st.c("MOVES_UP") == st.c("TSV_PKT_BYTES") == 0
+        assert st.c("WARP_INSTS") == tr.warp_instructions()
+
+
+def test_ponb_policy_spec():
+    pol = make_policy("mpu:ponb")
+    assert (pol.spec.policy, pol.spec.ponb, pol.spec.far_bank_smem, str(pol.spec)) == ("ponb", True, True, "ponb")
+    rows = {m: v for _, m, v, _ in pol.rows()}
+    assert rows["ponb"] == rows["far_bank_smem"] == 1.0 and rows["annotation"] == rows["all_far"] == 0.0
+    assert {m: v for _, m, v, _ in make_policy("mpu:annotation").rows()}["ponb"] == 0.0
+    with pytest.raises(MpuPolicyError, match="takes no options"):
+        make_policy("mpu:ponb+far-smem")
+    with pytest.raises(ValueError, match="unknown MPU location policy"):
+        MpuHardware(None, "near")
+
+
 def test_the_hardware_declares_its_hooks():
     assert set(H.HOOKS) == {"core_tick", "l2_deliver", "slice_tick"}
     assert len(H.COUNTER_NAMES) == len(set(H.COUNTER_NAMES))

@@ -28,6 +28,10 @@ ready (the engine's per-register scoreboard) and its unit is free. Then, as :mod
    far-bank shared memory (header flag ``FL_FAR_SMEM``), on the base die: no TSV packet, and its address, data
    and destination registers are far-bank ones (the placement rows say so), so values produced near bank
    move up first.
+5. **PonB** (header flag ``FL_PONB``, processing on the base die, the paper's Fig. 13 comparator): every
+   instruction runs far bank and no register moves (one register file, on the base die); no global access is
+   offloaded; a load's 32-B transactions come up the TSV into the far-bank register file (no write-down), a
+   local store's payload goes down, a remote one leaves over the network; shared memory is on the base die.
 
 The TSV bus of a core is one resource (busy-until time, 8 B per TSV beat of 0.5 ns): moves, packets and data
 queue on it in the order they are reserved. State (``mx``): a header, the counters, the per-PC placement
@@ -59,6 +63,7 @@ HOOKS = ("core_tick", "l2_deliver", "slice_tick")
  X_MAXLD, X_CTR0, X_PCT0, X_REC0, X_NREC, X_RTT0, X_CORE0, X_SUB0, X_LDX0, X_NLDO, X_RING0, X_RINGCAP,
  X_FLAGS, X_HDR) = range(26)
 FL_FAR_SMEM = 1  # X_FLAGS bit: shared memory on the base die (far bank), not beside the NBUs
+FL_PONB = 2  # X_FLAGS bit: PonB, processing on the base die (no near-bank RF, ALUs or LSU extension)
 
 NEAR, FAR, BOTH = 1, 2, 3  # RTT valid bits (as registers.py)
 # per-PC placement rows: kind, hint (0 none, NEAR, FAR), plain operands, source and destination counts, then
@@ -80,10 +85,10 @@ NLX = 4
 COUNTER_NAMES = ("NEAR_INSTS", "FAR_ALU_INSTS", "FAR_OTHER_INSTS", "MOVES_DOWN", "MOVES_UP", "TSV_BYTES",
                  "TSV_BUSY_PS", "TSV_MOVE_BYTES", "TSV_PKT_BYTES", "TSV_DATA_BYTES", "LD_OFFLOADED", "ST_OFFLOADED",
                  "LD_TX_PATH", "ST_TX_PATH", "TX_LOCAL", "TX_REMOTE", "SMEM_ACCESSES", "TSV_BUSY_MAX_PS",
-                 "MOVES_MAX_CORE", "MPU_WARP_INSTS")
+                 "MOVES_MAX_CORE", "MPU_WARP_INSTS", "TSV_BYTES_MAX_CORE")
 (NEAR_INSTS, FAR_ALU_INSTS, FAR_OTHER_INSTS, MOVES_DOWN, MOVES_UP, TSV_BYTES, TSV_BUSY_PS, TSV_MOVE_BYTES,
  TSV_PKT_BYTES, TSV_DATA_BYTES, LD_OFFLOADED, ST_OFFLOADED, LD_TX_PATH, ST_TX_PATH, TX_LOCAL, TX_REMOTE,
- SMEM_ACCESSES, TSV_BUSY_MAX_PS, MOVES_MAX_CORE, WARP_INSTS_C) = range(20)
+ SMEM_ACCESSES, TSV_BUSY_MAX_PS, MOVES_MAX_CORE, WARP_INSTS_C, TSV_BYTES_MAX_CORE) = range(21)
 
 
 @njit
@@ -113,7 +118,7 @@ def rtt_row(slot, mx):
 def location(slot, pc, mx):
     """Where the instruction at ``pc`` runs for warp ``slot`` (NEAR or FAR; the offload engine's step 1)."""
     o = mx[X_PCT0] + pc * NPM
-    if pc >= mx[X_NPC] or mx[o + PM_KIND] != PMK_ALU:
+    if mx[X_FLAGS] & FL_PONB or pc >= mx[X_NPC] or mx[o + PM_KIND] != PMK_ALU:
         return FAR
     h = mx[o + PM_HINT]
     if h != 0:
@@ -132,7 +137,7 @@ def operands(sm, slot, pc, side, now, mx):
     """Register moves the instruction needs (over the TSV, from ``now``) and the RTT after it; the time its
     operands are in place."""
     t = now
-    if pc >= mx[X_NPC]:
+    if pc >= mx[X_NPC] or mx[X_FLAGS] & FL_PONB:  # (PonB: one register file, on the base die)
         return t
     o = mx[X_PCT0] + pc * NPM
     kind = mx[o + PM_KIND]
@@ -184,7 +189,7 @@ def finish_load(sm, ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pc
     t = mx[x + LX_T]
     if mx[x + LX_OFF] != 0:
         t += mx[X_NOTICE] * clk[D_CORE, K_PERIOD]  # the LSU extension's commit notice
-    else:
+    elif mx[X_FLAGS] & FL_PONB == 0:  # (PonB: the data is already in the base die's register file)
         t = tsv_send(sm, max(t, now), mx[x + LX_DOWN], TSV_DATA_BYTES, mx)  # the gathered register, down
     ldo[ldop, L_HIT_READY] = t
     ldo[ldop, L_LEVEL] = 3
@@ -293,7 +298,7 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
         else:
             ntx = rec[ri, RC_NTX]
             nbu = mx[mx[X_REC0] + ri] if ri < mx[X_NREC] else -1
-            off = kind != IK_ATOMIC and nbu >= 0 and nbu == sm * mx[X_NBU] + s
+            off = kind != IK_ATOMIC and nbu >= 0 and nbu == sm * mx[X_NBU] + s and mx[X_FLAGS] & FL_PONB == 0
             ldop = -1
             if kind == IK_LOAD or kind == IK_ATOMIC:
                 ldop = ld_alloc(ldo, ld_free, g)
@@ -399,7 +404,9 @@ def lsu_step(sm, now, k, cfg, clk, rec, txl, txs, wt, smt, rq, rq_free, qb, qm, 
         rq[r, R_LDOP] = ldop
         rq[r, R_MXD] = off
         ready = t_send
-        if off == 0 and pk != PK_READ:  # a store's (or atomic's) 32-B payload crosses this core's TSV
+        if off == 0 and pk != PK_READ and (local or mx[X_FLAGS] & FL_PONB == 0):
+            # a store's (or atomic's) 32-B payload crosses this core's TSV (PonB: a remote one leaves the base
+            # die straight onto the network)
             ready = tsv_send(sm, t_send, nb, TSV_DATA_BYTES, mx)
         rq[r, R_READY] = ready
         if local:

@@ -1,7 +1,10 @@
 """MPU as a session policy: ``mpu:<location policy>[+far-smem]``. The location policy is one of
 ``annotation`` (the compiler's hints), ``hardware`` (no hints: the register track table decides), ``all-near``
 and ``all-far`` (every ALU operation at the near-bank units, or on the base die); ``+far-smem`` puts shared
-memory on the base die instead of beside the near-bank units (the paper's Fig. 11 comparator).
+memory on the base die instead of beside the near-bank units (the paper's Fig. 11 comparator). ``mpu:ponb`` is
+PonB, processing on the base die (the paper's Fig. 13 comparator): every instruction on the base die, no
+near-bank register file, ALUs or LSU extension, every global access per transaction, shared memory on the base
+die.
 
 ``prepare`` checks that the session's machine is an MPU (``core.model: mpu``, e.g. ``--machine mpu``), runs
 the location annotation on each kernel of the recording's module as its launches start, and attaches the
@@ -15,7 +18,7 @@ from typing import Any
 
 from ...experiments.policies import PolicyError, SessionPolicy, register_policy
 from .locations import POLICIES
-from .processor import MpuHardware, MpuMachineError, check_machine
+from .processor import PONB, MpuHardware, MpuMachineError, check_machine
 
 FAR_SMEM = "far-smem"
 
@@ -27,20 +30,29 @@ class MpuPolicyError(PolicyError):
 
 @dataclasses.dataclass(frozen=True)
 class MpuSpec:
-    """A parsed ``mpu:`` policy: the location policy and where shared memory is."""
+    """A parsed ``mpu:`` policy: the location policy (or ``ponb``) and where shared memory is."""
 
     policy: str
     far_bank_smem: bool = False
 
+    @property
+    def ponb(self) -> bool:
+        return self.policy == PONB
+
     def __str__(self) -> str:
-        return self.policy + (f"+{FAR_SMEM}" if self.far_bank_smem else "")
+        return self.policy + (f"+{FAR_SMEM}" if self.far_bank_smem and not self.ponb else "")
 
 
 def parse(spec: str) -> MpuSpec:
     """``mpu:<policy>[+far-smem]`` -> :class:`MpuSpec` (:class:`MpuPolicyError` on anything else)."""
     parts = spec.strip().split("+")
     policy, options = parts[0], parts[1:]
-    expected = (f"expected mpu:<policy>[+{FAR_SMEM}] with policy in {', '.join(POLICIES)}")
+    expected = f"expected mpu:<policy>[+{FAR_SMEM}] with policy in {', '.join(POLICIES)}, or mpu:{PONB}"
+    if policy == PONB:
+        if options:
+            raise MpuPolicyError(f"mpu:{spec}: {PONB} takes no options (its shared memory is on the base die); "
+                                 f"{expected}")
+        return MpuSpec(PONB, far_bank_smem=True)
     if policy not in POLICIES:
         raise MpuPolicyError(f"mpu:{spec}: unknown location policy {policy!r}; {expected}")
     if options not in ([], [FAR_SMEM]):
@@ -68,7 +80,7 @@ class MpuPolicy(SessionPolicy):
         session.attach(self.hardware)
 
     def rows(self) -> list[tuple[str, str, float, str]]:
-        rows = [("mpu.config", p.replace("-", "_"), float(p == self.policy), "flag") for p in POLICIES]
+        rows = [("mpu.config", p.replace("-", "_"), float(p == self.policy), "flag") for p in (*POLICIES, PONB)]
         return [*rows, ("mpu.config", "far_bank_smem", float(self.spec.far_bank_smem), "flag")]
 
 

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import pytest
 
 from ndpgpu.experiments.policies import PolicyError, make_policy
 from ndpgpu.mechanisms.mpu import hardware as H
+from ndpgpu.mechanisms.mpu.energy import ALU_CLASSES, alu_class
 from ndpgpu.mechanisms.mpu.locations import POLICIES, annotate
 from ndpgpu.mechanisms.mpu.policy import MpuPolicyError
-from ndpgpu.mechanisms.mpu.processor import MpuHardware, MpuMachineError, check_machine
+from ndpgpu.mechanisms.mpu.processor import MpuHardware, MpuMachineError, alu_classes, check_machine, placement_rows
 from ndpgpu.mechanisms.mpu.registers import register_traffic
+from ndpgpu.power import evaluate
+from ndpgpu.power.events import declared_unit_energies
 from ndpgpu.timing.session import CoreModelError, TimingSession
 from ndpgpu.timing.spec import load_machine
 from ndpgpu.workloads.runner import run_workload, toolchain_available
@@ -221,6 +225,93 @@ def test_ponb_policy_spec():
         MpuHardware(None, "near")
 
 
+def dynamic_counts(tr) -> np.ndarray:
+    """How many times each PC ran, summed over the trace's warps (from its segments)."""
+    n = np.zeros(len(tr.static), np.int64)
+    for s in tr.segments:
+        pc0, cnt = int(s["pc"]), int(s["count"])
+        n[pc0:pc0 + cnt] += 1
+    return n
+
+
+@needs_nvcc
+@pytest.mark.parametrize("workload", ["mpu_axpy", "mpu_hist"])
+def test_energy_counters_by_hand(workload):
+    """The ALU classes are the trace's instructions by class; every operand is one register-file access on its
+    side and a move one on each side (so near + far - 2 x moves is the same under every policy, PonB included,
+    and equals the placement rows' operands over the trace); the operand collector serves near-bank
+    instructions only; the LSU extension one access per transaction, none in PonB."""
+    run = recorded(workload)
+    for i, tr in enumerate(run.device.traces):
+        fn = run.module.ir.functions[tr.launch.kernel]
+        counts = dynamic_counts(tr)
+        alu = alu_classes(tr)
+        rows, _ = placement_rows(fn, annotate(fn).hints_for("annotation"), len(tr.static))
+        live = rows[:, H.PM_KIND] != H.PMK_SKIP
+        operands = int((counts * live * (rows[:, H.PM_NS] + rows[:, H.PM_ND])).sum())
+        for policy in ("annotation", "hardware", "all-near", "all-far", "ponb"):
+            st = timed(workload, policy)[i]
+            for j, name in enumerate(H.ALU_COUNTERS):
+                assert st.c(name) == int(counts[alu == j].sum()), (policy, name)
+            moves = st.c("MOVES_DOWN") + st.c("MOVES_UP")
+            assert st.c("NB_RF_ACC") + st.c("FB_RF_ACC") - 2 * moves == operands, policy
+            ext = 0 if policy == "ponb" else st.c("TX_LOCAL") + st.c("TX_REMOTE")
+            assert st.c("LSU_EXT_ACC") == ext
+            if policy in ("all-far", "ponb"):
+                assert st.c("NB_OPC_ACC") == 0
+            if policy == "ponb":
+                assert st.c("NB_RF_ACC") == 0
+        assert timed(workload, "all-near")[i].c("NB_OPC_ACC") > 0
+    assert sum(st.c("ALU_INT") for st in timed(workload, "annotation")) > 0
+
+
+# Table II's prices (pJ) and [A]'s ALU energies per warp-instruction
+PRICE = {"TSV_BYTES": 8 * 4.53, "NB_RF_ACC": 40.0, "FB_RF_ACC": 40.0, "NB_OPC_ACC": 41.49, "LSU_EXT_ACC": 39.67,
+         "ALU_INT": 6.4, "ALU_IMUL": 9.2, "ALU_FADD": 6.4, "ALU_FFMA": 2.1, "ALU_FDIV": 5109.6, "ALU_IDIV": 4200.0,
+         "ALU_SQRT": 2430.0, "ALU_RCP": 2430.0, "ALU_EX2": 480.0}
+
+
+@needs_nvcc
+@pytest.mark.parametrize(("workload", "policy"), [("mpu_hist", "annotation"), ("mpu_axpy", "ponb")])
+def test_energy_equals_the_hand_computation(workload, policy):
+    for st in timed(workload, policy):
+        rep = evaluate(st)
+        assert rep is not None and rep.model == "mpu"
+        c = st.c
+        alu = sum(PRICE[n] * c(n) for n in H.ALU_COUNTERS)
+        hand = {
+            "tsv": PRICE["TSV_BYTES"] * c("TSV_BYTES"),
+            "regfile": 40.0 * (c("NB_RF_ACC") + c("FB_RF_ACC")) + 41.49 * c("NB_OPC_ACC"),
+            "lsu_ext": 39.67 * c("LSU_EXT_ACC"),
+            "alu": alu,
+            "dram": 540.0 * c("DR_ACT") + 150.0 * c("DR_BURST") + 1130.0 * c("DR_REF"),
+            "smem": 22.2 * (c("SMEM_ACC") + c("SMEM_CONF_CYC")),
+            "noc": 92.16 * float(st.packet_kinds[:, 1::2].sum()),
+            "core": 107.0 * c("WARP_INSTS"),
+        }
+        comps = rep.components()
+        for comp, pj in hand.items():
+            assert comps[comp][0] == pytest.approx(pj, rel=1e-9, abs=1e-6), comp
+            assert comps[comp][1] == 0.0
+        assert rep.dynamic_pj == pytest.approx(sum(hand.values()), rel=1e-9)
+        assert rep.static_pj == 0.0
+        assert hand["tsv"] > 0 and hand["dram"] > 0 and hand["alu"] > 0
+        if policy == "ponb":
+            nb = [e for e in rep.events if e.name in ("NB_RF_ACC", "NB_OPC_ACC", "LSU_EXT_ACC")]
+            assert len(nb) == 3 and all(e.energy_pj == 0.0 for e in nb)
+
+
+def test_the_energy_table_prices_every_alu_class():
+    assert set(ALU_CLASSES) == set(H.ALU_COUNTERS)
+    assert set(declared_unit_energies("mpu")) <= set(H.COUNTER_NAMES)
+    assert {n: u.pj for n, u in declared_unit_energies("mpu").items()} == pytest.approx(PRICE)
+    assert alu_class("fma.rn.f32", "fp32") == "ALU_FFMA" and alu_class("mad.lo.s32", "imul") == "ALU_IMUL"
+    assert alu_class("div.rn.f32", "fdiv") == "ALU_FDIV" and alu_class("rem.u32", "idiv") == "ALU_IDIV"
+    assert alu_class("setp.lt.f32", "setp") == "ALU_FADD" and alu_class("shl.b32", "int") == "ALU_INT"
+    assert alu_class("ex2.approx.f32", "sfu") == "ALU_EX2" and alu_class("ld.global.f32", "load") is None
+
+
 def test_the_hardware_declares_its_hooks():
     assert set(H.HOOKS) == {"core_tick", "l2_deliver", "slice_tick"}
     assert len(H.COUNTER_NAMES) == len(set(H.COUNTER_NAMES))
+    assert H.COUNTER_NAMES[H.ALU0:] == H.ALU_COUNTERS

@@ -82,13 +82,19 @@ NSR = 2
 LX_LEFT, LX_T, LX_OFF, LX_DOWN = range(4)
 NLX = 4
 
+# ALU energy classes (mechanisms/mpu/energy.py prices them; the names must match its ALU_CLASSES)
+ALU_COUNTERS = ("ALU_INT", "ALU_IMUL", "ALU_FADD", "ALU_FFMA", "ALU_FDIV", "ALU_IDIV", "ALU_SQRT", "ALU_RCP",
+                "ALU_EX2")
 COUNTER_NAMES = ("NEAR_INSTS", "FAR_ALU_INSTS", "FAR_OTHER_INSTS", "MOVES_DOWN", "MOVES_UP", "TSV_BYTES",
                  "TSV_BUSY_PS", "TSV_MOVE_BYTES", "TSV_PKT_BYTES", "TSV_DATA_BYTES", "LD_OFFLOADED", "ST_OFFLOADED",
                  "LD_TX_PATH", "ST_TX_PATH", "TX_LOCAL", "TX_REMOTE", "SMEM_ACCESSES", "TSV_BUSY_MAX_PS",
-                 "MOVES_MAX_CORE", "MPU_WARP_INSTS", "TSV_BYTES_MAX_CORE")
+                 "MOVES_MAX_CORE", "MPU_WARP_INSTS", "TSV_BYTES_MAX_CORE", "NB_RF_ACC", "FB_RF_ACC", "NB_OPC_ACC",
+                 "LSU_EXT_ACC", *ALU_COUNTERS)
 (NEAR_INSTS, FAR_ALU_INSTS, FAR_OTHER_INSTS, MOVES_DOWN, MOVES_UP, TSV_BYTES, TSV_BUSY_PS, TSV_MOVE_BYTES,
  TSV_PKT_BYTES, TSV_DATA_BYTES, LD_OFFLOADED, ST_OFFLOADED, LD_TX_PATH, ST_TX_PATH, TX_LOCAL, TX_REMOTE,
- SMEM_ACCESSES, TSV_BUSY_MAX_PS, MOVES_MAX_CORE, WARP_INSTS_C, TSV_BYTES_MAX_CORE) = range(21)
+ SMEM_ACCESSES, TSV_BUSY_MAX_PS, MOVES_MAX_CORE, WARP_INSTS_C, TSV_BYTES_MAX_CORE, NB_RF_ACC, FB_RF_ACC,
+ NB_OPC_ACC, LSU_EXT_ACC) = range(25)
+ALU0 = 25  # the ALU warp-instructions of each energy class, counted per PC when a launch ends (processor.py)
 
 
 @njit
@@ -135,20 +141,28 @@ def location(slot, pc, mx):
 @njit
 def operands(sm, slot, pc, side, now, mx):
     """Register moves the instruction needs (over the TSV, from ``now``) and the RTT after it; the time its
-    operands are in place."""
+    operands are in place. Counts each operand's register-file access on its side (a move reads one file and
+    writes the other) and, for a near-bank instruction, its operand-collector accesses."""
     t = now
-    if pc >= mx[X_NPC] or mx[X_FLAGS] & FL_PONB:  # (PonB: one register file, on the base die)
+    if pc >= mx[X_NPC]:
         return t
     o = mx[X_PCT0] + pc * NPM
     kind = mx[o + PM_KIND]
     if kind == PMK_SKIP:
         return t
+    ponb = mx[X_FLAGS] & FL_PONB != 0  # one register file, on the base die: no tracking, no moves
     b = rtt_row(slot, mx)
     c = mx[X_CTR0]
     co = mx[X_CORE0] + sm * NCR
-    for j in range(mx[o + PM_NS]):
+    ns, nd = mx[o + PM_NS], mx[o + PM_ND]
+    if kind == PMK_ALU and side == NEAR:
+        mx[c + NB_OPC_ACC] += ns + nd
+    for j in range(ns):
         r = mx[o + PM_S0 + j]
-        s = mx[o + PM_SS0 + j] if kind == PMK_FIXED else side
+        s = FAR if ponb else (mx[o + PM_SS0 + j] if kind == PMK_FIXED else side)
+        mx[c + (NB_RF_ACC if s == NEAR else FB_RF_ACC)] += 1
+        if ponb:
+            continue
         have = mx[b + r]
         if have != 0 and have & s == 0:
             t = tsv_send(sm, t, mx[X_REG_B], TSV_MOVE_BYTES, mx)
@@ -156,10 +170,15 @@ def operands(sm, slot, pc, side, now, mx):
                 mx[c + MOVES_DOWN] += 1
             else:
                 mx[c + MOVES_UP] += 1
+            mx[c + NB_RF_ACC] += 1
+            mx[c + FB_RF_ACC] += 1
             mx[co + CR_MOVES] += 1
             mx[b + r] = BOTH
-    for j in range(mx[o + PM_ND]):
-        mx[b + mx[o + PM_D0 + j]] = mx[o + PM_DS0 + j] if kind == PMK_FIXED else side
+    for j in range(nd):
+        s = FAR if ponb else (mx[o + PM_DS0 + j] if kind == PMK_FIXED else side)
+        mx[c + (NB_RF_ACC if s == NEAR else FB_RF_ACC)] += 1
+        if not ponb:
+            mx[b + mx[o + PM_D0 + j]] = s
     return t
 
 
@@ -418,6 +437,8 @@ def lsu_step(sm, now, k, cfg, clk, rec, txl, txs, wt, smt, rq, rq_free, qb, qm, 
         else:
             net_push(q, r, cfg, qb, qm, wake, NET_REQ, rq)
             mx[c + TX_REMOTE] += 1
+        if mx[X_FLAGS] & FL_PONB == 0:  # (PonB has no LSU extension)
+            mx[c + LSU_EXT_ACC] += 1
         smt[sm, S_LDST_TX] = t + 1
         sent = True
     if smt[sm, S_LDST_TX] >= smt[sm, S_LDST_TXEND]:

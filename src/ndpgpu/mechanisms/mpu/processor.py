@@ -18,6 +18,7 @@ import numpy as np
 from ...timing import engine as E
 from ...timing.mechanism import MechanismHardware, Put, Ratio
 from . import hardware as H
+from .energy import alu_class
 from .locations import POLICIES, annotate
 from .registers import FAR, NEAR, _placement
 
@@ -123,6 +124,22 @@ def record_units(trace: KernelTrace, channel_bit: int, nunits: int) -> np.ndarra
     return out
 
 
+def alu_classes(trace: KernelTrace) -> np.ndarray:
+    """Per PC: the index in ``hardware.ALU_COUNTERS`` of its ALU energy class (:func:`.energy.alu_class`), or -1
+    for an instruction that uses no ALU."""
+    from ...trace.format import OP_CLASSES
+
+    index = {name: i for i, name in enumerate(H.ALU_COUNTERS)}
+    out = np.full(len(trace.static), -1, I64)
+    for pc, row in enumerate(trace.static):
+        op = int(row["opcode"])
+        name = trace.opcode_names[op] if 0 <= op < len(trace.opcode_names) else ""
+        cls = alu_class(name, OP_CLASSES[int(row["op_class"])])
+        if cls is not None:
+            out[pc] = index[cls]
+    return out
+
+
 def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: KernelTrace, near_bank_smem: bool = True,
               tsv_beat_ps: int = 500, tsv_beat_bytes: int = 8, notice_cycles: int = 1, lsu_ports: int = 4,
               max_loads: int = 8, ponb: bool = False) -> np.ndarray:
@@ -183,6 +200,7 @@ class MpuHardware(MechanismHardware):
         self.ponb = policy == PONB
         self.policy = "all-far" if self.ponb else policy  # (PonB: the placement rows' operand lists only)
         self.near_bank_smem = near_bank_smem and not self.ponb
+        self._alu = np.zeros(0, I64)  # the current launch's per-PC ALU energy class
 
     def _function(self, kernel: str) -> Any:
         if self.module is None:
@@ -193,6 +211,7 @@ class MpuHardware(MechanismHardware):
         return fns[self.module.get_function(kernel).name]
 
     def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray:
+        self._alu = alu_classes(trace)
         return mpu_state(session, self._function(trace.launch.kernel), self.policy, trace, self.near_bank_smem,
                          ponb=self.ponb)
 
@@ -203,6 +222,10 @@ class MpuHardware(MechanismHardware):
         mx[c0 + H.TSV_BUSY_MAX_PS] = int(core[:, H.CR_TSV_BUSY].max(initial=0))
         mx[c0 + H.MOVES_MAX_CORE] = int(core[:, H.CR_MOVES].max(initial=0))
         mx[c0 + H.TSV_BYTES_MAX_CORE] = int(core[:, H.CR_TSV_BYTES].max(initial=0))
+        issued = session.state.pcst[:, E.PCS_ISSUED]
+        n = min(len(issued), len(self._alu))
+        for i in range(len(H.ALU_COUNTERS)):  # ALU warp-instructions per energy class, near and far bank
+            mx[c0 + H.ALU0 + i] = int(issued[:n][self._alu[:n] == i].sum())
 
     def counter_offset(self, mx: np.ndarray) -> int:
         return int(mx[H.X_CTR0])
@@ -232,6 +255,10 @@ class MpuHardware(MechanismHardware):
         put(p, "bytes_max_core", c("TSV_BYTES_MAX_CORE"), "bytes")
         nsm = stats.consts.get("num_sms", 0) if isinstance(stats.consts, dict) else 0
         put(p, "utilisation", ratio(c("TSV_BUSY_PS"), stats.time_ps * nsm) if nsm else 0.0, "fraction")
+        p = "mpu.regfile"
+        put(p, "near_bank_accesses", c("NB_RF_ACC"), "warp-registers")
+        put(p, "far_bank_accesses", c("FB_RF_ACC"), "warp-registers")
+        put(p, "operand_collector_accesses", c("NB_OPC_ACC"), "warp-registers")
         p = "mpu.lsu"
         put(p, "loads_offloaded", c("LD_OFFLOADED"), "warp-instr")
         put(p, "stores_offloaded", c("ST_OFFLOADED"), "warp-instr")
@@ -239,6 +266,7 @@ class MpuHardware(MechanismHardware):
         put(p, "stores_per_transaction", c("ST_TX_PATH"), "warp-instr")
         put(p, "transactions_local", c("TX_LOCAL"), "transactions")
         put(p, "transactions_remote", c("TX_REMOTE"), "transactions")
+        put(p, "extension_accesses", c("LSU_EXT_ACC"), "transactions")
         put(p, "smem_accesses", c("SMEM_ACCESSES"), "warp-instr")  # near or far bank, as configured
         hit, miss, conf = c("DR_ROWHIT"), c("DR_ROWMISS"), c("DR_ROWCONF")
         put("mpu.dram", "row_buffer_miss_rate", ratio(miss + conf, hit + miss + conf), "fraction")

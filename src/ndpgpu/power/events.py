@@ -14,6 +14,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..timing import engine as E
 from ..timing.registry import register
 from ..trace.format import OP_CLASS
@@ -54,6 +56,14 @@ def _mesh_whops(st: LaunchStats) -> float | None:
     if not st.mesh:
         return None
     return float(st.mesh["kinds"][:, :, 2].sum())
+
+
+def _mesh_offchip(st: LaunchStats) -> float | None:
+    """Flits over off-chip links (a hierarchical mesh's links between chips; None on networks without any)."""
+    if not st.mesh or "offchip" not in st.mesh:
+        return None
+    off = np.asarray(st.mesh["offchip"], bool)
+    return float(sum(ports[off, 0].sum() for ports in st.mesh["ports"]))
 
 
 def _mesh_routers(st: LaunchStats) -> float | None:
@@ -132,6 +142,8 @@ EVENTS: dict[str, tuple[str, Count, str]] = {
     "icnt_flit": ("noc", lambda st: None if st.mesh else float(st.packet_kinds[:, 1::2].sum()), "flits"),
     "mesh_link_flit": ("noc", _mesh_whops, "flit-hops"),
     "mesh_router_flit": ("noc", _mesh_routers, "flit-traversals"),
+    # an off-chip hop's flit costs its link-hop price plus this (a hierarchical mesh's links between chips)
+    "mesh_offchip_flit": ("noc", _mesh_offchip, "flits"),
     # DRAM: ACT (with its PRE), bursts, REF, and the bits moved (I/O, or a per-bit model of the whole access)
     "dram_activate": ("dram", _ctr("DR_ACT"), "commands"),
     "dram_read_burst": ("dram", lambda st: float(st.c("DR_BURST") - st.c("DR_WBURST")), "bursts"),

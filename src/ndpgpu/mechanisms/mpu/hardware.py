@@ -24,7 +24,14 @@ ready (the engine's per-register scoreboard) and its unit is free. Then, as :mod
    32-B payload down, a load's 32 B of data up, then the gathered value is written down to the near-bank
    register file as one register write of 4 B per active lane); a remote one crosses the interconnect, and its
    data the TSV of the core that owns the NBU (and a store's payload first goes up this core's TSV). Shared
-   memory is near bank: an 8-B packet down, then the shared-memory latency and bank conflicts.
+   memory is near bank: an 8-B packet down, then the shared-memory latency and bank conflicts; or, with
+   far-bank shared memory (header flag ``FL_FAR_SMEM``), on the base die: no TSV packet, and its address, data
+   and destination registers are far-bank ones (the placement rows say so), so values produced near bank
+   move up first.
+5. **PonB** (header flag ``FL_PONB``, processing on the base die, the paper's Fig. 13 comparator): every
+   instruction runs far bank and no register moves (one register file, on the base die); no global access is
+   offloaded; a load's 32-B transactions come up the TSV into the far-bank register file (no write-down), a
+   local store's payload goes down, a remote one leaves over the network; shared memory is on the base die.
 
 The TSV bus of a core is one resource (busy-until time, 8 B per TSV beat of 0.5 ns): moves, packets and data
 queue on it in the order they are reserved. State (``mx``): a header, the counters, the per-PC placement
@@ -54,7 +61,9 @@ HOOKS = ("core_tick", "l2_deliver", "slice_tick")
 # header of mx
 (X_NSM, X_NSLOT, X_NSUB, X_NBU, X_NREG, X_NPC, X_BEAT_PS, X_BEAT_B, X_REG_B, X_PKT_B, X_NOTICE, X_LSU_PORTS,
  X_MAXLD, X_CTR0, X_PCT0, X_REC0, X_NREC, X_RTT0, X_CORE0, X_SUB0, X_LDX0, X_NLDO, X_RING0, X_RINGCAP,
- X_HDR) = range(25)
+ X_FLAGS, X_HDR) = range(26)
+FL_FAR_SMEM = 1  # X_FLAGS bit: shared memory on the base die (far bank), not beside the NBUs
+FL_PONB = 2  # X_FLAGS bit: PonB, processing on the base die (no near-bank RF, ALUs or LSU extension)
 
 NEAR, FAR, BOTH = 1, 2, 3  # RTT valid bits (as registers.py)
 # per-PC placement rows: kind, hint (0 none, NEAR, FAR), plain operands, source and destination counts, then
@@ -73,13 +82,19 @@ NSR = 2
 LX_LEFT, LX_T, LX_OFF, LX_DOWN = range(4)
 NLX = 4
 
+# ALU energy classes (mechanisms/mpu/energy.py prices them; the names must match its ALU_CLASSES)
+ALU_COUNTERS = ("ALU_INT", "ALU_IMUL", "ALU_FADD", "ALU_FFMA", "ALU_FDIV", "ALU_IDIV", "ALU_SQRT", "ALU_RCP",
+                "ALU_EX2")
 COUNTER_NAMES = ("NEAR_INSTS", "FAR_ALU_INSTS", "FAR_OTHER_INSTS", "MOVES_DOWN", "MOVES_UP", "TSV_BYTES",
                  "TSV_BUSY_PS", "TSV_MOVE_BYTES", "TSV_PKT_BYTES", "TSV_DATA_BYTES", "LD_OFFLOADED", "ST_OFFLOADED",
                  "LD_TX_PATH", "ST_TX_PATH", "TX_LOCAL", "TX_REMOTE", "SMEM_ACCESSES", "TSV_BUSY_MAX_PS",
-                 "MOVES_MAX_CORE", "MPU_WARP_INSTS")
+                 "MOVES_MAX_CORE", "MPU_WARP_INSTS", "TSV_BYTES_MAX_CORE", "NB_RF_ACC", "FB_RF_ACC", "NB_OPC_ACC",
+                 "LSU_EXT_ACC", *ALU_COUNTERS)
 (NEAR_INSTS, FAR_ALU_INSTS, FAR_OTHER_INSTS, MOVES_DOWN, MOVES_UP, TSV_BYTES, TSV_BUSY_PS, TSV_MOVE_BYTES,
  TSV_PKT_BYTES, TSV_DATA_BYTES, LD_OFFLOADED, ST_OFFLOADED, LD_TX_PATH, ST_TX_PATH, TX_LOCAL, TX_REMOTE,
- SMEM_ACCESSES, TSV_BUSY_MAX_PS, MOVES_MAX_CORE, WARP_INSTS_C) = range(20)
+ SMEM_ACCESSES, TSV_BUSY_MAX_PS, MOVES_MAX_CORE, WARP_INSTS_C, TSV_BYTES_MAX_CORE, NB_RF_ACC, FB_RF_ACC,
+ NB_OPC_ACC, LSU_EXT_ACC) = range(25)
+ALU0 = 25  # the ALU warp-instructions of each energy class, counted per PC when a launch ends (processor.py)
 
 
 @njit
@@ -109,7 +124,7 @@ def rtt_row(slot, mx):
 def location(slot, pc, mx):
     """Where the instruction at ``pc`` runs for warp ``slot`` (NEAR or FAR; the offload engine's step 1)."""
     o = mx[X_PCT0] + pc * NPM
-    if pc >= mx[X_NPC] or mx[o + PM_KIND] != PMK_ALU:
+    if mx[X_FLAGS] & FL_PONB or pc >= mx[X_NPC] or mx[o + PM_KIND] != PMK_ALU:
         return FAR
     h = mx[o + PM_HINT]
     if h != 0:
@@ -126,7 +141,8 @@ def location(slot, pc, mx):
 @njit
 def operands(sm, slot, pc, side, now, mx):
     """Register moves the instruction needs (over the TSV, from ``now``) and the RTT after it; the time its
-    operands are in place."""
+    operands are in place. Counts each operand's register-file access on its side (a move reads one file and
+    writes the other) and, for a near-bank instruction, its operand-collector accesses."""
     t = now
     if pc >= mx[X_NPC]:
         return t
@@ -134,12 +150,19 @@ def operands(sm, slot, pc, side, now, mx):
     kind = mx[o + PM_KIND]
     if kind == PMK_SKIP:
         return t
+    ponb = mx[X_FLAGS] & FL_PONB != 0  # one register file, on the base die: no tracking, no moves
     b = rtt_row(slot, mx)
     c = mx[X_CTR0]
     co = mx[X_CORE0] + sm * NCR
-    for j in range(mx[o + PM_NS]):
+    ns, nd = mx[o + PM_NS], mx[o + PM_ND]
+    if kind == PMK_ALU and side == NEAR:
+        mx[c + NB_OPC_ACC] += ns + nd
+    for j in range(ns):
         r = mx[o + PM_S0 + j]
-        s = mx[o + PM_SS0 + j] if kind == PMK_FIXED else side
+        s = FAR if ponb else (mx[o + PM_SS0 + j] if kind == PMK_FIXED else side)
+        mx[c + (NB_RF_ACC if s == NEAR else FB_RF_ACC)] += 1
+        if ponb:
+            continue
         have = mx[b + r]
         if have != 0 and have & s == 0:
             t = tsv_send(sm, t, mx[X_REG_B], TSV_MOVE_BYTES, mx)
@@ -147,10 +170,15 @@ def operands(sm, slot, pc, side, now, mx):
                 mx[c + MOVES_DOWN] += 1
             else:
                 mx[c + MOVES_UP] += 1
+            mx[c + NB_RF_ACC] += 1
+            mx[c + FB_RF_ACC] += 1
             mx[co + CR_MOVES] += 1
             mx[b + r] = BOTH
-    for j in range(mx[o + PM_ND]):
-        mx[b + mx[o + PM_D0 + j]] = mx[o + PM_DS0 + j] if kind == PMK_FIXED else side
+    for j in range(nd):
+        s = FAR if ponb else (mx[o + PM_DS0 + j] if kind == PMK_FIXED else side)
+        mx[c + (NB_RF_ACC if s == NEAR else FB_RF_ACC)] += 1
+        if not ponb:
+            mx[b + mx[o + PM_D0 + j]] = s
     return t
 
 
@@ -180,7 +208,7 @@ def finish_load(sm, ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pc
     t = mx[x + LX_T]
     if mx[x + LX_OFF] != 0:
         t += mx[X_NOTICE] * clk[D_CORE, K_PERIOD]  # the LSU extension's commit notice
-    else:
+    elif mx[X_FLAGS] & FL_PONB == 0:  # (PonB: the data is already in the base die's register file)
         t = tsv_send(sm, max(t, now), mx[x + LX_DOWN], TSV_DATA_BYTES, mx)  # the gathered register, down
     ldo[ldop, L_HIT_READY] = t
     ldo[ldop, L_LEVEL] = 3
@@ -273,12 +301,15 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
     elif kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec:
         mx[c + FAR_OTHER_INSTS] += 1
         space = rec[ri, RC_SPACE]
-        if space == SP_SHARED:  # near-bank shared memory: the access goes down as a packet
+        if space == SP_SHARED:
             conf = max(rec[ri, RC_CONF], 1)
             smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + conf)
             extra = conf - 1 + (conf if kind == IK_ATOMIC else 0)
-            arrive = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, mx)
-            t = arrive + (cfg[C_SMEM_LAT] + extra + mx[X_NOTICE]) * per
+            if mx[X_FLAGS] & FL_FAR_SMEM:  # on the base die: no TSV (its operands are far-bank registers)
+                t = t0 + (cfg[C_SMEM_LAT] + extra) * per
+            else:  # near bank: the access goes down as a packet, its commit notice comes back
+                arrive = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, mx)
+                t = arrive + (cfg[C_SMEM_LAT] + extra + mx[X_NOTICE]) * per
             dests_ready(slot, pc, pct, regrdy, t)
             ctr[T_SMEM_ACC] += 1
             ctr[T_SMEM_CONF_CYC] += conf - 1
@@ -286,7 +317,7 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
         else:
             ntx = rec[ri, RC_NTX]
             nbu = mx[mx[X_REC0] + ri] if ri < mx[X_NREC] else -1
-            off = kind != IK_ATOMIC and nbu >= 0 and nbu == sm * mx[X_NBU] + s
+            off = kind != IK_ATOMIC and nbu >= 0 and nbu == sm * mx[X_NBU] + s and mx[X_FLAGS] & FL_PONB == 0
             ldop = -1
             if kind == IK_LOAD or kind == IK_ATOMIC:
                 ldop = ld_alloc(ldo, ld_free, g)
@@ -392,7 +423,9 @@ def lsu_step(sm, now, k, cfg, clk, rec, txl, txs, wt, smt, rq, rq_free, qb, qm, 
         rq[r, R_LDOP] = ldop
         rq[r, R_MXD] = off
         ready = t_send
-        if off == 0 and pk != PK_READ:  # a store's (or atomic's) 32-B payload crosses this core's TSV
+        if off == 0 and pk != PK_READ and (local or mx[X_FLAGS] & FL_PONB == 0):
+            # a store's (or atomic's) 32-B payload crosses this core's TSV (PonB: a remote one leaves the base
+            # die straight onto the network)
             ready = tsv_send(sm, t_send, nb, TSV_DATA_BYTES, mx)
         rq[r, R_READY] = ready
         if local:
@@ -404,6 +437,8 @@ def lsu_step(sm, now, k, cfg, clk, rec, txl, txs, wt, smt, rq, rq_free, qb, qm, 
         else:
             net_push(q, r, cfg, qb, qm, wake, NET_REQ, rq)
             mx[c + TX_REMOTE] += 1
+        if mx[X_FLAGS] & FL_PONB == 0:  # (PonB has no LSU extension)
+            mx[c + LSU_EXT_ACC] += 1
         smt[sm, S_LDST_TX] = t + 1
         sent = True
     if smt[sm, S_LDST_TX] >= smt[sm, S_LDST_TXEND]:

@@ -1,52 +1,87 @@
-"""MPU as a session policy: ``mpu:<location policy>``, one of ``annotation`` (the compiler's hints),
-``hardware`` (no hints: the register track table decides), ``all-near`` and ``all-far`` (every ALU operation
-at the near-bank units, or on the base die).
+"""MPU as a session policy: ``mpu:<location policy>[+far-smem]``. The location policy is one of
+``annotation`` (the compiler's hints), ``hardware`` (no hints: the register track table decides), ``all-near``
+and ``all-far`` (every ALU operation at the near-bank units, or on the base die); ``+far-smem`` puts shared
+memory on the base die instead of beside the near-bank units (the paper's Fig. 11 comparator). ``mpu:ponb`` is
+PonB, processing on the base die (the paper's Fig. 13 comparator): every instruction on the base die, no
+near-bank register file, ALUs or LSU extension, every global access per transaction, shared memory on the base
+die.
 
 ``prepare`` checks that the session's machine is an MPU (``core.model: mpu``, e.g. ``--machine mpu``), runs
 the location annotation on each kernel of the recording's module as its launches start, and attaches the
-processor model: ``ndpgpu run mpu_axpy --machine mpu --policy mpu:annotation``.
+processor model: ``ndpgpu run mpu_axpy --machine mpu --policy mpu:annotation+far-smem``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ...experiments.policies import PolicyError, SessionPolicy, register_policy
 from .locations import POLICIES
-from .processor import MpuHardware, MpuMachineError, check_machine
+from .processor import PONB, MpuHardware, MpuMachineError, check_machine
+
+FAR_SMEM = "far-smem"
 
 
 class MpuPolicyError(PolicyError):
-    """An ``mpu:`` policy that cannot run: an unknown location policy, or a machine that is not an MPU."""
+    """An ``mpu:`` policy that cannot run: an unknown location policy or option, or a machine that is not an
+    MPU."""
 
 
-def parse(spec: str) -> str:
-    """``mpu:<policy>`` -> the location policy (MpuPolicyError on a bad spec)."""
-    policy = spec.strip()
+@dataclasses.dataclass(frozen=True)
+class MpuSpec:
+    """A parsed ``mpu:`` policy: the location policy (or ``ponb``) and where shared memory is."""
+
+    policy: str
+    far_bank_smem: bool = False
+
+    @property
+    def ponb(self) -> bool:
+        return self.policy == PONB
+
+    def __str__(self) -> str:
+        return self.policy + (f"+{FAR_SMEM}" if self.far_bank_smem and not self.ponb else "")
+
+
+def parse(spec: str) -> MpuSpec:
+    """``mpu:<policy>[+far-smem]`` -> :class:`MpuSpec` (:class:`MpuPolicyError` on anything else)."""
+    parts = spec.strip().split("+")
+    policy, options = parts[0], parts[1:]
+    expected = f"expected mpu:<policy>[+{FAR_SMEM}] with policy in {', '.join(POLICIES)}, or mpu:{PONB}"
+    if policy == PONB:
+        if options:
+            raise MpuPolicyError(f"mpu:{spec}: {PONB} takes no options (its shared memory is on the base die); "
+                                 f"{expected}")
+        return MpuSpec(PONB, far_bank_smem=True)
     if policy not in POLICIES:
-        raise MpuPolicyError(f"mpu:{spec}: expected mpu:<policy> with policy in {', '.join(POLICIES)}")
-    return policy
+        raise MpuPolicyError(f"mpu:{spec}: unknown location policy {policy!r}; {expected}")
+    if options not in ([], [FAR_SMEM]):
+        raise MpuPolicyError(f"mpu:{spec}: unknown option(s) {'+'.join(options)!r}; {expected}")
+    return MpuSpec(policy, far_bank_smem=bool(options))
 
 
 class MpuPolicy(SessionPolicy):
-    """MPU's processor under one location policy."""
+    """MPU's processor under one location policy, with near- or far-bank shared memory."""
 
-    def __init__(self, policy: str) -> None:
-        self.policy = policy
+    def __init__(self, spec: MpuSpec) -> None:
+        self.spec = spec
+        self.policy = spec.policy
         self.hardware: MpuHardware | None = None
 
     def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
         try:
             check_machine(session.machine)
         except MpuMachineError as exc:
-            raise MpuPolicyError(f"mpu:{self.policy}: {exc}") from exc
+            raise MpuPolicyError(f"mpu:{self.spec}: {exc}") from exc
         from ..analyze import recording_module
 
-        self.hardware = MpuHardware(recording_module(recording), self.policy)
+        self.hardware = MpuHardware(recording_module(recording), self.policy,
+                                    near_bank_smem=not self.spec.far_bank_smem)
         session.attach(self.hardware)
 
     def rows(self) -> list[tuple[str, str, float, str]]:
-        return [("mpu.config", p.replace("-", "_"), float(p == self.policy), "flag") for p in POLICIES]
+        rows = [("mpu.config", p.replace("-", "_"), float(p == self.policy), "flag") for p in (*POLICIES, PONB)]
+        return [*rows, ("mpu.config", "far_bank_smem", float(self.spec.far_bank_smem), "flag")]
 
 
 @register_policy("mpu")

@@ -18,6 +18,7 @@ import numpy as np
 from ...timing import engine as E
 from ...timing.mechanism import MechanismHardware, Put, Ratio
 from . import hardware as H
+from .energy import alu_class
 from .locations import POLICIES, annotate
 from .registers import FAR, NEAR, _placement
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from ...trace.format import KernelTrace
 
 I64 = np.int64
+PONB = "ponb"  # processing on the base die: MpuHardware's policy for the paper's PonB comparator
 FULL_MASK = (1 << 32) - 1
 
 
@@ -122,10 +124,27 @@ def record_units(trace: KernelTrace, channel_bit: int, nunits: int) -> np.ndarra
     return out
 
 
+def alu_classes(trace: KernelTrace) -> np.ndarray:
+    """Per PC: the index in ``hardware.ALU_COUNTERS`` of its ALU energy class (:func:`.energy.alu_class`), or -1
+    for an instruction that uses no ALU."""
+    from ...trace.format import OP_CLASSES
+
+    index = {name: i for i, name in enumerate(H.ALU_COUNTERS)}
+    out = np.full(len(trace.static), -1, I64)
+    for pc, row in enumerate(trace.static):
+        op = int(row["opcode"])
+        name = trace.opcode_names[op] if 0 <= op < len(trace.opcode_names) else ""
+        cls = alu_class(name, OP_CLASSES[int(row["op_class"])])
+        if cls is not None:
+            out[pc] = index[cls]
+    return out
+
+
 def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: KernelTrace, near_bank_smem: bool = True,
               tsv_beat_ps: int = 500, tsv_beat_bytes: int = 8, notice_cycles: int = 1, lsu_ports: int = 4,
-              max_loads: int = 8) -> np.ndarray:
-    """The hooks' state vector for one launch of ``fn`` under location ``policy``."""
+              max_loads: int = 8, ponb: bool = False) -> np.ndarray:
+    """The hooks' state vector for one launch of ``fn`` under location ``policy`` (``ponb``: processing on the
+    base die, which implies far-bank shared memory)."""
     m = session.machine
     check_machine(m)
     st = session.state
@@ -154,7 +173,8 @@ def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: Kernel
            H.X_NOTICE: notice_cycles, H.X_LSU_PORTS: lsu_ports, H.X_MAXLD: max_loads, H.X_CTR0: off["ctr"],
            H.X_PCT0: off["pct"], H.X_REC0: off["rec"], H.X_NREC: len(trace.mem), H.X_RTT0: off["rtt"],
            H.X_CORE0: off["core"], H.X_SUB0: off["sub"], H.X_LDX0: off["ldx"], H.X_NLDO: nldo,
-           H.X_RING0: off["ring"], H.X_RINGCAP: ringcap}
+           H.X_RING0: off["ring"], H.X_RINGCAP: ringcap,
+           H.X_FLAGS: (0 if near_bank_smem else H.FL_FAR_SMEM) | (H.FL_PONB if ponb else 0)}
     for k, v in hdr.items():
         mx[k] = v
     mx[off["pct"]:off["pct"] + rows.size] = rows.ravel()
@@ -170,14 +190,17 @@ class MpuHardware(MechanismHardware):
 
     def __init__(self, module: Any | None, policy: str = "annotation", near_bank_smem: bool = True) -> None:
         """``module``: the compiled module whose kernels the launches run (None: traces without PTX, timed
-        with every instruction far bank and no register tracked)."""
-        if policy not in POLICIES:
-            raise ValueError(f"unknown MPU location policy {policy!r}; policies: {', '.join(POLICIES)}")
-        if not near_bank_smem:
-            raise NotImplementedError("far-bank shared memory is not modelled yet")
+        with every instruction far bank and no register tracked); ``policy``: a location policy, or ``ponb``
+        (processing on the base die: no near-bank register file, ALUs or LSU extension, shared memory on the
+        base die; the paper's Fig. 13 comparator); ``near_bank_smem`` False puts shared memory on the base die
+        (the paper's Fig. 11 comparator)."""
+        if policy not in (*POLICIES, PONB):
+            raise ValueError(f"unknown MPU location policy {policy!r}; policies: {', '.join((*POLICIES, PONB))}")
         self.module = module
-        self.policy = policy
-        self.near_bank_smem = near_bank_smem
+        self.ponb = policy == PONB
+        self.policy = "all-far" if self.ponb else policy  # (PonB: the placement rows' operand lists only)
+        self.near_bank_smem = near_bank_smem and not self.ponb
+        self._alu = np.zeros(0, I64)  # the current launch's per-PC ALU energy class
 
     def _function(self, kernel: str) -> Any:
         if self.module is None:
@@ -188,7 +211,9 @@ class MpuHardware(MechanismHardware):
         return fns[self.module.get_function(kernel).name]
 
     def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray:
-        return mpu_state(session, self._function(trace.launch.kernel), self.policy, trace, self.near_bank_smem)
+        self._alu = alu_classes(trace)
+        return mpu_state(session, self._function(trace.launch.kernel), self.policy, trace, self.near_bank_smem,
+                         ponb=self.ponb)
 
     def launch_end(self, session: TimingSession, mx: np.ndarray) -> None:
         nsm = int(mx[H.X_NSM])
@@ -196,6 +221,11 @@ class MpuHardware(MechanismHardware):
         c0 = int(mx[H.X_CTR0])
         mx[c0 + H.TSV_BUSY_MAX_PS] = int(core[:, H.CR_TSV_BUSY].max(initial=0))
         mx[c0 + H.MOVES_MAX_CORE] = int(core[:, H.CR_MOVES].max(initial=0))
+        mx[c0 + H.TSV_BYTES_MAX_CORE] = int(core[:, H.CR_TSV_BYTES].max(initial=0))
+        issued = session.state.pcst[:, E.PCS_ISSUED]
+        n = min(len(issued), len(self._alu))
+        for i in range(len(H.ALU_COUNTERS)):  # ALU warp-instructions per energy class, near and far bank
+            mx[c0 + H.ALU0 + i] = int(issued[:n][self._alu[:n] == i].sum())
 
     def counter_offset(self, mx: np.ndarray) -> int:
         return int(mx[H.X_CTR0])
@@ -222,8 +252,13 @@ class MpuHardware(MechanismHardware):
         put(p, "data_bytes", c("TSV_DATA_BYTES"), "bytes")
         put(p, "busy_time", c("TSV_BUSY_PS") / 1000.0, "ns")
         put(p, "busy_time_max_core", c("TSV_BUSY_MAX_PS") / 1000.0, "ns")
+        put(p, "bytes_max_core", c("TSV_BYTES_MAX_CORE"), "bytes")
         nsm = stats.consts.get("num_sms", 0) if isinstance(stats.consts, dict) else 0
         put(p, "utilisation", ratio(c("TSV_BUSY_PS"), stats.time_ps * nsm) if nsm else 0.0, "fraction")
+        p = "mpu.regfile"
+        put(p, "near_bank_accesses", c("NB_RF_ACC"), "warp-registers")
+        put(p, "far_bank_accesses", c("FB_RF_ACC"), "warp-registers")
+        put(p, "operand_collector_accesses", c("NB_OPC_ACC"), "warp-registers")
         p = "mpu.lsu"
         put(p, "loads_offloaded", c("LD_OFFLOADED"), "warp-instr")
         put(p, "stores_offloaded", c("ST_OFFLOADED"), "warp-instr")
@@ -231,6 +266,7 @@ class MpuHardware(MechanismHardware):
         put(p, "stores_per_transaction", c("ST_TX_PATH"), "warp-instr")
         put(p, "transactions_local", c("TX_LOCAL"), "transactions")
         put(p, "transactions_remote", c("TX_REMOTE"), "transactions")
-        put(p, "smem_accesses", c("SMEM_ACCESSES"), "warp-instr")
+        put(p, "extension_accesses", c("LSU_EXT_ACC"), "transactions")
+        put(p, "smem_accesses", c("SMEM_ACCESSES"), "warp-instr")  # near or far bank, as configured
         hit, miss, conf = c("DR_ROWHIT"), c("DR_ROWMISS"), c("DR_ROWCONF")
         put("mpu.dram", "row_buffer_miss_rate", ratio(miss + conf, hit + miss + conf), "fraction")

@@ -73,8 +73,12 @@ NPM = 29
 MAXS, MAXD = 8, 4
 PMK_ALU, PMK_FIXED, PMK_SKIP = 0, 1, 2  # near-capable ALU op; fixed operand sides; not annotated (no registers)
 # per-core rows
-CR_TSV_FREE, CR_TSV_BUSY, CR_TSV_BYTES, CR_MOVES, CR_RHEAD, CR_RCOUNT, CR_LSU_OFF, CR_LSU_T = range(8)
-NCR = 8
+# (the TSV's two directions: CR_TSV_FREE / CR_TSV_BUSY down, toward the DRAM die, and CR_TSV_FREE + 1 /
+# CR_TSV_BUSY + 1 up; see tsv_send)
+CR_TSV_FREE, CR_TSV_UP_FREE, CR_TSV_BUSY, CR_TSV_UP_BUSY, CR_TSV_BYTES, CR_MOVES, CR_RHEAD, CR_RCOUNT, CR_LSU_OFF, \
+    CR_LSU_T = range(10)
+NCR = 10
+DOWN, UP = 0, 1  # TSV directions: base die -> DRAM die, and back
 # per-sub-core rows: offload engine busy until (register moves), the NBU's vector ALU free at
 SR_BUSY, SR_ALU = 0, 1
 NSR = 2
@@ -89,24 +93,26 @@ COUNTER_NAMES = ("NEAR_INSTS", "FAR_ALU_INSTS", "FAR_OTHER_INSTS", "MOVES_DOWN",
                  "TSV_BUSY_PS", "TSV_MOVE_BYTES", "TSV_PKT_BYTES", "TSV_DATA_BYTES", "LD_OFFLOADED", "ST_OFFLOADED",
                  "LD_TX_PATH", "ST_TX_PATH", "TX_LOCAL", "TX_REMOTE", "SMEM_ACCESSES", "TSV_BUSY_MAX_PS",
                  "MOVES_MAX_CORE", "MPU_WARP_INSTS", "TSV_BYTES_MAX_CORE", "NB_RF_ACC", "FB_RF_ACC", "NB_OPC_ACC",
-                 "LSU_EXT_ACC", *ALU_COUNTERS)
+                 "LSU_EXT_ACC", "TSV_DIR_BUSY_MAX_PS", *ALU_COUNTERS)
 (NEAR_INSTS, FAR_ALU_INSTS, FAR_OTHER_INSTS, MOVES_DOWN, MOVES_UP, TSV_BYTES, TSV_BUSY_PS, TSV_MOVE_BYTES,
  TSV_PKT_BYTES, TSV_DATA_BYTES, LD_OFFLOADED, ST_OFFLOADED, LD_TX_PATH, ST_TX_PATH, TX_LOCAL, TX_REMOTE,
  SMEM_ACCESSES, TSV_BUSY_MAX_PS, MOVES_MAX_CORE, WARP_INSTS_C, TSV_BYTES_MAX_CORE, NB_RF_ACC, FB_RF_ACC,
- NB_OPC_ACC, LSU_EXT_ACC) = range(25)
-ALU0 = 25  # the ALU warp-instructions of each energy class, counted per PC when a launch ends (processor.py)
+ NB_OPC_ACC, LSU_EXT_ACC, TSV_DIR_BUSY_MAX_PS) = range(26)
+ALU0 = 26  # the ALU warp-instructions of each energy class, counted per PC when a launch ends (processor.py)
 
 
 @njit
-def tsv_send(sm, t, nbytes, what, mx):
-    """Reserve core ``sm``'s TSV bus for ``nbytes`` from time ``t`` (after what it already carries); the end."""
+def tsv_send(sm, t, nbytes, what, up, mx):
+    """Reserve one direction of core ``sm``'s TSV bus (``up``: DRAM die -> base die, else down) for ``nbytes``
+    from time ``t`` (after what that direction already carries); the end. The two directions are independent
+    buses of 8 B per beat each (the released simulator's data bus serves one transfer per direction at a time)."""
     o = mx[X_CORE0] + sm * NCR
     beats = (nbytes + mx[X_BEAT_B] - 1) // mx[X_BEAT_B]
     dur = beats * mx[X_BEAT_PS]
-    start = max(t, mx[o + CR_TSV_FREE])
+    start = max(t, mx[o + CR_TSV_FREE + up])
     end = start + dur
-    mx[o + CR_TSV_FREE] = end
-    mx[o + CR_TSV_BUSY] += dur
+    mx[o + CR_TSV_FREE + up] = end
+    mx[o + CR_TSV_BUSY + up] += dur
     mx[o + CR_TSV_BYTES] += nbytes
     c = mx[X_CTR0]
     mx[c + TSV_BYTES] += nbytes
@@ -165,7 +171,7 @@ def operands(sm, slot, pc, side, now, mx):
             continue
         have = mx[b + r]
         if have != 0 and have & s == 0:
-            t = tsv_send(sm, t, mx[X_REG_B], TSV_MOVE_BYTES, mx)
+            t = tsv_send(sm, t, mx[X_REG_B], TSV_MOVE_BYTES, DOWN if s == NEAR else UP, mx)
             if s == NEAR:
                 mx[c + MOVES_DOWN] += 1
             else:
@@ -209,7 +215,7 @@ def finish_load(sm, ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pc
     if mx[x + LX_OFF] != 0:
         t += mx[X_NOTICE] * clk[D_CORE, K_PERIOD]  # the LSU extension's commit notice
     elif mx[X_FLAGS] & FL_PONB == 0:  # (PonB: the data is already in the base die's register file)
-        t = tsv_send(sm, max(t, now), mx[x + LX_DOWN], TSV_DATA_BYTES, mx)  # the gathered register, down
+        t = tsv_send(sm, max(t, now), mx[x + LX_DOWN], TSV_DATA_BYTES, DOWN, mx)  # the gathered register
     ldo[ldop, L_HIT_READY] = t
     ldo[ldop, L_LEVEL] = 3
     slot = ld_complete(ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)
@@ -308,7 +314,7 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
             if mx[X_FLAGS] & FL_FAR_SMEM:  # on the base die: no TSV (its operands are far-bank registers)
                 t = t0 + (cfg[C_SMEM_LAT] + extra) * per
             else:  # near bank: the access goes down as a packet, its commit notice comes back
-                arrive = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, mx)
+                arrive = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, DOWN, mx)
                 t = arrive + (cfg[C_SMEM_LAT] + extra + mx[X_NOTICE]) * per
             dests_ready(slot, pc, pct, regrdy, t)
             ctr[T_SMEM_ACC] += 1
@@ -341,7 +347,7 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
                 mx[x + LX_DOWN] = rec[ri, RC_BYTES]
             t_send = t0
             if off:
-                t_send = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, mx)
+                t_send = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, DOWN, mx)
                 mx[c + (LD_OFFLOADED if kind == IK_LOAD else ST_OFFLOADED)] += 1
             else:
                 mx[c + (ST_TX_PATH if kind == IK_STORE else LD_TX_PATH)] += 1
@@ -369,7 +375,7 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
         ii = pct[pc, P_II]
         if side == NEAR:  # an 8-B instruction packet down to the NBU's vector ALU; the commit notice back
             mx[c + NEAR_INSTS] += 1
-            arrive = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, mx)
+            arrive = tsv_send(sm, t0, mx[X_PKT_B], TSV_PKT_BYTES, DOWN, mx)
             st = max(arrive, mx[so + SR_ALU])
             mx[so + SR_ALU] = st + ii * per
             t = st + (pct[pc, P_LAT] + mx[X_NOTICE]) * per
@@ -426,7 +432,7 @@ def lsu_step(sm, now, k, cfg, clk, rec, txl, txs, wt, smt, rq, rq_free, qb, qm, 
         if off == 0 and pk != PK_READ and (local or mx[X_FLAGS] & FL_PONB == 0):
             # a store's (or atomic's) 32-B payload crosses this core's TSV (PonB: a remote one leaves the base
             # die straight onto the network)
-            ready = tsv_send(sm, t_send, nb, TSV_DATA_BYTES, mx)
+            ready = tsv_send(sm, t_send, nb, TSV_DATA_BYTES, DOWN if local else UP, mx)
         rq[r, R_READY] = ready
         if local:
             q_push(qb, qm, q, r)
@@ -576,12 +582,12 @@ def l2_deliver(slice, r, ready, now, cfg, rq, rq_free, g, mx):
     owner = slice // mx[X_NBU]  # the core above this NBU
     if kd == PK_ACK:  # a store is fire-and-forget: a remote one's payload went down its NBU's core's TSV
         if rq[r, R_MXD] == 0 and owner != src and owner < mx[X_NSM]:
-            tsv_send(owner, ready, popcount(rq[r, R_SECT]) * 32, TSV_DATA_BYTES, mx)
+            tsv_send(owner, ready, popcount(rq[r, R_SECT]) * 32, TSV_DATA_BYTES, DOWN, mx)
         rq_release(rq_free, g, r)
         return 1
     t = ready
     if rq[r, R_MXD] == 0 and owner < mx[X_NSM]:  # the 32 B come up the owner's TSV (LSU or LSU-Remote)
-        t = tsv_send(owner, ready, popcount(rq[r, R_SECT]) * 32, TSV_DATA_BYTES, mx)
+        t = tsv_send(owner, ready, popcount(rq[r, R_SECT]) * 32, TSV_DATA_BYTES, UP, mx)
     if owner != src:  # back over the interconnect to the requesting core
         rq[r, R_READY] = t
         return 0

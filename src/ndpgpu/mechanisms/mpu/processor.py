@@ -219,7 +219,9 @@ class MpuHardware(MechanismHardware):
         nsm = int(mx[H.X_NSM])
         core = mx[int(mx[H.X_CORE0]):int(mx[H.X_CORE0]) + nsm * H.NCR].reshape(nsm, H.NCR)
         c0 = int(mx[H.X_CTR0])
-        mx[c0 + H.TSV_BUSY_MAX_PS] = int(core[:, H.CR_TSV_BUSY].max(initial=0))
+        busy = core[:, H.CR_TSV_BUSY:H.CR_TSV_UP_BUSY + 1]
+        mx[c0 + H.TSV_BUSY_MAX_PS] = int(busy.sum(axis=1).max(initial=0))
+        mx[c0 + H.TSV_DIR_BUSY_MAX_PS] = int(busy.max(initial=0))
         mx[c0 + H.MOVES_MAX_CORE] = int(core[:, H.CR_MOVES].max(initial=0))
         mx[c0 + H.TSV_BYTES_MAX_CORE] = int(core[:, H.CR_TSV_BYTES].max(initial=0))
         issued = session.state.pcst[:, E.PCS_ISSUED]
@@ -252,9 +254,10 @@ class MpuHardware(MechanismHardware):
         put(p, "data_bytes", c("TSV_DATA_BYTES"), "bytes")
         put(p, "busy_time", c("TSV_BUSY_PS") / 1000.0, "ns")
         put(p, "busy_time_max_core", c("TSV_BUSY_MAX_PS") / 1000.0, "ns")
+        put(p, "busy_time_max_direction", c("TSV_DIR_BUSY_MAX_PS") / 1000.0, "ns")
         put(p, "bytes_max_core", c("TSV_BYTES_MAX_CORE"), "bytes")
         nsm = stats.consts.get("num_sms", 0) if isinstance(stats.consts, dict) else 0
-        put(p, "utilisation", ratio(c("TSV_BUSY_PS"), stats.time_ps * nsm) if nsm else 0.0, "fraction")
+        put(p, "utilisation", ratio(c("TSV_BUSY_PS"), 2 * stats.time_ps * nsm) if nsm else 0.0, "fraction")
         p = "mpu.regfile"
         put(p, "near_bank_accesses", c("NB_RF_ACC"), "warp-registers")
         put(p, "far_bank_accesses", c("FB_RF_ACC"), "warp-registers")

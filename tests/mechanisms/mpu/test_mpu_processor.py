@@ -37,11 +37,11 @@ def recorded(workload: str):
 
 
 @functools.cache
-def timed(workload: str, policy: str, near_bank_smem: bool = True):
+def timed(workload: str, policy: str, near_bank_smem: bool = True, remote_cache: bool = True):
     """The per-launch statistics of ``workload`` on the mpu machine under ``policy``."""
     run = recorded(workload)
     s = TimingSession("mpu")
-    s.attach(MpuHardware(run.module, policy, near_bank_smem=near_bank_smem))
+    s.attach(MpuHardware(run.module, policy, near_bank_smem=near_bank_smem, remote_cache=remote_cache))
     return tuple(s.run_launch(tr) for tr in run.device.traces)
 
 
@@ -231,7 +231,7 @@ def test_ponb_policy_spec():
     rows = {m: v for _, m, v, _ in pol.rows()}
     assert rows["ponb"] == rows["far_bank_smem"] == 1.0 and rows["annotation"] == rows["all_far"] == 0.0
     assert {m: v for _, m, v, _ in make_policy("mpu:annotation").rows()}["ponb"] == 0.0
-    with pytest.raises(MpuPolicyError, match="takes no options"):
+    with pytest.raises(MpuPolicyError, match="takes no far-smem option"):
         make_policy("mpu:ponb+far-smem")
     with pytest.raises(ValueError, match="unknown MPU location policy"):
         MpuHardware(None, "near")
@@ -328,3 +328,31 @@ def test_the_hardware_declares_its_hooks():
     assert set(H.HOOKS) == {"core_tick", "l2_deliver", "slice_tick"}
     assert len(H.COUNTER_NAMES) == len(set(H.COUNTER_NAMES))
     assert H.COUNTER_NAMES[H.ALU0:] == H.ALU_COUNTERS
+
+
+@needs_nvcc
+def test_the_remote_cache_serves_or_forwards_every_remote_transaction():
+    """GEMV reads its vector x from other cores' banks in every block: with each core's read-only cache of
+    remote data, every remote transaction either hits it (no request leaves the core, no NBU serves it) or
+    leaves as before; without the cache nothing hits. Shared x lines are read by many warps of a core, so some
+    hit; a miss is counted once per transaction that leaves."""
+    for with_cache, without in zip(timed("mpu_gemv", "annotation"),
+                                   timed("mpu_gemv", "annotation", remote_cache=False), strict=True):
+        assert without.c("ROC_HITS") == without.c("ROC_MISSES") == 0
+        hits, misses = with_cache.c("ROC_HITS"), with_cache.c("ROC_MISSES")
+        assert hits > 0
+        assert hits + with_cache.c("TX_REMOTE") == without.c("TX_REMOTE")
+        assert misses <= with_cache.c("TX_REMOTE")  # (stores and atomics leave without a lookup)
+        assert with_cache.c("LSU_EXT_ACC") == without.c("LSU_EXT_ACC") - hits
+        assert with_cache.c("WARP_INSTS") == without.c("WARP_INSTS")
+
+
+def test_remote_cache_policy_option():
+    pol = make_policy("mpu:annotation+far-smem+no-remote-cache")
+    assert (pol.spec.remote_cache, pol.spec.far_bank_smem, str(pol.spec)) == (
+        False, True, "annotation+far-smem+no-remote-cache")
+    assert make_policy("mpu:ponb+no-remote-cache").spec.remote_cache is False
+    rows = {m: v for _, m, v, _ in make_policy("mpu:hardware").rows()}
+    assert rows["remote_cache"] == 1.0
+    with pytest.raises(MpuPolicyError, match="given twice"):
+        make_policy("mpu:annotation+no-remote-cache+no-remote-cache")

@@ -61,9 +61,10 @@ HOOKS = ("core_tick", "l2_deliver", "slice_tick")
 # header of mx
 (X_NSM, X_NSLOT, X_NSUB, X_NBU, X_NREG, X_NPC, X_BEAT_PS, X_BEAT_B, X_REG_B, X_PKT_B, X_NOTICE, X_LSU_PORTS,
  X_MAXLD, X_CTR0, X_PCT0, X_REC0, X_NREC, X_RTT0, X_CORE0, X_SUB0, X_LDX0, X_NLDO, X_RING0, X_RINGCAP,
- X_FLAGS, X_HDR) = range(26)
+ X_FLAGS, X_ROC0, X_ROC_SETS, X_ROC_WAYS, X_ROC_LAT, X_HDR) = range(30)
 FL_FAR_SMEM = 1  # X_FLAGS bit: shared memory on the base die (far bank), not beside the NBUs
 FL_PONB = 2  # X_FLAGS bit: PonB, processing on the base die (no near-bank RF, ALUs or LSU extension)
+FL_ROCACHE = 4  # X_FLAGS bit: each core's network interface caches remote data it loads (read-only cache)
 
 NEAR, FAR, BOTH = 1, 2, 3  # RTT valid bits (as registers.py)
 # per-PC placement rows: kind, hint (0 none, NEAR, FAR), plain operands, source and destination counts, then
@@ -93,12 +94,12 @@ COUNTER_NAMES = ("NEAR_INSTS", "FAR_ALU_INSTS", "FAR_OTHER_INSTS", "MOVES_DOWN",
                  "TSV_BUSY_PS", "TSV_MOVE_BYTES", "TSV_PKT_BYTES", "TSV_DATA_BYTES", "LD_OFFLOADED", "ST_OFFLOADED",
                  "LD_TX_PATH", "ST_TX_PATH", "TX_LOCAL", "TX_REMOTE", "SMEM_ACCESSES", "TSV_BUSY_MAX_PS",
                  "MOVES_MAX_CORE", "MPU_WARP_INSTS", "TSV_BYTES_MAX_CORE", "NB_RF_ACC", "FB_RF_ACC", "NB_OPC_ACC",
-                 "LSU_EXT_ACC", "TSV_DIR_BUSY_MAX_PS", *ALU_COUNTERS)
+                 "LSU_EXT_ACC", "TSV_DIR_BUSY_MAX_PS", "ROC_HITS", "ROC_MISSES", *ALU_COUNTERS)
 (NEAR_INSTS, FAR_ALU_INSTS, FAR_OTHER_INSTS, MOVES_DOWN, MOVES_UP, TSV_BYTES, TSV_BUSY_PS, TSV_MOVE_BYTES,
  TSV_PKT_BYTES, TSV_DATA_BYTES, LD_OFFLOADED, ST_OFFLOADED, LD_TX_PATH, ST_TX_PATH, TX_LOCAL, TX_REMOTE,
  SMEM_ACCESSES, TSV_BUSY_MAX_PS, MOVES_MAX_CORE, WARP_INSTS_C, TSV_BYTES_MAX_CORE, NB_RF_ACC, FB_RF_ACC,
- NB_OPC_ACC, LSU_EXT_ACC, TSV_DIR_BUSY_MAX_PS) = range(26)
-ALU0 = 26  # the ALU warp-instructions of each energy class, counted per PC when a launch ends (processor.py)
+ NB_OPC_ACC, LSU_EXT_ACC, TSV_DIR_BUSY_MAX_PS, ROC_HITS, ROC_MISSES) = range(28)
+ALU0 = 28  # the ALU warp-instructions of each energy class, counted per PC when a launch ends (processor.py)
 
 
 @njit
@@ -119,6 +120,60 @@ def tsv_send(sm, t, nbytes, what, up, mx):
     mx[c + TSV_BUSY_PS] += dur
     mx[c + what] += nbytes
     return end
+
+
+@njit
+def roc_way(sm, line, mx):
+    """The entry of ``line`` (a 32-B line address) in core ``sm``'s read-only cache, or -1: (set, way) as one
+    index into the tag and stamp arrays."""
+    ways = mx[X_ROC_WAYS]
+    idx = line // 32
+    base = (sm * mx[X_ROC_SETS] + idx % mx[X_ROC_SETS]) * ways
+    t0 = mx[X_ROC0]
+    for w in range(ways):
+        if mx[t0 + 2 * (base + w)] == idx:
+            return base + w
+    return -1
+
+
+@njit
+def roc_lookup(sm, line, now, mx):
+    """A remote load's transaction looks up the network interface's read-only cache (LRU); True on a hit."""
+    e = roc_way(sm, line, mx)
+    if e < 0:
+        return False
+    mx[mx[X_ROC0] + 2 * e + 1] = now
+    return True
+
+
+@njit
+def roc_fill(sm, line, now, mx):
+    """Remote data arrived at core ``sm``: keep its line, evicting the set's least recently used."""
+    if roc_way(sm, line, mx) >= 0:
+        return
+    ways = mx[X_ROC_WAYS]
+    idx = line // 32
+    base = (sm * mx[X_ROC_SETS] + idx % mx[X_ROC_SETS]) * ways
+    t0 = mx[X_ROC0]
+    victim = base
+    for w in range(ways):
+        e = base + w
+        if mx[t0 + 2 * e] < 0:
+            victim = e
+            break
+        if mx[t0 + 2 * e + 1] < mx[t0 + 2 * victim + 1]:
+            victim = e
+    mx[t0 + 2 * victim] = idx
+    mx[t0 + 2 * victim + 1] = now
+
+
+@njit
+def roc_invalidate(sm, line, mx):
+    """Core ``sm`` writes ``line`` remotely: its own cached copy goes (other cores' copies are not kept coherent,
+    as in a GPU's L1)."""
+    e = roc_way(sm, line, mx)
+    if e >= 0:
+        mx[mx[X_ROC0] + 2 * e] = -1
 
 
 @njit
@@ -424,6 +479,18 @@ def lsu_step(sm, now, k, cfg, clk, rec, txl, txs, wt, smt, rq, rq_free, qb, qm, 
         if q_space(qm, q) <= 0:
             break
         nb = popcount(sect) * 32
+        if not local and mx[X_FLAGS] & FL_ROCACHE:
+            if pk != PK_READ:
+                roc_invalidate(sm, line, mx)
+            elif roc_lookup(sm, line, now, mx):  # served by the network interface: no request leaves the core
+                mx[c + ROC_HITS] += 1
+                if ldop >= 0:
+                    tx_arrived(sm, ldop, t_send + mx[X_ROC_LAT], mx)
+                smt[sm, S_LDST_TX] = t + 1
+                sent = True
+                continue
+            else:
+                mx[c + ROC_MISSES] += 1
         r = new_request(sm, pk, line, sect, 0 if pk == PK_READ else nb, 0, pc, slot, now, k, cfg, clk, rq, rq_free,
                         g, mapd, mrange)
         rq[r, R_LDOP] = ldop
@@ -478,6 +545,8 @@ def core_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, 
         q_pop(qb, qm, qi)
         ldop = rq[r, R_LDOP]
         t = rq[r, R_READY]
+        if mx[X_FLAGS] & FL_ROCACHE and rq[r, R_KIND] == PK_READ:
+            roc_fill(sm, rq[r, R_LINE], t, mx)
         rq_release(rq_free, g, r)
         if ldop >= 0:
             tx_arrived(sm, ldop, t, mx)

@@ -1,10 +1,11 @@
-"""MPU as a session policy: ``mpu:<location policy>[+far-smem]``. The location policy is one of
+"""MPU as a session policy: ``mpu:<location policy>[+far-smem][+no-remote-cache]``. The location policy is one of
 ``annotation`` (the compiler's hints), ``hardware`` (no hints: the register track table decides), ``all-near``
 and ``all-far`` (every ALU operation at the near-bank units, or on the base die); ``+far-smem`` puts shared
 memory on the base die instead of beside the near-bank units (the paper's Fig. 11 comparator). ``mpu:ponb`` is
 PonB, processing on the base die (the paper's Fig. 13 comparator): every instruction on the base die, no
 near-bank register file, ALUs or LSU extension, every global access per transaction, shared memory on the base
-die.
+die. ``+no-remote-cache`` removes each core's read-only cache of remote data (32 KB at its network interface,
+as in the authors' simulator; the paper does not mention it), with any policy.
 
 ``prepare`` checks that the session's machine is an MPU (``core.model: mpu``, e.g. ``--machine mpu``), runs
 the location annotation on each kernel of the recording's module as its launches start, and attaches the
@@ -21,6 +22,7 @@ from .locations import POLICIES
 from .processor import PONB, MpuHardware, MpuMachineError, check_machine
 
 FAR_SMEM = "far-smem"
+NO_REMOTE_CACHE = "no-remote-cache"
 
 
 class MpuPolicyError(PolicyError):
@@ -34,30 +36,36 @@ class MpuSpec:
 
     policy: str
     far_bank_smem: bool = False
+    remote_cache: bool = True
 
     @property
     def ponb(self) -> bool:
         return self.policy == PONB
 
     def __str__(self) -> str:
-        return self.policy + (f"+{FAR_SMEM}" if self.far_bank_smem and not self.ponb else "")
+        return (self.policy + (f"+{FAR_SMEM}" if self.far_bank_smem and not self.ponb else "")
+                + ("" if self.remote_cache else f"+{NO_REMOTE_CACHE}"))
 
 
 def parse(spec: str) -> MpuSpec:
-    """``mpu:<policy>[+far-smem]`` -> :class:`MpuSpec` (:class:`MpuPolicyError` on anything else)."""
+    """``mpu:<policy>[+far-smem][+no-remote-cache]`` -> :class:`MpuSpec` (:class:`MpuPolicyError` on anything
+    else)."""
     parts = spec.strip().split("+")
     policy, options = parts[0], parts[1:]
-    expected = f"expected mpu:<policy>[+{FAR_SMEM}] with policy in {', '.join(POLICIES)}, or mpu:{PONB}"
-    if policy == PONB:
-        if options:
-            raise MpuPolicyError(f"mpu:{spec}: {PONB} takes no options (its shared memory is on the base die); "
-                                 f"{expected}")
-        return MpuSpec(PONB, far_bank_smem=True)
-    if policy not in POLICIES:
+    expected = (f"expected mpu:<policy>[+{FAR_SMEM}][+{NO_REMOTE_CACHE}] with policy in {', '.join(POLICIES)}, "
+                f"or mpu:{PONB}[+{NO_REMOTE_CACHE}]")
+    allowed = (NO_REMOTE_CACHE,) if policy == PONB else (FAR_SMEM, NO_REMOTE_CACHE)
+    if policy != PONB and policy not in POLICIES:
         raise MpuPolicyError(f"mpu:{spec}: unknown location policy {policy!r}; {expected}")
-    if options not in ([], [FAR_SMEM]):
-        raise MpuPolicyError(f"mpu:{spec}: unknown option(s) {'+'.join(options)!r}; {expected}")
-    return MpuSpec(policy, far_bank_smem=bool(options))
+    if policy == PONB and FAR_SMEM in options:
+        raise MpuPolicyError(f"mpu:{spec}: {PONB} takes no {FAR_SMEM} option (its shared memory is on the base "
+                             f"die already); {expected}")
+    bad = [o for o in options if o not in allowed]
+    if bad or len(set(options)) != len(options):
+        raise MpuPolicyError(f"mpu:{spec}: unknown option(s) {'+'.join(bad)!r} or an option given twice; "
+                             f"{expected}")
+    return MpuSpec(policy, far_bank_smem=policy == PONB or FAR_SMEM in options,
+                   remote_cache=NO_REMOTE_CACHE not in options)
 
 
 class MpuPolicy(SessionPolicy):
@@ -76,12 +84,13 @@ class MpuPolicy(SessionPolicy):
         from ..analyze import recording_module
 
         self.hardware = MpuHardware(recording_module(recording), self.policy,
-                                    near_bank_smem=not self.spec.far_bank_smem)
+                                    near_bank_smem=not self.spec.far_bank_smem, remote_cache=self.spec.remote_cache)
         session.attach(self.hardware)
 
     def rows(self) -> list[tuple[str, str, float, str]]:
         rows = [("mpu.config", p.replace("-", "_"), float(p == self.policy), "flag") for p in (*POLICIES, PONB)]
-        return [*rows, ("mpu.config", "far_bank_smem", float(self.spec.far_bank_smem), "flag")]
+        return [*rows, ("mpu.config", "far_bank_smem", float(self.spec.far_bank_smem), "flag"),
+                ("mpu.config", "remote_cache", float(self.spec.remote_cache), "flag")]
 
 
 @register_policy("mpu")

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ...trace.format import KernelTrace
 
 I64 = np.int64
+REMOTE_CACHE_BYTES = 32 * 1024  # [A] niu_readonly_dcache_size: 32 KB per core, 1-cycle latency
 PONB = "ponb"  # processing on the base die: MpuHardware's policy for the paper's PonB comparator
 FULL_MASK = (1 << 32) - 1
 
@@ -142,9 +143,11 @@ def alu_classes(trace: KernelTrace) -> np.ndarray:
 
 def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: KernelTrace, near_bank_smem: bool = True,
               tsv_beat_ps: int = 500, tsv_beat_bytes: int = 8, notice_cycles: int = 1, lsu_ports: int = 4,
-              max_loads: int = 8, ponb: bool = False) -> np.ndarray:
+              max_loads: int = 8, ponb: bool = False, remote_cache_bytes: int = REMOTE_CACHE_BYTES,
+              remote_cache_ways: int = 8) -> np.ndarray:
     """The hooks' state vector for one launch of ``fn`` under location ``policy`` (``ponb``: processing on the
-    base die, which implies far-bank shared memory)."""
+    base die, which implies far-bank shared memory); ``remote_cache_bytes`` is each core's read-only cache of
+    remote data at its network interface (0: none), of 32-B lines, ``remote_cache_ways``-way, LRU, 1 core cycle."""
     m = session.machine
     check_machine(m)
     st = session.state
@@ -163,6 +166,10 @@ def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: Kernel
     ringcap = nslot * max_loads
     sizes = {"ctr": len(H.COUNTER_NAMES), "pct": rows.size, "rec": units.size, "rtt": nsm * nslot * nreg,
              "core": nsm * H.NCR, "sub": nsm * nsub * H.NSR, "ldx": nldo * H.NLX, "ring": nsm * ringcap}
+    lines = remote_cache_bytes // 32
+    ways = max(1, min(remote_cache_ways, lines))
+    sets = max(1, lines // ways)
+    sizes["roc"] = 2 * nsm * sets * ways if lines else 0  # (tag, last use) per entry
     off, pos = {}, H.X_HDR
     for key, n in sizes.items():
         off[key] = pos
@@ -174,9 +181,13 @@ def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: Kernel
            H.X_PCT0: off["pct"], H.X_REC0: off["rec"], H.X_NREC: len(trace.mem), H.X_RTT0: off["rtt"],
            H.X_CORE0: off["core"], H.X_SUB0: off["sub"], H.X_LDX0: off["ldx"], H.X_NLDO: nldo,
            H.X_RING0: off["ring"], H.X_RINGCAP: ringcap,
-           H.X_FLAGS: (0 if near_bank_smem else H.FL_FAR_SMEM) | (H.FL_PONB if ponb else 0)}
+           H.X_FLAGS: (0 if near_bank_smem else H.FL_FAR_SMEM) | (H.FL_PONB if ponb else 0)
+           | (H.FL_ROCACHE if lines else 0),
+           H.X_ROC0: off["roc"], H.X_ROC_SETS: sets, H.X_ROC_WAYS: ways,
+           H.X_ROC_LAT: int(st.clk[E.D_CORE, E.K_PERIOD])}
     for k, v in hdr.items():
         mx[k] = v
+    mx[off["roc"]:off["roc"] + sizes["roc"]:2] = -1  # every line invalid: a launch starts cold
     mx[off["pct"]:off["pct"] + rows.size] = rows.ravel()
     mx[off["rec"]:off["rec"] + units.size] = units
     return mx
@@ -188,18 +199,21 @@ class MpuHardware(MechanismHardware):
     mechanism = H.MECHANISM
     counter_names = H.COUNTER_NAMES
 
-    def __init__(self, module: Any | None, policy: str = "annotation", near_bank_smem: bool = True) -> None:
+    def __init__(self, module: Any | None, policy: str = "annotation", near_bank_smem: bool = True,
+                 remote_cache: bool = True) -> None:
         """``module``: the compiled module whose kernels the launches run (None: traces without PTX, timed
         with every instruction far bank and no register tracked); ``policy``: a location policy, or ``ponb``
         (processing on the base die: no near-bank register file, ALUs or LSU extension, shared memory on the
         base die; the paper's Fig. 13 comparator); ``near_bank_smem`` False puts shared memory on the base die
-        (the paper's Fig. 11 comparator)."""
+        (the paper's Fig. 11 comparator); ``remote_cache`` False removes each core's 32 KB read-only cache of
+        remote data (the authors' simulator has it; the paper does not mention it)."""
         if policy not in (*POLICIES, PONB):
             raise ValueError(f"unknown MPU location policy {policy!r}; policies: {', '.join((*POLICIES, PONB))}")
         self.module = module
         self.ponb = policy == PONB
         self.policy = "all-far" if self.ponb else policy  # (PonB: the placement rows' operand lists only)
         self.near_bank_smem = near_bank_smem and not self.ponb
+        self.remote_cache = remote_cache
         self._alu = np.zeros(0, I64)  # the current launch's per-PC ALU energy class
 
     def _function(self, kernel: str) -> Any:
@@ -213,7 +227,7 @@ class MpuHardware(MechanismHardware):
     def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray:
         self._alu = alu_classes(trace)
         return mpu_state(session, self._function(trace.launch.kernel), self.policy, trace, self.near_bank_smem,
-                         ponb=self.ponb)
+                         ponb=self.ponb, remote_cache_bytes=REMOTE_CACHE_BYTES if self.remote_cache else 0)
 
     def launch_end(self, session: TimingSession, mx: np.ndarray) -> None:
         nsm = int(mx[H.X_NSM])
@@ -271,5 +285,9 @@ class MpuHardware(MechanismHardware):
         put(p, "transactions_remote", c("TX_REMOTE"), "transactions")
         put(p, "extension_accesses", c("LSU_EXT_ACC"), "transactions")
         put(p, "smem_accesses", c("SMEM_ACCESSES"), "warp-instr")  # near or far bank, as configured
+        p = "mpu.remote_cache"
+        put(p, "hits", c("ROC_HITS"), "transactions")
+        put(p, "misses", c("ROC_MISSES"), "transactions")
+        put(p, "hit_rate", ratio(c("ROC_HITS"), c("ROC_HITS") + c("ROC_MISSES")), "fraction")
         hit, miss, conf = c("DR_ROWHIT"), c("DR_ROWMISS"), c("DR_ROWCONF")
         put("mpu.dram", "row_buffer_miss_rate", ratio(miss + conf, hit + miss + conf), "fraction")

@@ -93,6 +93,13 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu reproduce ipndp --scale small": NotRun("its 228 points take about 17 minutes at small (4 at tiny); "
                                                    "tests/mechanisms/ipndp test the machines, allocation and "
                                                    "prefetchers, and the reproduction's plan"),
+    "ndpgpu run mpu_gemv --machine mpu --policy mpu:annotation":
+        "ndpgpu run mpu_gemv --scale tiny --machine mpu --policy mpu:annotation",
+    "ndpgpu run saxpy --machine mpu --policy mpu:annotation+far-smem":
+        "ndpgpu run saxpy --scale tiny --machine mpu --policy mpu:annotation+far-smem",
+    "ndpgpu reproduce mpu --scale small": NotRun("its 108 points take tens of minutes at small; tests/mechanisms/mpu "
+                                                 "test the processor, its modes and the reproduction's plan and "
+                                                 "checks"),
     "ndpgpu reproduce all --scale small": NotRun("every reproduction (tens of minutes); "
                                                  "tests/experiments/test_exp_html.py runs `reproduce all` with a "
                                                  "fast fake executor"),

@@ -244,7 +244,7 @@ def _cmd_machines(args: argparse.Namespace) -> int:
 
 
 def _cmd_main(args: argparse.Namespace) -> int:
-    """The README's main job: a reproduction (TOM's by default), or with --functional-only a check run."""
+    """The README's main job: every reproduction (or one), or with --functional-only a check run."""
     if not args.functional_only:
         from .experiments.cli import main_job  # a reproduction with its report
 
@@ -320,8 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, help="seed of the rand/randint contents (default 2026)")
     p.set_defaults(func=_cmd_run)
 
-    p = sub.add_parser("main", help="the main job: TOM's reproduction (or another study, or functional checks)")
-    p.add_argument("--study", default="tom", help="the reproduction to run (tom; builtin: the built-in study)")
+    p = sub.add_parser("main", help="the main job: every paper's reproduction (or one study, or functional checks)")
+    p.add_argument("--study", default="all", help="the reproduction to run (all: every one, in one store; or one "
+                   "name: tom, llc, teleport, mpu, ipndp, builtin, ...)")
     p.add_argument("--scale", default="small")
     p.add_argument("--out", default="out/main", help="report directory")
     p.add_argument("--jobs", type=positive_int, default=2)

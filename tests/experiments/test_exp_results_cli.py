@@ -111,6 +111,15 @@ def test_main_job_runs_the_builtin_study(tmp_path: Path, capsys: pytest.CaptureF
     assert "builtin: checks 2/2 pass; points 20/20 ran" in capsys.readouterr().out
 
 
+def test_main_job_defaults_to_every_reproduction() -> None:
+    """`ndpgpu main` (the README's main job) runs `reproduce all` at small scale unless told one study."""
+    from ndpgpu.cli import build_parser
+
+    args = build_parser().parse_args(["main"])
+    assert (args.study, args.scale, args.out) == ("all", "small", "out/main")
+    assert build_parser().parse_args(["main", "--study", "tom"]).study == "tom"
+
+
 def test_results_csv_has_a_column_per_swept_override(filled_store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The override swept by the spec is a column; points that did not override it show the machine's value."""
     import csv

@@ -32,7 +32,8 @@ class NotRun:
 # The README's command lines (comments stripped) -> what this test runs (tiny inputs), or why it is not run.
 CLI_PLAN: dict[str, str | NotRun] = {
     "bash scripts/main.sh": NotRun("creates .venv and installs packages: the set-up itself; the job it then runs is "
-                                   "`ndpgpu main`, whose reproduction is `ndpgpu reproduce tom` (run below, tiny)"),
+                                   "`ndpgpu main`, i.e. `ndpgpu reproduce all`, which "
+                                   "tests/experiments/test_exp_html.py runs with a fast fake executor"),
     "bash .ci/run": NotRun("runs this whole test suite (which includes this test)"),
     "pip install .": NotRun("installs into the running environment; this test runs the checkout it is in"),
     "pip install '.[nvcc]'": NotRun("installs into the running environment; this test runs the checkout it is in"),

@@ -360,13 +360,13 @@ def _reproduce_all_main(args: argparse.Namespace, opts: dict[str, Any] | None, p
 
 
 def main_job(args: argparse.Namespace) -> int:
-    """``ndpgpu main``: the README's main job, a reproduction with its report (``study``: default ``tom``,
-    TOM's reproduction; ``builtin`` is the built-in study on gtx480 and v100).
+    """``ndpgpu main``: the README's main job, reproductions with their reports (``study``: default ``all``,
+    every registered reproduction in one store; or one by name, e.g. ``tom``).
 
     Reads ``study``, ``scale``, ``out`` and ``jobs`` (and ``store`` when present) from ``args``.
     """
     ns = argparse.Namespace(
-        paper=getattr(args, "study", None) or "tom",
+        paper=getattr(args, "study", None) or "all",
         list=False,
         scale=getattr(args, "scale", None),
         out=getattr(args, "out", None),

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ndpgpu.frontend.parser import parse_ptx
-from ndpgpu.mechanisms.mpu.locations import B, F, N, U, annotate, join
+from ndpgpu.mechanisms.mpu.locations import FIG7_BODY, B, F, N, U, annotate, join
 from ndpgpu.workloads.runner import toolchain_available
 
 needs_nvcc = pytest.mark.skipif(not toolchain_available(), reason="needs nvcc and a host C++ compiler")
@@ -21,15 +21,7 @@ def kernel(body: str):
     return parse_ptx(f"{HEADER}.visible .entry k(\n    .param .u64 k_param_0\n)\n{{\n{REGS}{body}\n}}\n").functions["k"]
 
 
-# Fig. 7: two loads, a float add of their values, an address add, a store of the sum
-FIG7 = """
-    ld.global.f32 %f1, [%rd9];
-    ld.global.f32 %f2, [%rd8];
-    add.f32 %f3, %f2, %f1;
-    add.s64 %rd10, %rd1, %rd7;
-    st.global.f32 [%rd10], %f3;
-    ret;
-"""
+FIG7 = FIG7_BODY  # the paper's Fig. 7
 
 LISTING1 = """
 __global__ void scale(const float *input, float *output, float alpha, int n) {

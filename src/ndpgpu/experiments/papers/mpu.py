@@ -48,22 +48,13 @@ SPEEDUP_RTOL = 0.25  # Fig. 8 / 15 values are read from bars: within 25%
 SHARE_TOL = 8.0  # energy shares: within 8 percentage points
 SPLIT_TOL = 5.0  # register split: within 5 percentage points
 
-# Fig. 7: two loads, a float add of their values, an address add, a store of the sum (the paper's PTX)
-FIG7_PTX = """.version 8.0
-.target sm_75
-.address_size 64
-.visible .entry fig7()
-{
-    .reg .b64 %rd<12>;
-    .reg .f32 %f<4>;
-    ld.global.f32 %f1, [%rd9];
-    ld.global.f32 %f2, [%rd8];
-    add.f32 %f3, %f2, %f1;
-    add.s64 %rd10, %rd1, %rd7;
-    st.global.f32 [%rd10], %f3;
-    ret;
-}
-"""
+
+def fig7_ptx() -> str:
+    """The paper's Fig. 7 example as a whole PTX kernel."""
+    from ...mechanisms.mpu.locations import FIG7_BODY
+
+    return (".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry fig7()\n{\n"
+            f"    .reg .b64 %rd<12>;\n    .reg .f32 %f<4>;\n{FIG7_BODY}}}\n")
 
 
 def mean(values: Any) -> float | None:
@@ -370,7 +361,7 @@ def fig7_labels() -> str:
     from ...frontend.parser import parse_ptx
     from ...mechanisms.mpu.locations import F, N, annotate
 
-    t = annotate(parse_ptx(FIG7_PTX).functions["fig7"])
+    t = annotate(parse_ptx(fig7_ptx()).functions["fig7"])
 
     def regs(label: str) -> str:
         return " ".join(sorted(r.lstrip("%") for r, v in t.registers.items() if v == label))

@@ -48,6 +48,17 @@ FAR_BANK_OPCODES = frozenset({
 """Opcodes that always run far bank (the extraction's gap 8: only ALU operations can run near the banks)."""
 
 POLICIES = ("annotation", "hardware", "all-near", "all-far")
+
+FIG7_BODY = """
+    ld.global.f32 %f1, [%rd9];
+    ld.global.f32 %f2, [%rd8];
+    add.f32 %f3, %f2, %f1;
+    add.s64 %rd10, %rd1, %rd7;
+    st.global.f32 [%rd10], %f3;
+    ret;
+"""
+"""The paper's Fig. 7 example (two loads, a float add of their values, an address add, a store of the sum) as
+the body of a PTX kernel whose registers %f<n> and %rd<n> are declared."""
 """Where ALU instructions run: the compiler's hints, the hardware default (the register track table
 decides), every ALU op near bank, every ALU op far bank (section V-B, Fig. 14)."""
 

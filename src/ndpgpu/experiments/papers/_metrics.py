@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..results import ResultSet
 
@@ -28,6 +28,17 @@ WARP_INSTRUCTIONS = ("warp_instructions", "functional.warp_instructions", "gpu.w
 DRAM_BYTES = ("dram.bytes", "dram.bytes_total", "dram_bytes")
 L2_MISS_RATE = ("l2.miss_rate", "l2_miss_rate")
 L1D_MISS_RATE = ("l1d.miss_rate", "l1d_miss_rate")
+
+
+def kernel_energy(get: Callable[[str], float | None]) -> float | None:
+    """A point's energy over its kernels alone (pJ), from its metrics (``get(name)``): the power model prices
+    static power over the application's time, host copies included; a paper without a host counts only the
+    kernels' share of it: dynamic + static x kernel time / application time. None when a metric is missing."""
+    dyn, stat = get("energy.dynamic"), get("energy.static")
+    kt, at = get("kernel.time"), get("application.time")
+    if dyn is None or stat is None or kt is None or not at:
+        return None
+    return dyn + stat * kt / at
 
 
 class BenchmarkRatios:

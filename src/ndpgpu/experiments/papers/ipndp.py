@@ -18,6 +18,7 @@ from ..plots import BarChart
 from ..points import Point, SweepSpec
 from ..report import Check, Reproduction, register_reproduction
 from ..results import ResultSet, Table, geomean
+from ._metrics import kernel_energy
 from .ipndp_studies import PAPER_STUDIES, IpndpStudies, study_points
 
 CYCLES = "kernel.cycles"
@@ -133,11 +134,7 @@ class IpndpReproduction(Reproduction):
     def _energy(self, results: ResultSet, config: str, bench: str) -> float | None:
         """The kernels' energy (pJ): the power model prices static power over the application's time, host
         copies included; the paper has no host, so only the kernels' share of the static energy counts."""
-        dyn, stat = self._v(results, config, bench, "energy.dynamic"), self._v(results, config, bench, "energy.static")
-        kt, at = self._v(results, config, bench, "kernel.time"), self._v(results, config, bench, "application.time")
-        if None in (dyn, stat, kt, at) or not at:
-            return None
-        return dyn + stat * kt / at
+        return kernel_energy(lambda metric: self._v(results, config, bench, metric))
 
     def _energy_ratio(self, results: ResultSet, config: str) -> dict[str, float | None]:
         out: dict[str, float | None] = {}

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import argparse
 import platform
+import sys
 import time
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import numpy as np
-
-import ndpgpu
 from ndpgpu.experiments.policies import make_policy
 from ndpgpu.timing import TimingSession
-from ndpgpu.workloads.base import RunContext, get_workload
-from ndpgpu.workloads.runner import _module_for
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import record  # noqa: E402  (the shared benchmark recording)
 
 CASES = [
     # (our workload, its parameters, MPU-Sim's kernel, MPU-Sim's warp-instructions, MPU-Sim's CPU-seconds)
@@ -34,19 +34,6 @@ CASES = [
     ("mpu_gemv", {"nrows": 128, "ncols": 512, "grid": 128}, "gemv 128x512", 51_200, 246.0),
     ("mpu_blur", "tiny", "blur (size not recorded)", None, None),
 ]
-
-
-def record(name: str, params: dict[str, Any] | str) -> tuple[Any, list[Any], float]:
-    """The module, the traces and the functional run's CPU-seconds of one kernel."""
-    cls = get_workload(name)
-    p = cls.params(params) if isinstance(params, str) else params
-    wl = cls()
-    inputs = wl.inputs(p, np.random.default_rng(cls.seed))
-    module = _module_for(cls)
-    c0 = time.process_time()
-    with ndpgpu.Device(trace=True) as dev:
-        wl.launch(RunContext(module, dev, "bench", p), inputs, p)
-    return module, dev.traces, time.process_time() - c0
 
 
 def time_once(name: str, module: Any, traces: list[Any], policy: str) -> tuple[float, float, int]:
@@ -67,7 +54,10 @@ def main() -> None:
     ap.add_argument("--policy", default="mpu:annotation")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    recorded = [(c, *record(c[0], c[1])) for c in CASES]
+    recorded = []
+    for c in CASES:
+        _, module, dev, functional = record(c[0], c[1], time.process_time)
+        recorded.append((c, module, dev.traces, functional))
     for (name, *_), module, traces, _ in recorded:
         time_once(name, module, traces, args.policy)
     warm = time.perf_counter() - t0

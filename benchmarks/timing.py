@@ -26,6 +26,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -65,19 +66,25 @@ CASES = [
 ]
 
 
+def record(name: str, params: dict[str, Any] | str, clock: Callable[[], float] = time.perf_counter
+           ) -> tuple[dict[str, Any], Any, ndpgpu.Device, float]:
+    """Run a workload functionally with tracing: (its parameters, its module, the device holding the traces and
+    allocations, the run's seconds by ``clock``; nvcc's compilation is not counted)."""
+    cls = get_workload(name)
+    p = cls.params(params) if isinstance(params, str) else params
+    wl = cls()
+    inputs = wl.inputs(p, np.random.default_rng(cls.seed))
+    module = _module_for(cls)
+    t0 = clock()
+    with ndpgpu.Device(trace=True) as dev:
+        wl.launch(RunContext(module, dev, "bench", p), inputs, p)
+    return p, module, dev, clock() - t0
+
+
 def run_case(name: str, params: dict[str, Any] | str, machine: str, policy: str | None = None) -> dict[str, Any]:
     """One round: functional run with traces, then timing of every launch on ``machine`` (with ``policy``
     prepared first: its time, candidate analysis and mapping included, counts as timing)."""
-    cls = get_workload(name)
-    if isinstance(params, str):
-        params = cls.params(params)
-    wl = cls()
-    inputs = wl.inputs(params, np.random.default_rng(cls.seed))
-    module = _module_for(cls)
-    t0 = time.perf_counter()
-    with ndpgpu.Device(trace=True) as dev:
-        wl.launch(RunContext(module, dev, "bench", params), inputs, params)
-    functional_s = time.perf_counter() - t0
+    params, _module, dev, functional_s = record(name, params)
     t1 = time.perf_counter()
     session = TimingSession(machine)
     if policy is not None:
@@ -98,12 +105,7 @@ def record_cases(directory: Path, only: set[int] | None = None) -> None:
     for i, (name, params, _machine, _, *_pol) in enumerate(CASES):
         if only is not None and i not in only:
             continue
-        cls = get_workload(name)
-        p = cls.params(params) if isinstance(params, str) else params
-        wl = cls()
-        inputs = wl.inputs(p, np.random.default_rng(cls.seed))
-        with ndpgpu.Device(trace=True) as dev:
-            wl.launch(RunContext(_module_for(cls), dev, "bench", p), inputs, p)
+        dev = record(name, params)[2]
         case = directory / f"case{i}"
         case.mkdir(parents=True, exist_ok=True)
         for k, trace in enumerate(dev.traces):

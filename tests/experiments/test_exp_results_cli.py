@@ -134,3 +134,15 @@ def test_results_csv_has_a_column_per_swept_override(filled_store: Path, capsys:
     for r in rows:
         expect = "48" if "48" in r["overrides"] else default[r["machine"]]
         assert r["l1d.size_kb"] in (expect, f"{expect}.0"), r
+
+
+def test_a_bundle_resumes_a_sweep_in_another_store(filled_store: Path, tmp_path: Path) -> None:
+    bundle, other = tmp_path / "bundle", tmp_path / "elsewhere" / "r.duckdb"
+    assert cli.main(["results", "--store", str(filled_store), "--export-bundle", str(bundle),
+                     "--workload", "saxpy"]) == 0
+    assert cli.main(["results", "--store", str(other), "--import-bundle", str(bundle)]) == 0
+    spec = fake_spec(name="exp", workloads=["saxpy", "vecadd"])
+    spec.grid[0].overrides = [{}, {"l1d.size_kb": 48}]
+    result = run_sweep(spec, jobs=0, store=other)
+    assert result.reused == 4 and result.computed == 4  # saxpy's four points came with the bundle
+    assert cli.main(["results", "--store", str(other), "--import-bundle", str(tmp_path / "none")]) == cli.EXIT_USAGE

@@ -83,3 +83,30 @@ def test_read_only_missing_store_and_schema_version(tmp_path: Path) -> None:
     con.close()
     with pytest.raises(StoreError, match="schema 99"):
         ResultStore(path)
+
+
+def test_bundle_carries_points_to_another_store(tmp_path: Path) -> None:
+    with ResultStore(tmp_path / "a.duckdb") as a:
+        a.write_point(_record("k1"), ROWS)
+        a.write_point(_record("k2", machine="v100"), ROWS)
+        a.write_point(_record("k3", workload="bfs", status="failed", error="boom"))
+        a.add_membership("exp", ["k1", "k2", "k3"])
+        a.export_bundle(tmp_path / "all")
+        a.export_bundle(tmp_path / "v100", Filters(machines=["v100"]))
+    with ResultStore(tmp_path / "b.duckdb") as b:
+        b.write_point(_record("k1", elapsed_s=7.0), [MetricRow("", "cycles", 1.0, "cycle")])  # kept: it is ok
+        b.write_point(_record("k3", workload="bfs", status="failed", error="older"))
+        assert b.import_bundle(tmp_path / "v100") == 1
+        assert b.import_bundle(tmp_path / "all") == 0  # k1 kept (ok here), k2 already in, k3 failed on both sides
+        assert b.statuses(["k1", "k2", "k3"]) == {"k1": "ok", "k2": "ok", "k3": "failed"}
+        assert [(r["name"], r["value"]) for r in b.results(Filters(keys=["k1"]))] == [("cycles", 1.0)]
+        assert sorted((r["name"], r["value"]) for r in b.results(Filters(keys=["k2"]))) == [
+            ("cycles", 100.0), ("l2.miss_rate", 0.5)]
+        assert b.points(Filters(keys=["k2"]))[0]["config"] == "{}"
+        assert b.experiments() == [("exp", 3)]
+    with ResultStore(tmp_path / "c.duckdb") as c:
+        c.write_point(_record("k2", machine="v100", status="failed", error="disk full"))
+        assert c.import_bundle(tmp_path / "all") == 3  # a stored failure gives way to the bundle's success
+        assert c.statuses(["k2"]) == {"k2": "ok"}
+        with pytest.raises(StoreError, match="not a result bundle"):
+            c.import_bundle(tmp_path)

@@ -100,6 +100,12 @@ def add_subcommands(subparsers: Any) -> None:
                    help="write the rows (or the pivot table) as CSV; - for stdout")
     p.add_argument("--parquet", type=Path, default=None,
                    help="write the matching rows as Parquet (prints nothing else)")
+    p.add_argument("--export-bundle", type=Path, default=None, metavar="DIR",
+                   help="write the matching points with their metrics as a bundle of Parquet files in DIR (to carry "
+                   "a run to another machine; prints nothing else)")
+    p.add_argument("--import-bundle", type=Path, default=None, metavar="DIR",
+                   help="add a bundle's points to the store (creating it): a later sweep or reproduce with the same "
+                   "code version resumes from them")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout: the rows, the pivot table, "
                    "the failed points or the experiments")
     p.add_argument("--failed", action="store_true", help="list failed points with their errors")
@@ -223,7 +229,16 @@ def results_main(args: argparse.Namespace) -> int:
         metrics=args.metric,
     )
     try:
+        if args.import_bundle:
+            with ResultStore(args.store or default_store_path()) as store:
+                added = store.import_bundle(args.import_bundle)
+            _err_note(f"imported {added} point(s) from {args.import_bundle} into {store.path}")
+            return EXIT_OK
         with ResultStore(args.store or default_store_path(), read_only=True) as store:
+            if args.export_bundle:
+                store.export_bundle(args.export_bundle, filters)
+                _err_note(f"wrote the bundle {args.export_bundle}")
+                return EXIT_OK
             if args.experiments:
                 if args.json:
                     print(json.dumps([{"experiment": e, "points": n} for e, n in store.experiments()]))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -290,3 +291,54 @@ class ResultStore:
         quoted = str(path).replace("'", "''")
         self.con.execute(f"COPY (SELECT * FROM {table}{where} ORDER BY key) TO '{quoted}' (FORMAT parquet)", params)
         return path
+
+    # -- moving stores between machines --------------------------------------------------------------
+    def export_bundle(self, directory: str | Path, filters: Filters = NO_FILTERS) -> Path:
+        """Write the matching points, their metrics and memberships as Parquet files under ``directory`` (a
+        *bundle*: everything :meth:`import_bundle` needs to resume a run on another machine)."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        f = dataclasses.replace(filters, metrics=())
+        where, params = f.where()
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE _bundle AS SELECT key FROM points{where}", params)
+        for table in _BUNDLE_TABLES:
+            target = str(out / f"{table}.parquet").replace("'", "''")
+            self.con.execute(f"COPY (SELECT t.* FROM {table} t JOIN _bundle USING (key) ORDER BY ALL) "
+                             f"TO '{target}' (FORMAT parquet)")
+        (out / "bundle.json").write_text(f'{{"schema_version": {SCHEMA_VERSION}}}\n')
+        return out
+
+    def import_bundle(self, directory: str | Path) -> int:
+        """Add a bundle's points (with their metrics and memberships) to this store; a stored point of the same
+        key is kept unless it failed. Returns how many points were added."""
+        src = Path(directory)
+        meta = src / "bundle.json"
+        if not meta.is_file():
+            raise StoreError(f"{src} is not a result bundle (no bundle.json; write one with --export-bundle)")
+        version = json.loads(meta.read_text()).get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{src} holds store schema {version}, this ndpgpu reads schema {SCHEMA_VERSION}")
+        paths = {t: str(src / f"{t}.parquet").replace("'", "''") for t in _BUNDLE_TABLES}
+        for t, p in paths.items():
+            if not Path(p).is_file():
+                raise StoreError(f"{src}: {t}.parquet is missing")
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute(f"""CREATE OR REPLACE TEMP TABLE _incoming AS
+                SELECT b.key FROM read_parquet('{paths["points"]}') b
+                LEFT JOIN points p USING (key) WHERE p.key IS NULL OR (p.status = 'failed' AND b.status = 'ok')""")
+            for t in ("points", "metrics"):
+                self.con.execute(f"DELETE FROM {t} WHERE key IN (SELECT key FROM _incoming)")
+                self.con.execute(f"INSERT INTO {t} SELECT b.* FROM read_parquet('{paths[t]}') b "
+                                 "JOIN _incoming USING (key)")
+            self.con.execute(f"""INSERT INTO membership SELECT b.* FROM read_parquet('{paths["membership"]}') b
+                WHERE NOT EXISTS (SELECT 1 FROM membership m WHERE m.experiment = b.experiment AND m.key = b.key)""")
+            added = self.con.execute("SELECT count(*) FROM _incoming").fetchone()[0]
+            self.con.execute("COMMIT")
+        except duckdb.Error as exc:
+            self.con.execute("ROLLBACK")
+            raise StoreError(f"cannot import the bundle {src}: {exc}") from None
+        return int(added)
+
+
+_BUNDLE_TABLES = ("points", "metrics", "membership")

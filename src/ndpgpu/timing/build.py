@@ -57,6 +57,12 @@ class EngineState:
             cfg[E.C_VPS] = m.stacks.vaults_per_stack
             cfg[E.C_SPS] = max(m.stacks.sms_per_stack, 1)
             cfg[E.C_SWARPS] = m.stacks.sm_max_warps
+        # a stack SM's own path to its stack's vaults (crossbar machines): its port's bandwidth, its MSHRs
+        cfg[E.C_L1_MSHR_STRIDE] = m.l1d.mshr_entries
+        if m.num_stack_sms:
+            cfg[E.C_SSM_MBPS] = int(round(m.stacks.sm_port_gbs() * 1000))
+            cfg[E.C_SSM_MSHR] = m.stacks.sm_mshr_entries or m.l1d.mshr_entries
+            cfg[E.C_L1_MSHR_STRIDE] = max(m.l1d.mshr_entries, int(cfg[E.C_SSM_MSHR]))
         cfg[E.C_NSLOT] = nslot
         cfg[E.C_NCTA_SLOTS] = core.max_ctas
         cfg[E.C_MAXW_SUB] = nslot // nsub
@@ -214,7 +220,7 @@ class EngineState:
             self.clk[d, E.K_PERIOD] = _period_ps(mhz)
         self.g = np.zeros(E.NG, I64)
         # request pool: bounded by every queue, MSHR and DRAM queue together
-        l1m_entries = nsm * l1.mshr_entries
+        l1m_entries = nsm * int(cfg[E.C_L1_MSHR_STRIDE])
         npool = int(caps.sum() + nsl * l2_mshr * (cfg[E.C_L2_MERGE] + 1) + nch * dr.scheduler.queue_size
                     + l1m_entries * 4 + 1024)
         self.rq = np.zeros((npool, E.NRQ), I64)
@@ -261,7 +267,9 @@ class EngineState:
         self.netd[E.NET_REP, [E.N_NSRC, E.N_NDST, E.N_SRCQ, E.N_DSTQ]] = [nsl, nsm, self.q_l2out, self.q_smin]
         self.netd[E.NET_REQ, [E.N_NSRC2, E.N_SRCQ2, E.N_SRC2_NODE, E.N_SRC2_WAKE]] = [
             nsl, self.q_l2req, E.MC_HDR + nsm, cfg[E.C_WK_SL]]  # the slices (router networks only)
-        self.pbusy = np.zeros((2, 2, max(nsm, nsl)), I64)
+        # crossbar ports: SMs' and slices' own, then each slice's port to the stack SMs' path (its vault side)
+        cfg[E.C_PB_VAULT] = max(nsm, nsl)
+        self.pbusy = np.zeros((2, 2, max(nsm, nsl) + nsl), I64)
         self._init_mesh()
         # address mapping: descriptor 0 is the machine's; ranges may select others
         self.mappings: list[np.ndarray] = [registry.lookup("address_mapping", dr.mapping.impl)().descriptor(m)]

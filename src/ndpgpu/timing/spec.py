@@ -631,9 +631,22 @@ class StacksSpec(Spec):
                            "warps a mechanism sends them (engine SMs core.num_sms onwards, stack s's first); 0: none",
                            ge=0, le=16)
     sm_max_warps: int = F(48, "warps", "warps one stack SM runs at once (its warp capacity)", ge=1, le=256)
+    sm_path_gbs: float | None = F(None, "GB/s", "bandwidth of a stack SM's own port to its stack's vaults (crossbar "
+                                  "machines); null: the stack's internal bandwidth, vaults_per_stack x the vault's",
+                                  ge=0.001, le=100000)
+    sm_mshr_entries: int | None = F(None, "entries", "L1 MSHRs of a stack SM (null: l1d.mshr_entries, as a GPU SM)",
+                                    ge=1, le=4096)
 
     def vault_gbs(self) -> float:
         return self.tsvs_per_vault * self.tsv_gbps / 8
+
+    def internal_gbs(self) -> float:
+        """The stack's internal bandwidth: its vaults' TSVs together."""
+        return self.vaults_per_stack * self.vault_gbs()
+
+    def sm_port_gbs(self) -> float:
+        """The bandwidth of a stack SM's path to its vaults (``sm_path_gbs``, else the internal bandwidth)."""
+        return self.sm_path_gbs if self.sm_path_gbs is not None else self.internal_gbs()
 
 
 class CrossLinksSpec(Spec):

@@ -113,6 +113,20 @@ def test_plan_condition_tag_and_packets():
     assert off.plan(tr, load_machine("tom-ndp")).instances[2, COL["allowed"]] == 0
 
 
+def test_ideal_has_no_control_or_pending_limit():
+    """TOM section 2: the ideal NDP system has "no overhead for offloading code blocks" and co-locates all offloaded
+    code and data; ideal-limited keeps the pending limit (48 blocks per stack, G5)."""
+    tr = loop_kernel([2, 3, 8])
+    tables = {"loop": CandidateTable("loop", [candidate(tmin=3)], [])}
+    m = load_machine("tom-ndp")
+    ideal = TomOffload(tables, TomConfig(control="ideal")).plan(tr, m)
+    assert ideal.mode == "ideal" and ideal.pending_limit == 0
+    limited = TomOffload(tables, TomConfig(control="ideal-limited")).plan(tr, m)
+    assert limited.mode == "ideal" and limited.pending_limit == 48
+    assert (ideal.instances == limited.instances).all()
+    assert TomPolicySpec.parse("ideal-limited+oracle").control == "ideal-limited"
+
+
 def test_policy_names():
     assert TomPolicySpec.parse("ctrl+tmap,threshold=0.6,pending=2") == TomPolicySpec(
         control="ctrl", mapping="tmap", threshold=0.6, pending=2.0)

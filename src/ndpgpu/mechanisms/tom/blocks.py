@@ -51,7 +51,7 @@ class OffloadPlan:
     ``mode``: ``always`` (offload every allowed instance; each stack SM queues what it cannot start),
     ``ctrl`` (dynamic control: skip when a channel the block adds traffic to is busy, or when the destination
     stack already has ``pending_limit`` blocks in flight) or ``ideal`` (free requests and acknowledgements,
-    every stack-SM access local, the pending limit kept: an upper bound). ``pending_limit`` applies to every
+    every stack-SM access local, no busy control: an upper bound). ``pending_limit`` applies to every
     mode (0: unlimited)."""
 
     instances: np.ndarray  # int64 (n, len(OFFLOAD_INSTANCE_FIELDS)), sorted by warp then stream position

@@ -39,14 +39,17 @@ from .instances import (
     find_instances,
 )
 
-CONTROLS = ("always", "ctrl", "ideal")
+CONTROLS = ("always", "ctrl", "ideal", "ideal-limited")
+# ideal (TOM section 2: "no overhead for offloading code blocks and ... all offloaded code and data are
+# co-located"): free packets, every stack-SM access local, no busy control and no pending limit;
+# ideal-limited: the same with the pending limit kept (this tool's earlier "ideal")
 
 
 @dataclasses.dataclass(frozen=True)
 class TomConfig:
     """The offload controller's parameters (defaults: the extraction's recommendations G3-G5)."""
 
-    control: str = "ctrl"  # always (no-ctrl), ctrl (dynamic control) or ideal (free and local, pending limit kept)
+    control: str = "ctrl"  # always (no-ctrl), ctrl (dynamic control), ideal or ideal-limited (see CONTROLS)
     busy_threshold: float = 0.8  # G4: a channel is busy at this utilisation ...
     busy_window_cycles: int = 1000  # ... over this window (core cycles)
     pending_factor: float = 1.0  # G5: pending offloads per stack <= factor x the stack SMs' warp capacity
@@ -132,7 +135,8 @@ class TomOffload(BlockOffload):
         }
         rows = np.stack([np.asarray(cols[f], np.int64) for f in OFFLOAD_INSTANCE_FIELDS], axis=1)
         capacity = machine.stacks.sm_max_warps * machine.stacks.sms_per_stack
-        return OffloadPlan(rows, inst.written, mode=cfg.control, busy_threshold=cfg.busy_threshold,
-                           busy_window_cycles=cfg.busy_window_cycles,
-                           pending_limit=0 if cfg.control == "always" else max(1, round(cfg.pending_factor * capacity)),
+        unlimited = cfg.control in ("always", "ideal")
+        return OffloadPlan(rows, inst.written, mode="ideal" if cfg.control == "ideal-limited" else cfg.control,
+                           busy_threshold=cfg.busy_threshold, busy_window_cycles=cfg.busy_window_cycles,
+                           pending_limit=0 if unlimited else max(1, round(cfg.pending_factor * capacity)),
                            pipeline_cycles=cfg.pipeline_cycles, invalidate_stack_l1=cfg.invalidate_stack_l1)

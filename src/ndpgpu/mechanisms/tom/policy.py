@@ -1,7 +1,9 @@
 """TOM as a session policy: ``tom:<control>+<mapping>[,key=value...]`` (``ndpgpu.experiments.policies``).
 
 * control: ``gpu`` (no offloading; the baseline and the mapping-only studies), ``always`` (no-ctrl),
-  ``ctrl`` (dynamic control), ``ideal`` (free offload packets, every stack-SM access local: the bound);
+  ``ctrl`` (dynamic control), ``ideal`` (the paper's bound: free offload packets, every stack-SM access
+  local, no busy control and no pending limit; the reproduction also lifts the stack SMs' warp capacity),
+  ``ideal-limited`` (ideal with the pending limit kept);
 * mapping: ``bmap`` (G14 baseline XOR mapping everywhere), ``tmap`` (the mapping learned from the first
   0.1% of candidate instances, on the allocations they touched; the rest keeps ``bmap``), ``oracle`` (the
   best of the 10 mappings with every instance seen);
@@ -33,7 +35,7 @@ from .instances import I_ORDINAL, I_REC0, I_REC1, I_WARP, BlockInstances
 from .mapping import BASELINE, TOM_MAPPINGS, Instances, MemoryMapAnalyzer, StackMapping
 from .offload import TomConfig, TomOffload
 
-CONTROL_NAMES = ("gpu", "always", "ctrl", "ideal")
+CONTROL_NAMES = ("gpu", "always", "ctrl", "ideal", "ideal-limited")
 MAPPING_NAMES = ("bmap", "tmap", "oracle")
 ADDRESS_SPACE = 1 << 48
 

@@ -6,7 +6,7 @@ from ...trace.format import OP_CLASSES
 from . import hooks
 from .caches import c_find
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .ldst import l1_base, l1_send_miss, sm_fill, tx_process, wake_warp, warp_maybe_exit_flag
+from .ldst import l1_base, l1_mshr_cap, l1_send_miss, sm_fill, tx_process, wake_warp, warp_maybe_exit_flag
 from .queues import edge, ld_alloc, popcount, q_head, q_pop, q_space, rq_alloc
 from .warps import (
     advance,
@@ -544,7 +544,7 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
             if smt[sm, S_LDST_TX] >= smt[sm, S_LDST_TXEND]:
                 break
             blk = smt[sm, S_LDST_BLOCK]
-            if blk == 1 and smt[sm, S_MSHR_USED] >= cfg[C_L1_MSHR]:
+            if blk == 1 and smt[sm, S_MSHR_USED] >= l1_mshr_cap(sm, cfg):
                 break
             if blk == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0:
                 break
@@ -611,7 +611,7 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
             w = t
     nxt = edge(clk, D_CORE, k + 1)
     ldst_poll = smt[sm, S_LDST_REC] >= 0 and not (
-        (smt[sm, S_LDST_BLOCK] == 1 and smt[sm, S_MSHR_USED] >= cfg[C_L1_MSHR])
+        (smt[sm, S_LDST_BLOCK] == 1 and smt[sm, S_MSHR_USED] >= l1_mshr_cap(sm, cfg))
         or (smt[sm, S_LDST_BLOCK] == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0))
     if progress or pre_busy or ldst_poll:
         w = nxt

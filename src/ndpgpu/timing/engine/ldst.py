@@ -38,14 +38,22 @@ def new_request(sm, kind, line, sect, nbytes, prio, pc, slot, now, k, cfg, clk, 
 
 
 @njit
+def l1_mshr_cap(sm, cfg):
+    """The L1 MSHRs of SM ``sm`` (an SM inside a memory stack has its own count)."""
+    if sm >= cfg[C_NGPU] and cfg[C_SSM_MSHR] > 0:
+        return cfg[C_SSM_MSHR]
+    return cfg[C_L1_MSHR]
+
+
+@njit
 def l1_send_miss(sm, line, mm, kind, prio, ldop, pc, alloc, now, k, cfg, clk, rq, rq_free, l1m, l1w, qb, qm,
                  wake, g, mapd, mrange, smt):
     """Allocate or extend an L1 MSHR for ``mm`` atoms of ``line`` and send the request.
 
     Returns 1 on success, 2 when merged without a new request, 0 when blocked (nothing changed).
     """
-    nm = cfg[C_L1_MSHR]
-    mb = sm * nm
+    nm = l1_mshr_cap(sm, cfg)
+    mb = sm * cfg[C_L1_MSHR_STRIDE]
     ent = -1
     free_e = -1
     for m in range(mb, mb + nm):
@@ -287,7 +295,7 @@ def prefetch_line(sm, pl, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, 
     lb = 1 << cfg[C_L1_LINE_SHIFT]
     if c_find(l1t, l1_base(sm, pl, cfg), cfg[C_L1_ASSOC], pl) >= 0:
         return 1
-    if smt[sm, S_MSHR_USED] >= cfg[C_L1_MSHR] - 1:
+    if smt[sm, S_MSHR_USED] >= l1_mshr_cap(sm, cfg) - 1:
         g[G_PF_DROP] += 1
         return 0
     res = l1_send_miss(sm, pl, (1 << (lb // 32)) - 1, PK_PREFETCH, cfg[C_PF_PRIO], -1, -1, 1, now, k, cfg, clk, rq,

@@ -1,9 +1,21 @@
 """The crossbar interconnect: two networks (requests SM -> slice, replies slice -> SM); every port moves
 one flit per cycle; sources arbitrate round-robin within priority classes.
+
+An SM inside a memory stack has its own path to the vaults: its port moves the stack's internal bandwidth
+(``stacks.sm_path_gbs`` of packet bytes, exact over time: the port frees when the bytes already on it have
+passed at that rate) and meets each slice at a vault-side port of its own, so it shares no port with the GPU's SMs.
 """
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .queues import cyc_at, edge, q_head, q_pop, q_push
+
+
+@njit
+def stack_path(r, cfg, rq):
+    """Whether packet ``r`` travels a stack SM's own path to its vaults (requests from, replies to, an SM inside
+    a memory stack): the SM's port at the stack's internal bandwidth and each slice's vault-side port, apart
+    from the GPU's ports."""
+    return cfg[C_SSM_MBPS] > 0 and rq[r, R_SRC] >= cfg[C_NGPU]
 
 
 @njit
@@ -29,7 +41,7 @@ def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
         for i in range(nsrc):
             s = (rr + i) % nsrc
             q = sq + s
-            if qm[q, Q_COUNT] == 0 or pbusy[net, 0, s] > now:
+            if qm[q, Q_COUNT] == 0:
                 continue
             r = q_head(qb, qm, q)
             if rq[r, R_READY] > now:
@@ -37,9 +49,19 @@ def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
             if cfg[C_IC_PRIO] != 0 and rq[r, R_PRIO] != p:
                 continue
             d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
-            if pbusy[net, 1, d] > now:
+            ssm = stack_path(r, cfg, rq)
+            sp = cfg[C_PB_VAULT] + s if ssm and net == NET_REP else s
+            dp = cfg[C_PB_VAULT] + d if ssm and net == NET_REQ else d
+            # the narrow port (one flit a cycle) must be free now; a stack SM's own wide port within this cycle
+            if ssm and net == NET_REQ:
+                if pbusy[net, 0, sp] >= edge(clk, D_ICNT, k + 1) or pbusy[net, 1, dp] > now:
+                    continue
+            elif ssm:
+                if pbusy[net, 0, sp] > now or pbusy[net, 1, dp] >= edge(clk, D_ICNT, k + 1):
+                    continue
+            elif pbusy[net, 0, sp] > now or pbusy[net, 1, dp] > now:
                 continue
-            vault_side = net == NET_REQ and rq[r, R_SRC] >= cfg[C_NGPU]
+            vault_side = net == NET_REQ and ssm
             # (an SM inside a stack reaches the vault controller beside the slice: its own queue, no ROP delay)
             dqid = cfg[C_Q_L2VIN] + d if vault_side else dqb + d
             if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP]:
@@ -51,9 +73,20 @@ def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
             if flits < 1:
                 flits = 1
             done = edge(clk, D_ICNT, k + flits)
-            pbusy[net, 0, s] = done
-            pbusy[net, 1, d] = done
             arrive = edge(clk, D_ICNT, k + lat + flits - 1)
+            if ssm:
+                # the stack SM's port moves the stack's internal bandwidth: it frees when the packet's bytes
+                # (header and data, no flit padding) have passed at that rate after the ones already on it; the
+                # slice's port moves one flit a cycle
+                wside = 0 if net == NET_REQ else 1
+                wport = sp if net == NET_REQ else dp
+                wend = max(pbusy[net, wside, wport], now) + (hdr + rq[r, R_BYTES]) * 1000000 // cfg[C_SSM_MBPS]
+                pbusy[net, wside, wport] = wend
+                pbusy[net, 1 - wside, dp if net == NET_REQ else sp] = done
+                arrive = max(arrive, edge(clk, D_ICNT, cyc_at(clk, D_ICNT, wend) + lat - 1))
+            else:
+                pbusy[net, 0, sp] = done
+                pbusy[net, 1, dp] = done
             # the destination's fixed delay (L2 ROP queue) counts whole L2 cycles after arrival
             if delay == 0 or vault_side:
                 rq[r, R_READY] = arrive
@@ -85,7 +118,8 @@ def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
         q = sq + s
         if qm[q, Q_COUNT] > 0:
             r = q_head(qb, qm, q)
-            t = max(rq[r, R_READY], pbusy[net, 0, s], nxt)
+            sp = cfg[C_PB_VAULT] + s if net == NET_REP and stack_path(r, cfg, rq) else s
+            t = max(rq[r, R_READY], pbusy[net, 0, sp], nxt)
             if t < w:
                 w = t
     wake[cfg[C_WK_NET] + net] = w

@@ -17,10 +17,14 @@ The mappings (TOM section 3.2, extraction G13/G14):
 * :data:`TOM_MAPPINGS`: ``consecutive(7) .. consecutive(16)``, the 10 mappings the analyzer scores.
 
 The analyzer works on :class:`Instances` (one warp executing one candidate block once: the line
-addresses it touched, in order) and scores each mapping by the instances that touch exactly one stack
-(G12; ``which="first_stack"`` counts accesses landing in the stack of the instance's first access).
-:meth:`MemoryMapAnalyzer.learn` picks the best mapping from the first ``max(1, ceil(0.001 * total))``
-instances (G11) and flags the allocations those instances touched.
+addresses it touched, in order). :meth:`MemoryMapAnalyzer.learn` scores each mapping over the first
+``max(1, ceil(0.001 * total))`` instances (G11) by TOM's step 4 (section 4.3: "the mapping that leads to
+the most accesses to the stack that the offloaded block would execute on"): the accesses landing in the
+stack of their instance's first access (``which="first_stack"``, the default; ``"one_stack"`` counts the
+instances that touch exactly one stack, G12's reading). The highest score wins, ties going to the lowest
+start bit; when every mapping scores the same (all zero, say) nothing is learned and the data keeps the
+baseline mapping. It also flags the allocations those instances touched. :meth:`MemoryMapAnalyzer.oracle`
+is the best co-location with every instance seen (Fig. 6's oracle). See docs/tom.md, "Data mapping".
 """
 
 from __future__ import annotations
@@ -397,13 +401,23 @@ def touched_allocations(lines: np.ndarray, allocations: Sequence[tuple[int, int]
 class LearnResult:
     """The outcome of a learning phase: the chosen mapping and what the analyzer recorded."""
 
-    mapping: StackMapping
-    index: int  # of ``mapping`` in the analyzer's mappings
+    mapping: StackMapping | None  # None: no mapping scored above another, the baseline mapping stays
+    index: int | None  # of ``mapping`` in the analyzer's mappings
     scores: np.ndarray  # int64 per mapping, over the learning instances
     n_learn: int  # instances observed
     total: int  # instances the fraction was taken of
     which: str  # the score
     offload: np.ndarray  # bool per allocation table entry: touched by a learning instance (empty without a table)
+
+    @property
+    def keeps_baseline(self) -> bool:
+        """Whether the learning found no preferred mapping (every score equal): nothing is remapped."""
+        return self.mapping is None
+
+    @property
+    def start_bit(self) -> int:
+        """The chosen mapping's start bit, -1 when the baseline mapping stays."""
+        return -1 if self.mapping is None or self.mapping.start_bit is None else self.mapping.start_bit
 
 
 class MemoryMapAnalyzer:
@@ -455,8 +469,14 @@ class MemoryMapAnalyzer:
             out[j] = np.count_nonzero(stacks == np.repeat(stacks[first], counts[nonempty]))
         return out
 
-    def best(self, scores: np.ndarray) -> int:
-        """Index of the highest score; ties go to the lowest start bit, then to the earlier mapping."""
+    def best(self, scores: np.ndarray) -> int | None:
+        """Index of the highest score; ties go to the lowest start bit, then to the earlier mapping.
+
+        ``None`` when every mapping scores the same (all zero, say): the instances seen prefer no mapping,
+        so the data keeps the baseline mapping instead of taking the lowest start bit by default."""
+        scores = np.asarray(scores)
+        if not len(scores) or scores.min() == scores.max():
+            return None
         top = np.flatnonzero(scores == scores.max())
         return int(min(top, key=lambda i: (self.mappings[i].start_bit is None, self.mappings[i].start_bit or 0, i)))
 
@@ -466,7 +486,7 @@ class MemoryMapAnalyzer:
         fraction: float = 0.001,
         *,
         total: int | None = None,
-        which: Score = "one_stack",
+        which: Score = "first_stack",
         allocations: Sequence[tuple[int, int]] | np.ndarray | None = None,
     ) -> LearnResult:
         """Score the first ``max(1, ceil(fraction * total))`` instances (``total`` defaults to all of
@@ -480,20 +500,39 @@ class MemoryMapAnalyzer:
         i = self.best(scores)
         offload = (np.zeros(0, bool) if allocations is None
                    else touched_allocations(part.lines, allocations, instances.line_bytes))
-        return LearnResult(self.mappings[i], i, scores, n, total, which, offload)
+        return LearnResult(None if i is None else self.mappings[i], i, scores, n, total, which, offload)
 
     def oracle(self, instances: Instances, which: Score = "one_stack",
                allocations: Sequence[tuple[int, int]] | np.ndarray | None = None) -> LearnResult:
-        """The best mapping with every instance observed."""
+        """The best mapping with every instance observed; by default the best co-location (``one_stack``:
+        Fig. 6's "oracle knowledge" is the highest probability of accessing one stack)."""
         return self.learn(instances, 1.0, which=which, allocations=allocations)
 
     @staticmethod
-    def colocation(instances: Instances, mapping: StackMapping) -> float:
-        """P(an instance touches exactly one stack) under ``mapping`` (instances without lines count as misses)."""
+    def colocation(instances: Instances, mapping: StackMapping | None,
+                   remapped: Sequence[tuple[int, int]] | None = None, base: StackMapping = BASELINE) -> float:
+        """P(an instance touches exactly one stack) under ``mapping`` (instances without lines count as misses).
+
+        ``mapping`` None means ``base``. With ``remapped`` (``(lo, hi)`` address ranges) only lines inside
+        them use ``mapping`` and the others ``base``: the co-location of the mapping as applied."""
         if not len(instances):
             raise ValueError("no instances")
-        hits = MemoryMapAnalyzer([mapping]).score(instances, "one_stack")[0]
-        return float(hits) / len(instances)
+        if mapping is None:
+            mapping, remapped = base, None
+        if remapped is None:
+            hits = MemoryMapAnalyzer([mapping]).score(instances, "one_stack")[0]
+            return float(hits) / len(instances)
+        lines = instances.lines
+        inside = np.zeros(len(lines), bool)
+        for lo, hi in remapped:
+            inside |= (lines >= np.uint64(lo)) & (lines < np.uint64(hi))
+        stacks = np.where(inside, mapping.stack_of(lines), base.stack_of(lines))
+        nonempty = instances.counts > 0
+        if not nonempty.any():
+            return 0.0
+        bits = np.left_shift(np.uint32(1), stacks.astype(np.uint32))
+        masks = np.bitwise_or.reduceat(bits, instances.start[:-1][nonempty])
+        return float(np.count_nonzero(np.bitwise_count(masks) == 1)) / len(instances)
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -5,11 +5,14 @@
   local, no busy control and no pending limit; the reproduction also lifts the stack SMs' warp capacity),
   ``ideal-limited`` (ideal with the pending limit kept);
 * mapping: ``bmap`` (G14 baseline XOR mapping everywhere), ``tmap`` (the mapping learned from the first
-  0.1% of candidate instances, on the allocations they touched; the rest keeps ``bmap``), ``oracle`` (the
-  best of the 10 mappings with every instance seen);
+  0.1% of candidate instances, on the application allocations they touched; the rest keeps ``bmap``, and
+  so does everything when every mapping scores the same), ``oracle`` (the mapping with the best
+  co-location, every instance seen, on the allocations any instance touched);
 * keys: ``threshold`` (busy monitor, G4), ``window`` (cycles), ``pending`` (pending-offload limit as a
   multiple of the stack SMs' warp capacity, G5), ``learn`` (learning fraction, G11), ``pcie_ns`` (extra
-  latency of a learning-phase access, G11: 1000), ``score`` (``one_stack`` or ``first_stack``, G12).
+  latency of a learning-phase access, G11: 1000), ``score`` (the learning's score: ``first_stack``, TOM's
+  step 4, or ``one_stack``, G12), ``local`` (1: the launches' local-memory windows can be remapped too;
+  default 0, only the application's allocations, section 4.3 step 3).
 
 ``prepare`` finds the candidates of the recording's kernels, their instances in each launch, learns the
 mapping (instances in dispatch order: the first instance of every warp of the first launch, then the
@@ -49,7 +52,8 @@ class TomPolicySpec:
     pending: float = 1.0
     learn: float = 0.001
     pcie_ns: float = 1000.0
-    score: str = "one_stack"
+    score: str = "first_stack"
+    local: int = 0
 
     @classmethod
     def parse(cls, spec: str) -> TomPolicySpec:
@@ -64,13 +68,15 @@ class TomPolicySpec:
             key, eq, value = pair.partition("=")
             if not eq or key not in types or key in ("control", "mapping"):
                 raise PolicyError(f"tom:{spec}: unknown setting {pair!r}; settings: threshold, window, pending, "
-                                  "learn, pcie_ns, score")
+                                  "learn, pcie_ns, score, local")
             try:
                 kw[key] = {"float": float, "int": int, "str": str}[str(types[key])](value)
             except ValueError as exc:
                 raise PolicyError(f"tom:{spec}: {key}={value!r} is not a {types[key]}") from exc
-        if kw.get("score", "one_stack") not in ("one_stack", "first_stack"):
+        if kw.get("score", "first_stack") not in ("one_stack", "first_stack"):
             raise PolicyError(f"tom:{spec}: score must be one_stack or first_stack")
+        if kw.get("local", 0) not in (0, 1):
+            raise PolicyError(f"tom:{spec}: local must be 0 or 1")
         return cls(**kw)
 
 
@@ -109,10 +115,10 @@ def analyzer_instances(per_launch: list[BlockInstances]) -> tuple[Instances, lis
     return Instances(np.array(starts, np.int64), lines, np.array(cands, np.int64)), owner
 
 
-def allocation_table(recording: Any, traces: list[Any]) -> np.ndarray:
-    """(start, length) of every device allocation and of each launch's local-memory window."""
+def allocation_table(recording: Any, traces: list[Any], local: bool = True) -> np.ndarray:
+    """(start, length) of every device allocation and, with ``local``, of each launch's local-memory window."""
     rows = [(int(a["addr"]), int(a["bytes"])) for a in getattr(recording, "allocations", []) if a["bytes"] > 0]
-    for tr in traces:
+    for tr in traces if local else ():
         L = tr.launch
         if L.local_bytes_per_thread:
             per_warp = -(-L.local_bytes_per_thread * 32 // 128) * 128
@@ -144,7 +150,7 @@ class TomPolicy(SessionPolicy):
         offload = TomOffload(tables, config)
         per_launch = [offload.instances(tr)[1] for tr in traces]
         inst, owner = analyzer_instances(per_launch)
-        allocs = allocation_table(recording, traces)
+        allocs = allocation_table(recording, traces, local=bool(sp.local))
         put = self._put
         put("tom", "candidates", sum(len(t.candidates) for t in tables.values()), "blocks")
         put("tom", "max_candidates_per_kernel", max((len(t.candidates) for t in tables.values()), default=0), "blocks")
@@ -155,7 +161,7 @@ class TomPolicy(SessionPolicy):
         mapping_lo: list[tuple[int, int, StackMapping]] = []
         if len(inst):
             learned = analyzer.learn(inst, sp.learn, which=sp.score, allocations=allocs)
-            oracle = analyzer.oracle(inst, which=sp.score, allocations=allocs)
+            oracle = analyzer.oracle(inst, allocations=allocs)  # the best co-location (Fig. 6)
             put("tom.colocation", "baseline", MemoryMapAnalyzer.colocation(inst, BASELINE), "fraction")
             put("tom.colocation", "learned", MemoryMapAnalyzer.colocation(inst, learned.mapping), "fraction")
             put("tom.colocation", "oracle", MemoryMapAnalyzer.colocation(inst, oracle.mapping), "fraction")
@@ -163,14 +169,20 @@ class TomPolicy(SessionPolicy):
                 longer = analyzer.learn(inst, frac, which=sp.score, allocations=allocs)
                 put("tom.colocation", f"learned_{frac:g}", MemoryMapAnalyzer.colocation(inst, longer.mapping),
                     "fraction")
-            put("tom.mapping", "learned_start_bit", float(learned.mapping.start_bit), "bit")
-            put("tom.mapping", "oracle_start_bit", float(oracle.mapping.start_bit), "bit")
+            put("tom.mapping", "learned_start_bit", float(learned.start_bit), "bit")  # -1: baseline kept
+            put("tom.mapping", "oracle_start_bit", float(oracle.start_bit), "bit")
+            for m, v in zip(analyzer.mappings, learned.scores, strict=True):
+                put("tom.mapping.scores", f"s{m.start_bit}", float(v), "accesses" if sp.score == "first_stack"
+                    else "instances")
             chosen = {"tmap": learned, "oracle": oracle}.get(sp.mapping)
-            if chosen is not None:
+            if chosen is not None and chosen.mapping is not None:
                 for (s, n), flag in zip(allocs, chosen.offload, strict=True):
                     if flag:
                         mapping_lo.append((int(s), int(s + n), chosen.mapping))
+            if chosen is not None:
                 put("tom.mapping", "remapped_bytes", float(sum(h - lo for lo, h, _ in mapping_lo)), "bytes")
+                put("tom.colocation", "applied", MemoryMapAnalyzer.colocation(
+                    inst, chosen.mapping, [(lo, h) for lo, h, _ in mapping_lo]), "fraction")
             if sp.mapping == "tmap":
                 self._learning_phase(offload, learned.n_learn, owner, per_launch, traces, machine)
         for lo, hi, mp in mapping_lo:

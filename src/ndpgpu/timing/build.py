@@ -320,7 +320,7 @@ class EngineState:
         nnode = topo.nrouters if on else 1
         nport = topo.ports if on else 5
         nvc = rs.vcs if on else 1
-        ends = E.MC_HDR + 2 * self.nsm + self.nsl
+        ends = E.MC_HDR + 2 * self.nsm + 2 * self.nsl
         if on:
             # header, terminals of the endpoints, then per subnet (both the same) routing, link and
             # injection tables
@@ -347,7 +347,8 @@ class EngineState:
             c[E.MC_TOPO] = registry.lookup("interconnect", self.m.icnt.impl).code
             c[E.MC_HDR:E.MC_HDR + self.nsm] = topo.sm_terminals
             c[E.MC_HDR + self.nsm:E.MC_HDR + self.nsm + self.nsl] = topo.llc_terminals
-            c[E.MC_HDR + self.nsm + self.nsl:ends] = topo.sm_terminals
+            c[E.MC_HDR + self.nsm + self.nsl:E.MC_HDR + 2 * self.nsm + self.nsl] = topo.sm_terminals
+            c[E.MC_HDR + 2 * self.nsm + self.nsl:ends] = topo.llc_terminals  # (a mechanism's unit at a slice)
             for net in range(2):
                 c[rt0 + net * nnode * nterm:rt0 + (net + 1) * nnode * nterm] = topo.route.ravel()
                 c[lk0 + net * nnode * nport * 2:lk0 + (net + 1) * nnode * nport * 2] = topo.link.ravel()

@@ -268,3 +268,53 @@ def test_offload_aware_fetch_gives_chains_priority(workload, scheme):
     _, m0 = timed(workload, ChainOffload(scheme=scheme), overrides={"core.ibuffer": 0})  # an ideal front end
     assert m0[("core.issue", "fetches")] == 0
     assert m0[("kernel", "warp_instructions")] == m[("kernel", "warp_instructions")]
+
+
+def steps(m, cls):
+    return {ph: m[(f"offload.chains.steps.{cls}", ph)] for ph in H.PHASES[:7]}
+
+
+def test_steps_add_up_to_the_round_trip():
+    """The per-step times of every completed packet (to the meet node, the loads' send wait, the operand
+    fetch, the buffer wait, buffer to result, result to reply, the reply's way back) sum to its round trip."""
+    _, m = timed("llc_vecadd_strided", ChainOffload(scheme="omni"))
+    total = sum(m[(f"offload.chains.steps.{cls}", "packets")] * sum(steps(m, cls).values())
+                for cls in H.SITE_CLASSES)
+    assert sum(m[(f"offload.chains.steps.{cls}", "packets")] for cls in H.SITE_CLASSES) == c(m, "completed")
+    assert total == pytest.approx(c(m, "round_trip") * c(m, "completed"), rel=1e-9)
+    assert steps(m, "core")["fetch"] > 0 and steps(m, "llc")["fetch"] > 0
+
+
+def test_reply_leaves_when_the_result_is_computed():
+    """Sec. 4.2: once the result is computed the service queue frees the entry and sends the response; the
+    store goes out beside it and its ack returns to the meet node, where it is dropped. So at a core the
+    step from result to reply is only the send port's wait, under one L2 ROP delay, and no store round trip
+    is recorded; with ``ack_after_store`` the reply waits for the store's ack, which crossed at least one hop
+    each way and the L2's ROP queue, and the round trip is longer."""
+    machine = load_machine("llc-mesh")
+    rop = machine.l2.rop_latency
+    per_hop = machine.icnt.mesh.router_latency + machine.icnt.mesh.link_latency
+    _, m = timed("llc_vecadd_strided", ChainOffload(scheme="omni"))
+    _, ms = timed("llc_vecadd_strided", ChainOffload(scheme="omni", ack_after_store=1))
+    assert c(m, "stores") == c(ms, "stores") > 0
+    assert steps(m, "core")["store"] < rop
+    assert m[("offload.chains.steps.core", "store_rt")] == 0  # (no ack comes back to an entry)
+    assert ms[("offload.chains.steps.core", "store_rt")] >= 2 * per_hop + rop
+    assert steps(ms, "core")["store"] >= ms[("offload.chains.steps.core", "store_rt")]
+    assert c(m, "round_trip") < c(ms, "round_trip")
+
+
+def test_compute_packets_skip_the_l2_request_queue():
+    """A ComputePacket leaves the network at its meet node's service queue (the header-bit multiplexer at the
+    network interface, Fig. 7): at a slice it does not queue with the L2's requests or pay the L2's ROP delay,
+    and a packet ejected at a core (a ComputePacket, a core's offload reply) never did. Before, every packet
+    ejected from the request network paid the ROP delay, so these steps could not average under it."""
+    rop = load_machine("llc-mesh").l2.rop_latency
+    _, m = timed("llc_vecadd_strided", ChainOffload(scheme="omni"))
+    assert c(m, "at_llc") > 0 and c(m, "at_core") > 0
+    assert steps(m, "llc")["to_emn"] < rop
+    assert steps(m, "core")["to_emn"] < rop
+    assert steps(m, "core")["reply"] < rop
+    _, ml = timed("llc_vecadd_aligned", ChainOffload(scheme="llc"))
+    assert ml[("mesh.request.kind.compute", "packets")] == c(ml, "packets") > 0
+    assert steps(ml, "llc")["to_emn"] < rop

@@ -41,8 +41,8 @@ MAXPK = 32  # line tuples (packets) per chain instance: one per lane at most
 (
     F_MODE, F_NSM, F_NSL, F_NSLOT, F_OQ_CAP, F_SQ_CAP, F_BUF, F_ALU_LAT, F_LLC_RD, F_DED_CYC, F_PT0, F_CI0, F_EMN0,
     F_WS0, F_RW0, F_NROW, F_FREE0, F_FREE_TOP, F_SI0, F_RDY0, F_RDY_CAP, F_SND0, F_SND_CAP, F_INJ0, F_INJ_CAP,
-    F_BUFS0, F_CTR0, F_SMEM_LAT, F_NPC, F_HDR
-) = range(30)
+    F_BUFS0, F_CTR0, F_SMEM_LAT, F_NPC, F_ACK_STORE, F_HDR
+) = range(31)
 # per-PC table: chain, tag (1 first, 2 middle, 3 last)
 PT_CHAIN, PT_TAG = 0, 1
 NPT = 2
@@ -56,9 +56,10 @@ NWS = 3 + MAXPK
 # rows: one per ComputePacket in flight (OQSR entries of all cores)
 (
     RW_SRC, RW_SLOT, RW_CHAIN, RW_EMN, RW_SITE, RW_LA, RW_LB, RW_LS, RW_SA, RW_SB, RW_SS, RW_NEED, RW_HAVE,
-    RW_HELD, RW_T0, RW_TREADY, RW_TDONE, RW_OPS, RW_FLITS
-) = range(19)
-NRW = 19
+    RW_HELD, RW_T0, RW_TREADY, RW_TDONE, RW_OPS, RW_FLITS, RW_TARR, RW_TSENT, RW_TOPS, RW_TBUF, RW_TST, RW_TACK,
+    RW_TREP
+) = range(26)
+NRW = 26
 # per site (slices 0..nsl-1, then cores nsl..nsl+nsm-1)
 (
     SI_SQ, SI_RDY_H, SI_RDY_N, SI_SND_H, SI_SND_N, SI_INJ_H, SI_INJ_N, SI_ALU_FREE, SI_OQ, SI_OQ_MAX, SI_SQ_MAX
@@ -66,17 +67,28 @@ NRW = 19
 NSI = 11
 # sends queued at a site: row * 8 + op
 OP_LOAD_A, OP_LOAD_B, OP_STORE, OP_REPLY = 0, 1, 2, 3
+# ``R_MXD`` of a store whose acknowledgement only returns to its meet node (the entry was freed when the result
+# was computed): this plus the site, no row
+MXD_DETACHED = 1 << 40
 
 COUNTER_NAMES = ("CH_SEEN", "CH_OFFLOADED", "CH_NO_L1", "CH_NO_OQ", "CH_NO_EMN", "CH_NO_LLC", "CH_NO_TRACE",
                  "CH_ABSORBED", "CH_PACKETS", "CH_MASK_FLITS", "CH_AT_LLC", "CH_AT_CORE", "CH_FALLBACK",
                  "CH_ALU_OPS", "CH_ALU_WAIT", "CH_LLC_READS", "CH_SMEM", "CH_STORES", "CH_REPLIES",
-                 "CH_REPLY_FLITS", "CH_RTT_PS", "CH_DONE", "CH_OQ_MAX", "CH_SQ_MAX", "CH_EMN_LLC", "CH_EMN_CORE",
-                 "CH_SQ_WAIT_PS")
+                 "CH_REPLY_FLITS", "CH_RTT_PS", "CH_DONE", "CH_OQ_MAX", "CH_SQ_MAX", "CH_EMN_LLC", "CH_EMN_CORE")
 (
     CC_SEEN, CC_OFFLOADED, CC_NO_L1, CC_NO_OQ, CC_NO_EMN, CC_NO_LLC, CC_NO_TRACE, CC_ABSORBED, CC_PACKETS,
     CC_MASK_FLITS, CC_AT_LLC, CC_AT_CORE, CC_FALLBACK, CC_ALU_OPS, CC_ALU_WAIT, CC_LLC_READS, CC_SMEM, CC_STORES,
-    CC_REPLIES, CC_REPLY_FLITS, CC_RTT_PS, CC_DONE, CC_OQ_MAX, CC_SQ_MAX, CC_EMN_LLC, CC_EMN_CORE, CC_SQ_WAIT_PS
+    CC_REPLIES, CC_REPLY_FLITS, CC_RTT_PS, CC_DONE, CC_OQ_MAX, CC_SQ_MAX, CC_EMN_LLC, CC_EMN_CORE
 ) = range(len(COUNTER_NAMES))
+# a completed packet's time per step (ps), by where it was computed: at a slice, at a core (its EMN), or at its
+# source core (service queue full): to the meet node, the loads' wait for the send port, the operands' fetch,
+# the wait for the buffer, buffer to result (shared memory or LLC read, ALU wait, ALU), result to reply sent
+# (store and its ack), the reply's way back; and the packets, and their stores' round trips
+PHASES = ("to_emn", "send_wait", "fetch", "buffer_wait", "alu", "store", "reply", "n", "store_rt", "n_store")
+SITE_CLASSES = ("llc", "core", "source")
+CC_PH0 = len(COUNTER_NAMES)
+NPH = len(PHASES)
+COUNTER_NAMES = COUNTER_NAMES + tuple(f"CH_PH_{c.upper()}_{p.upper()}" for c in SITE_CLASSES for p in PHASES)
 
 
 @njit
@@ -355,6 +367,7 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
     if op == OP_REPLY:
         if core and sm == src:  # the source finished the chain itself
             release_sq(site, w, now, mx)
+            mx[o + RW_TREP] = now
             return 2
         if q_space(qm, qout) <= 0 or g[G_RQ_TOP] < 1:
             return 0
@@ -372,6 +385,7 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
             rq[r, R_SLICE] = 0
         net_push(qout, r, cfg, qb, qm, wake, net, rq)
         release_sq(site, w, now, mx)
+        mx[o + RW_TREP] = t
         return 1
     role = op
     line = mx[o + RW_LA + role]
@@ -397,6 +411,8 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
     rq[r, R_T0] = now
     rq_map(rq, r, mapd, mrange, cfg[C_NRANGE], line)
     rq[r, R_MXD] = w * 4 + role
+    if op == OP_STORE and mx[F_ACK_STORE] == 0:
+        rq[r, R_MXD] = MXD_DETACHED + site
     if op == OP_STORE:
         ctr_add(mx, CC_STORES, 1)
     if local:
@@ -407,6 +423,10 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
     else:
         rq[r, R_READY] = t
         net_push(q, r, cfg, qb, qm, wake, net, rq)
+    if op == OP_STORE:
+        mx[o + RW_TST] = rq[r, R_READY]
+    elif rq[r, R_READY] > mx[o + RW_TSENT]:
+        mx[o + RW_TSENT] = rq[r, R_READY]
     return 1
 
 
@@ -460,6 +480,7 @@ def arrive(site, w, now, mx):
         mx[o + RW_SITE] = mx[F_NSL] + mx[o + RW_SRC]
         ctr_add(mx, CC_FALLBACK, 1)
     mx[o + RW_TREADY] = now
+    mx[o + RW_TARR] = now
     if mx[o + RW_LA] >= 0:
         queue_op(site, w, OP_LOAD_A, mx)
     if mx[o + RW_LB] >= 0:
@@ -472,6 +493,7 @@ def operand(w, role, ready, mx):
     o = row_base(w, mx)
     site = mx[o + RW_SITE]
     if role == ROLE_ST:
+        mx[o + RW_TACK] = ready
         queue_op(site, w, OP_REPLY, mx)
         return
     mx[o + RW_HAVE] |= 1 << role
@@ -480,7 +502,27 @@ def operand(w, role, ready, mx):
     if is_core_site(site, mx):
         ctr_add(mx, CC_SMEM, 1)  # buffered in the core's shared memory
     if mx[o + RW_HAVE] == mx[o + RW_NEED]:
+        mx[o + RW_TOPS] = mx[o + RW_TREADY]
         fifo_push(mx, site, F_RDY0, F_RDY_CAP, SI_RDY_H, SI_RDY_N, w)
+
+
+@njit
+def phase_times(w, now, mx):
+    """Add row ``w``'s time per step (``PHASES``) to its site class's counters: its reply arrived ``now``."""
+    o = row_base(w, mx)
+    nsl = mx[F_NSL]
+    site = mx[o + RW_SITE]
+    cls = 0 if site < nsl else (2 if site == nsl + mx[o + RW_SRC] else 1)
+    c0 = CC_PH0 + cls * NPH
+    t_ops = max(mx[o + RW_TOPS], mx[o + RW_TSENT])
+    marks = (mx[o + RW_T0], mx[o + RW_TARR], mx[o + RW_TSENT], t_ops, mx[o + RW_TBUF], mx[o + RW_TDONE],
+             mx[o + RW_TREP], now)
+    for i in range(7):
+        ctr_add(mx, c0 + i, marks[i + 1] - marks[i])
+    ctr_add(mx, c0 + 7, 1)
+    if mx[o + RW_TST] >= 0 and mx[o + RW_TACK] >= 0:
+        ctr_add(mx, c0 + 8, mx[o + RW_TACK] - mx[o + RW_TST])
+        ctr_add(mx, c0 + 9, 1)
 
 
 @njit
@@ -490,6 +532,7 @@ def reply_done(sm, w, now, k, cfg, clk, wt, subt, smt, mx):
     slot = mx[o + RW_SLOT]
     ctr_add(mx, CC_DONE, 1)
     ctr_add(mx, CC_RTT_PS, now - mx[o + RW_T0])
+    phase_times(w, now, mx)
     mx[site_base(mx[F_NSL] + sm, mx) + SI_OQ] -= 1
     mx[mx[F_FREE0] + mx[F_FREE_TOP]] = w
     mx[F_FREE_TOP] += 1
@@ -527,6 +570,7 @@ def compute(site, now, k, cfg, clk, ufree, mx):
             for i in range(nb):
                 if mx[bufs + i] < 0:
                     mx[bufs + i] = w
+                    mx[o + RW_TBUF] = now
                     fifo_pop(mx, site, F_RDY_CAP, SI_RDY_H, SI_RDY_N)
                     nops = mx[chain_base(mx[o + RW_CHAIN], mx) + CI_NOPS]
                     if core:
@@ -585,11 +629,14 @@ def compute(site, now, k, cfg, clk, ufree, mx):
         if mx[o + RW_TDONE] > now:
             wk = min(wk, mx[o + RW_TDONE])
             continue
-        # done: store the result, or reply
+        # done: store the result and reply (Sec. 4.2: the entry is freed once the result is computed, then the
+        # response is sent; the store's acknowledgement returns to this node and is dropped), or (ack_after_store)
+        # reply when the store is acknowledged
         if mx[o + RW_LS] >= 0:
             queue_op(site, w, OP_STORE, mx)
-        else:
+        if mx[o + RW_LS] < 0 or mx[F_ACK_STORE] == 0:
             queue_op(site, w, OP_REPLY, mx)
+            release_sq(site, w, now, mx)
         mx[bufs + i] = -1
         wk = min(wk, nxt)
     return wk
@@ -626,7 +673,8 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
         rq[r, R_T0] = now
         rq[r, R_READY] = now
         if e < mx[F_NSL]:
-            rq[r, R_SLICE] = e
+            rq[r, R_SLICE] = e  # (the crossbar delivers it to the slice's request queue)
+            rq[r, R_DEST] = mx[F_NSL] + mx[F_NSM] + e  # a router network: the slice's service queue (Fig. 7)
         else:
             rq[r, R_SLICE] = 0
             rq[r, R_DEST] = e  # a core: request-network endpoint nsl + sm
@@ -667,7 +715,9 @@ def sm_receive(sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx):
     kd = rq[r, R_KIND]
     w = rq[r, R_MXD] // 4
     role = rq[r, R_MXD] % 4
-    if kd == PK_MCOMP:
+    if rq[r, R_MXD] >= MXD_DETACHED:
+        pass  # a store's acknowledgement: its entry is gone
+    elif kd == PK_MCOMP:
         arrive(mx[F_NSL] + sm, w, now, mx)
     elif kd == PK_MDATA:
         operand(w, role, now, mx)
@@ -683,7 +733,9 @@ def l2_serve(slice, r, now, k, cfg, clk, rq, rq_free, g, mx):
     service queue from another slice."""
     kd = rq[r, R_KIND]
     w = rq[r, R_MXD] // 4
-    if kd == PK_MCOMP:
+    if rq[r, R_MXD] >= MXD_DETACHED:
+        pass  # a store's acknowledgement: its entry is gone
+    elif kd == PK_MCOMP:
         arrive(slice, w, now, mx)
     else:
         operand(w, rq[r, R_MXD] % 4, now, mx)
@@ -695,6 +747,17 @@ def l2_serve(slice, r, now, k, cfg, clk, rq, rq_free, g, mx):
 def l2_deliver(slice, r, ready, now, cfg, rq, rq_free, g, mx):
     """The L2's reply to a service queue's load or store: kept here when this slice is the row's site, else
     addressed to the site (a core, or another slice over the reply network)."""
+    if rq[r, R_MXD] >= MXD_DETACHED:  # a store's acknowledgement, to its meet node, where it is dropped
+        site = rq[r, R_MXD] - MXD_DETACHED
+        if site == slice:
+            rq_release(rq_free, g, r)
+            return 1
+        rq[r, R_KIND] = PK_MDATA
+        if is_core_site(site, mx):
+            rq[r, R_SRC] = site - mx[F_NSL]
+        else:
+            rq[r, R_DEST] = mx[F_NSM] + site
+        return 0
     w = rq[r, R_MXD] // 4
     role = rq[r, R_MXD] % 4
     site = mx[row_base(w, mx) + RW_SITE]

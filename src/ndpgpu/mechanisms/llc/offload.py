@@ -56,6 +56,7 @@ class ChainOffload:
     llc_read_cycles: int = 1
     dedicated_alu_width: int = 0
     smem_latency: int = 1
+    ack_after_store: int = 0
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -149,7 +150,7 @@ def chain_state(session: TimingSession, table: ChainTable, config: ChainOffload,
            H.F_NROW: nrow, H.F_FREE0: off["free"], H.F_FREE_TOP: nrow, H.F_SI0: off["si"], H.F_RDY0: off["rdy"],
            H.F_RDY_CAP: rdy_cap, H.F_SND0: off["snd"], H.F_SND_CAP: snd_cap, H.F_INJ0: off["inj"],
            H.F_INJ_CAP: inj_cap, H.F_BUFS0: off["bufs"], H.F_CTR0: off["ctr"], H.F_SMEM_LAT: config.smem_latency,
-           H.F_NPC: npc}
+           H.F_NPC: npc, H.F_ACK_STORE: config.ack_after_store}
     for k, v in hdr.items():
         mx[k] = v
     pt = mx[off["pt"]:off["pt"] + sizes["pt"]].reshape(npc, H.NPT)
@@ -231,3 +232,11 @@ class ChainOffloadHardware(MechanismHardware):
         put(p, "round_trip", ratio(c("CH_RTT_PS"), c("CH_DONE")) / core_ps, "cycles")
         put(p, "oq_max", c("CH_OQ_MAX"), "entries")
         put(p, "sq_max", c("CH_SQ_MAX"), "entries")
+        # where a completed packet's round trip went, by where it was computed (hardware.PHASES)
+        for cls in H.SITE_CLASSES:
+            n = c(f"CH_PH_{cls.upper()}_N")
+            put(f"{p}.steps.{cls}", "packets", n, "packets")
+            for ph in H.PHASES[:7]:
+                put(f"{p}.steps.{cls}", ph, ratio(c(f"CH_PH_{cls.upper()}_{ph.upper()}"), n) / core_ps, "cycles")
+            put(f"{p}.steps.{cls}", "store_rt",
+                ratio(c(f"CH_PH_{cls.upper()}_STORE_RT"), c(f"CH_PH_{cls.upper()}_N_STORE")) / core_ps, "cycles")

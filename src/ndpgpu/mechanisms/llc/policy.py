@@ -21,7 +21,8 @@ from .chains import ChainTable
 from .offload import SCHEMES, ChainOffload, ChainOffloadError, ChainOffloadHardware
 
 KEYS = {"oq": "oq", "sq": "sq", "buffer": "buffer", "alu_latency": "alu_latency",
-        "llc_read_cycles": "llc_read_cycles", "alu_width": "dedicated_alu_width", "smem_latency": "smem_latency"}
+        "llc_read_cycles": "llc_read_cycles", "alu_width": "dedicated_alu_width", "smem_latency": "smem_latency",
+        "ack_after_store": "ack_after_store"}
 
 
 def parse(spec: str) -> ChainOffload:

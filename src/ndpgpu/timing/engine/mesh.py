@@ -16,13 +16,17 @@ from .queues import cyc_at, edge, q_head, q_pop, q_push
 @njit
 def mesh_endpoint(net, d, cfg, netd):
     """Destination queue and wake component of endpoint ``d`` of subnet ``net``: the natural destinations
-    (slices on the request network, SMs on the reply network), then the others (``R_DEST``)."""
+    (slices on the request network, SMs on the reply network), then the others (``R_DEST``): on the request
+    network the SMs, then each slice's mechanism input (a header bit at the slice's network interface sends
+    the packet to the mechanism's unit there, not into the L2's request queue)."""
     nat = netd[net, N_NDST]
     if d < nat:
         return netd[net, N_DSTQ] + d, (cfg[C_WK_SL] + d if net == NET_REQ else d)
     e = d - nat
-    if net == NET_REQ:  # an SM
-        return netd[NET_REP, N_DSTQ] + e, e
+    if net == NET_REQ:
+        if e < cfg[C_NSM]:  # an SM
+            return netd[NET_REP, N_DSTQ] + e, e
+        e -= cfg[C_NSM]  # a slice's mechanism unit: its reply-network input, which takes mechanism packets
     return cfg[C_Q_L2RIN] + e, cfg[C_WK_SL] + e  # a slice: its reply-network input, apart from its requests
 
 
@@ -146,7 +150,7 @@ def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wak
     nb = mesh_next(mcfg, net, node, o)[0]
     if nb < 0:
         d = mvc[net, v, MV_DID]
-        delay = netd[net, N_DST_DELAY]
+        delay = netd[net, N_DST_DELAY] if d < netd[net, N_NDST] else 0  # (the L2's ROP queue: its requests only)
         arr = done if mcfg[MC_TLAT] == 0 else edge(clk, D_ICNT, tail + mcfg[MC_TLAT])
         rq[r, R_READY] = arr if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, arr) + delay)
         if net == NET_REQ:

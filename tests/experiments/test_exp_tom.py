@@ -69,3 +69,23 @@ def test_report_has_figures_tables_and_checks(results):
     assert cost["cost model, LIBOR portfolio_b, 4 iterations: BW_TX + BW_RX"].passed
     speedups = next(t for t in report.tables if t.name == "speedups")
     assert [row[0] for row in speedups.rows] == ["BP", "RD", "GMEAN"]  # in the paper's order
+
+
+def test_report_lists_the_baseline_link_utilisation(results):
+    rs, spec, tmp = results
+    repro = TomReproduction()
+    report = build_report(repro, "tiny", spec, rs, tmp / "report-links")
+    table = next(t for t in report.tables if t.name == "baseline_links")
+    assert table.columns[:5] == ["workload", "TX utilisation", "RX utilisation", "busier direction", "warp occupancy"]
+    assert [row[0] for row in table.rows] == ["BP", "RD"]
+    for abbr, tx, rx, busier, occ, flag in table.rows:
+        w = {"BP": "backprop", "RD": "reduction"}[abbr]
+        base = rs.find(w, *CONFIGS["baseline"][:1], policy=CONFIGS["baseline"][1])
+        assert (tx, rx, occ) == (base.get("link.tx_utilisation"), base.get("link.rx_utilisation"),
+                                 base.get("core.occupancy"))
+        assert 0.0 < busier == max(tx, rx) <= 1.0 and 0.0 < occ <= 1.0
+        assert flag == ("below 50%" if busier < 0.5 else "ok")
+    data = json.loads((tmp / "report-links" / "report.json").read_text())
+    assert any(t["name"] == "baseline_links" for t in data["tables"])
+    assert "## Baseline link utilisation and GPU warp occupancy per workload" in (
+        tmp / "report-links" / "report.md").read_text()

@@ -183,25 +183,56 @@ def test_bfs_reference_matches_a_queue_bfs() -> None:
     np.testing.assert_array_equal(w.reference(inp, p)["cost"], cost)
 
 
-def test_heartwall_tracker_matches_a_brute_force_search() -> None:
-    from ndpgpu.workloads.tom.heartwall import track_frame
+def _ncc(patch: np.ndarray, tpl: np.ndarray) -> float:
+    a, b = patch - patch.mean(), tpl - tpl.mean()
+    den = np.sqrt((a * a).sum() * (b * b).sum())
+    return float((a * b).sum() / den) if den > 0 else 0.0
 
-    _, inp, p = _inputs("heartwall", "tiny")
-    frame, tpl = inp["frames"][1], inp["templates"]
-    rows, cols = track_frame(frame, tpl, inp["template_sum"], inp["point_row"], inp["point_col"], p["search"])
-    t, s = p["tsize"], p["search"]
-    h = t // 2
-    for k in range(inp["point_row"].size):
-        r, c = int(inp["point_row"][k]), int(inp["point_col"][k])
-        best, pos = -np.inf, None
-        for dy in range(-s, s + 1):
-            for dx in range(-s, s + 1):
-                patch = frame[r + dy - h : r + dy + h + 1, c + dx - h : c + dx + h + 1].astype(np.float64)
-                a, b = patch - patch.mean(), tpl[k] - tpl[k].mean()
-                score = (a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum())
-                if score > best + 1e-9:
-                    best, pos = score, (r + dy, c + dx)
-        assert (rows[k], cols[k]) == pos
+
+def test_heartwall_reference_matches_a_brute_force_tracker() -> None:
+    """Rodinia's tracking loop written out with plain loops and float64 correlation: frame-0 templates, search
+    areas around the anchors, candidates within max_move of the previous position, anchor and template
+    update every update_every frames."""
+    from ndpgpu.workloads.tom.heartwall import track
+
+    for scale in ("tiny", "small"):
+        w, inp, p = _inputs("heartwall", scale)
+        frames, prow, pcol = inp["frames"], inp["point_row"], inp["point_col"]
+        ref = w.reference(inp, p)
+        assert ref.keys() == track(frames, prow, pcol, p).keys()
+        t, s, m, every = p["tsize"], p["search"], p["max_move"], p["update_every"]
+        h, side = t // 2, 2 * s + 1
+        rows, cols = frames.shape[1:]
+        npoints = 12 if scale == "small" else prow.size  # a sample of the small scale's points
+        for k in range(npoints):
+            r, c = int(prow[k]), int(pcol[k])
+            tpl = frames[0][r - h : r + h + 1, c - h : c + h + 1].astype(np.float64)
+            ar, ac = r, c
+            for f in range(1, p["frames"]):
+                frame = frames[f].astype(np.float64)
+                r0, c0 = min(max(ar - s, 0), rows - side), min(max(ac - s, 0), cols - side)
+                best, pos = -np.inf, None
+                for y in range(max(r - m, r0 + h), min(r + m, r0 + side - 1 - h) + 1):
+                    for x in range(max(c - m, c0 + h), min(c + m, c0 + side - 1 - h) + 1):
+                        score = _ncc(frame[y - h : y + h + 1, x - h : x + h + 1], tpl)
+                        if score > best + 1e-9:
+                            best, pos = score, (y, x)
+                assert pos is not None
+                r, c = pos
+                assert (ref["track_row"][f - 1, k], ref["track_col"][f - 1, k]) == (r, c), (scale, k, f)
+                if f % every == 0:
+                    ar, ac = r, c
+                    tpl = np.floor((87 * tpl + 13 * frame[r - h : r + h + 1, c - h : c + h + 1] + 50) / 100)
+            np.testing.assert_array_equal(ref["templates"][k], tpl)
+    # the scores discriminate: on the beating ring, tracked points really move
+    w, inp, p = _inputs("heartwall", "small")
+    assert np.abs(w.reference(inp, p)["track_row"][-1] - inp["point_row"]).max() >= 2
+
+
+def test_heartwall_grid_grows_with_the_scale() -> None:
+    blocks = {s: WORKLOADS["heartwall"].params(s)["endo"] + WORKLOADS["heartwall"].params(s)["epi"]
+              for s in STANDARD_SCALES}
+    assert blocks["paper"] == 51 and blocks["small"] >= 4 * 68  # Rodinia's 20 + 31 points; 4 blocks per SM
 
 
 def test_libor_inputs_keep_away_from_payoff_kinks() -> None:

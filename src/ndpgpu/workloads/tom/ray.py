@@ -158,7 +158,8 @@ class Ray(Workload):
     options = ("-fmad=false",)
     scales = {
         "tiny": {"width": 64, "height": 64, "spheres": 6, "max_depth": 3},
-        "small": {"width": 128, "height": 128, "spheres": 12, "max_depth": 5},
+        # small: 4608 warps; tom-baseline's links then busy > 50% of the kernel time (docs/tom.md)
+        "small": {"width": 384, "height": 384, "spheres": 12, "max_depth": 5},
         "paper": {"width": 512, "height": 512, "spheres": 24, "max_depth": 5},
     }
 

@@ -85,21 +85,23 @@ class TomReproduction(Reproduction):
                    "energy.total", "offload.blocks.offloaded", "offload.blocks.instances", "tom.colocation.baseline",
                    "tom.colocation.learned", "tom.colocation.oracle", "tom.learning.penalty_cycles")
     differences = (
-        "Inputs are the workloads' `small` scale (the paper runs up to 2 B instructions on inputs it does not give): "
-        "they are sized so that the baseline's links are busy more than half of the kernel time, TOM's selection (the "
-        "link table), but most kernels still run one or two waves of CTAs, so once the GPU has finished its share it "
-        "waits for the four stack SMs to drain theirs. Offloaded instances are long (tens of thousands of cycles: "
-        "each load of their loops pays a vault's latency in turn) and TOM's control bounds the pending blocks per "
-        "stack but not this tail; the last table shows each workload's round trip and stack-SM load. The "
-        "candidates come from nvcc 13's PTX (docs/tom.md): mostly loops whose instances touch several stacks "
-        "under any of the ten mappings (oracle co-location 0.58), so remote "
-        "accesses cross the stack-to-stack links and off-chip traffic rises; stack SMs have no L2 either. LIB's "
-        "Fig. 4 loops have a static trip count of 40 in this PTX (unconditional candidates). The learning phase's "
-        "PCIe cost is an estimate (`tom.learning.penalty_cycles`), kept out of the speedups and shown in the "
-        "'incl. learning' column. Energy comes from the power model (docs/power.md): TOM's cited link and DRAM prices, "
+        "Inputs are the workloads' `small` scale (the paper runs up to 2 B instructions on inputs it does not give), "
+        "sized so that the baseline's links are busy more than half of the kernel time, TOM's selection (the link "
+        "table). The candidates nvcc 13's PTX yields (docs/tom.md) are mostly loops, and an offloaded instance runs "
+        "its whole loop on a stack SM, where each load pays a vault's latency in turn: the round trips in the last "
+        "table run to tens of thousands of cycles. A stack SM holds 48 warps (192 offloaded blocks in flight over "
+        "the four stacks, against the GPU's 3,072 warps), so the stack SMs stay latency-bound (their issue rate in "
+        "the last table is far below 2) and a workload waits for its slowest offloaded blocks. TOM's control "
+        "keeps ctrl near the baseline; no-ctrl and the ideal bound (every allowed instance offloaded, free and "
+        "local, no pending limit, 256 warps per stack SM) put more of the work behind the four stack SMs. Traffic: "
+        "the offload packets (live-in registers of 32 lanes, acknowledgements) and the stack SMs' accesses to "
+        "other stacks (mem-mem) outweigh the link traffic they save, and stack SMs have no L2. LIB's Fig. 4 loops "
+        "have a static trip count of 40 in this PTX (unconditional candidates). The learning phase's PCIe cost is "
+        "an estimate (`tom.learning.penalty_cycles`), kept out of the speedups and shown in the 'incl. learning' "
+        "column. Energy comes from the power model (docs/power.md): TOM's cited link and DRAM prices, "
         "GPUWattch-style SM, cache and NoC prices derived from published 40-nm energies or assumed, and static power "
-        "per component (SMs, L2 slices, vaults, NoC) over each run's time. "
-        "No parameter was fitted to a paper number. See docs/tom.md, 'Results at small scale'."
+        "per component (SMs, L2 slices, vaults, NoC) over each run's time. No parameter was fitted to a paper "
+        "number. See docs/tom.md, 'Results at small scale'."
     )
 
     def spec(self, scale: str) -> SweepSpec:

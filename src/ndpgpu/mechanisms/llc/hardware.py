@@ -744,6 +744,16 @@ def l2_serve(slice, r, now, k, cfg, clk, rq, rq_free, g, mx):
 
 
 @njit
+def address_to_site(r, site, rq, mx):
+    """Address the L2's reply ``r`` to a remote site: a core, or another slice over the reply network."""
+    rq[r, R_KIND] = PK_MDATA
+    if is_core_site(site, mx):
+        rq[r, R_SRC] = site - mx[F_NSL]
+    else:
+        rq[r, R_DEST] = mx[F_NSM] + site
+
+
+@njit
 def l2_deliver(slice, r, ready, now, cfg, rq, rq_free, g, mx):
     """The L2's reply to a service queue's load or store: kept here when this slice is the row's site, else
     addressed to the site (a core, or another slice over the reply network)."""
@@ -752,11 +762,7 @@ def l2_deliver(slice, r, ready, now, cfg, rq, rq_free, g, mx):
         if site == slice:
             rq_release(rq_free, g, r)
             return 1
-        rq[r, R_KIND] = PK_MDATA
-        if is_core_site(site, mx):
-            rq[r, R_SRC] = site - mx[F_NSL]
-        else:
-            rq[r, R_DEST] = mx[F_NSM] + site
+        address_to_site(r, site, rq, mx)
         return 0
     w = rq[r, R_MXD] // 4
     role = rq[r, R_MXD] % 4
@@ -765,11 +771,7 @@ def l2_deliver(slice, r, ready, now, cfg, rq, rq_free, g, mx):
         operand(w, role, ready, mx)
         rq_release(rq_free, g, r)
         return 1
-    rq[r, R_KIND] = PK_MDATA
-    if is_core_site(site, mx):
-        rq[r, R_SRC] = site - mx[F_NSL]
-    else:
-        rq[r, R_DEST] = mx[F_NSM] + site
+    address_to_site(r, site, rq, mx)
     return 0
 
 

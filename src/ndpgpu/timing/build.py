@@ -189,19 +189,24 @@ class EngineState:
         # a slice's own requests to other slices (mesh request network) and what the mesh's reply network
         # delivers to it (a sink: kept apart from l2_in, whose requests wait on the reply network)
         self.q_l2req, self.q_l2rin = 2 * nsm + 4 * nsl, 2 * nsm + 5 * nsl
-        nq = 2 * nsm + 6 * nsl
+        # the vault's read data for stack SMs: a return queue of its own, so that it never waits behind the
+        # GPU's data, which crosses the serial link first
+        self.q_l2vret = 2 * nsm + 6 * nsl
+        nq = 2 * nsm + 7 * nsl
         caps = np.zeros(nq, I64)
         caps[self.q_smout:self.q_smout + nsm] = l1.miss_queue
         caps[self.q_smin:self.q_smin + nsm] = ic.eject_buffer
         caps[self.q_l2in:self.q_l2in + nsl] = ic.eject_buffer + rop
         caps[self.q_l2out:self.q_l2out + nsl] = respq + l2_lat
         caps[self.q_l2ret:self.q_l2ret + nsl] = retq
+        caps[self.q_l2vret:self.q_l2vret + nsl] = retq
         caps[self.q_l2vin:self.q_l2vin + nsl] = ic.eject_buffer
         caps[self.q_l2req:self.q_l2req + nsl] = respq + l2_lat
         caps[self.q_l2rin:self.q_l2rin + nsl] = ic.eject_buffer
         cfg[E.C_Q_SMOUT], cfg[E.C_Q_SMIN] = self.q_smout, self.q_smin
         cfg[E.C_Q_L2IN], cfg[E.C_Q_L2OUT], cfg[E.C_Q_L2RET] = self.q_l2in, self.q_l2out, self.q_l2ret
         cfg[E.C_Q_L2VIN] = self.q_l2vin
+        cfg[E.C_Q_L2VRET] = self.q_l2vret
         cfg[E.C_Q_L2REQ], cfg[E.C_Q_L2RIN] = self.q_l2req, self.q_l2rin
         self.qb = np.zeros((nq, int(caps.max())), I64)
         self.qm = np.zeros((nq, 4), I64)

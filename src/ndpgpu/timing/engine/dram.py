@@ -9,6 +9,15 @@ from .queues import cyc_at, edge, popcount, q_push, q_space, rq_release
 
 
 @njit
+def return_queue(r, slice, cfg, rq):
+    """The queue at ``slice`` that takes DRAM read ``r``'s data: a stack SM's own (its data crosses no GPU link,
+    so it must not wait behind the GPU's), else the slice's return queue."""
+    if rq[r, R_XSTK] >= 0:
+        return cfg[C_Q_L2VRET] + slice
+    return cfg[C_Q_L2RET] + slice
+
+
+@njit
 def dram_log(dlog, g, cfg, k, c, cmd, bank, row, mx):
     if cfg[C_MECH] != 0:
         hooks.dram_command(cfg[C_MECH], c, cmd, bank, row, k, mx)
@@ -206,7 +215,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 minready = rr
             continue
         if (dq[c, i, DQ_WR] == 0 and rq[dq[c, i, DQ_RID], R_BURSTS] == 1
-                and q_space(qm, cfg[C_Q_L2RET] + dq[c, i, DQ_SLICE]) <= 0):
+                and q_space(qm, return_queue(dq[c, i, DQ_RID], dq[c, i, DQ_SLICE], cfg, rq)) <= 0):
             # a read whose data has nowhere to go is no candidate: it neither holds its row open against the
             # bank's other requests nor claims the oldest's turn (the write-back that frees its slice's return
             # queue may need that bank); the channel polls until the queue has room
@@ -375,7 +384,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                                   chs)
                 rq[r, R_READY] = t
                 rq[r, R_T4] = t
-                q = cfg[C_Q_L2RET] + rq[r, R_SLICE]
+                q = return_queue(r, rq[r, R_SLICE], cfg, rq)
                 q_push(qb, qm, q, r)
                 w = cfg[C_WK_SL] + rq[r, R_SLICE]
                 if t < wake[w]:

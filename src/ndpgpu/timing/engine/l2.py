@@ -342,6 +342,14 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
                        mrange, mx):
                 q_pop(qb, qm, qr)
                 progress = True
+    qvr = cfg[C_Q_L2VRET] + j  # the stack SMs' read data (see build: a queue of its own)
+    if qm[qvr, Q_COUNT] > 0:
+        d = q_head(qb, qm, qvr)
+        if rq[d, R_READY] <= now:
+            if l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, mapd,
+                       mrange, mx):
+                q_pop(qb, qm, qvr)
+                progress = True
     qi = cfg[C_Q_L2IN] + j
     blocked = False
     for _p in range(cfg[C_L2_PORTS]):
@@ -404,6 +412,8 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         w = min(w, nxt if vblocked else max(rq[q_head(qb, qm, qv), R_READY], nxt))
     if qm[qr, Q_COUNT] > 0:
         w = min(w, max(rq[q_head(qb, qm, qr), R_READY], nxt))
+    if qm[qvr, Q_COUNT] > 0:
+        w = min(w, max(rq[q_head(qb, qm, qvr), R_READY], nxt))
     if qm[qn, Q_COUNT] > 0:
         w = min(w, nxt if nblocked else max(rq[q_head(qb, qm, qn), R_READY], nxt))
     if qm[qi, Q_COUNT] > 0:

@@ -30,16 +30,7 @@ STACK1 = ParityMapping(tuple(1 << b for b in (7, 8, 9, 10, 32, 40)), tuple(1 << 
 
 def stream(num_ctas: int, threads: int = 256):
     """Each warp: a mov, then ``LOADS`` independent full-line loads (its block), then exit."""
-    b = TraceBuilder("stream", num_ctas, threads)
-    pre = b.op("mov.u32", "int", dst=(1,), src=(0,))
-    loads = [b.op("ld.global.f32", "load", dst=(10 + j,), src=(1,), space="global", width=4) for j in range(LOADS)]
-    ex = b.op("exit", "branch")
-    for w in range(num_ctas * threads // 32):
-        b.run(w, pre)
-        for j, pc in enumerate(loads):
-            b.run(w, pc, base=A + (w * LOADS + j) * 128)
-        b.run(w, ex)
-    return b.build()
+    return mixed(num_ctas, 0, threads)
 
 
 class EveryWarp(BlockOffload):

@@ -14,27 +14,43 @@ imports it before any compiled module, because numba picks a function's locator 
 from __future__ import annotations
 
 import ast
+import atexit
 import functools
 import hashlib
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from numba.core import caching
 
 _PACKAGES: dict[str, Path] = {}  # top-level package name -> its directory
 _EXTRA: dict[Path, tuple[Path, ...]] = {}  # file -> files it depends on without importing them
+_FIRST_SEEN: dict[Path, tuple[int, int]] = {}  # file -> (mtime_ns, size) when this process first listed it
+
+
+def _note_files(files) -> None:
+    """Remember each file's modification time and size as this process first sees it."""
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        _FIRST_SEEN.setdefault(f, (st.st_mtime_ns, st.st_size))
 
 
 def add_dependencies(py_file: str | os.PathLike, files: list[str] | tuple[str, ...]) -> None:
     """Count ``files`` as imported by ``py_file`` (and so by everything importing it): for modules that
     load others at run time, such as the engine's hook table of registered mechanisms."""
     _EXTRA[Path(py_file).resolve()] = tuple(sorted(Path(f).resolve() for f in files))
+    _note_files(_EXTRA[Path(py_file).resolve()])
     closure_files.cache_clear()
 
 
 def register_package(name: str, directory: str | os.PathLike) -> None:
     """Stamp cached functions of package ``name`` (rooted at ``directory``) with their import closure."""
     _PACKAGES[name] = Path(directory).resolve()
+    _note_files(_PACKAGES[name].rglob("*.py"))  # before any module of the package is imported
     closure_files.cache_clear()
 
 
@@ -127,13 +143,41 @@ def closure_stamp(py_file: str) -> str:
     return "closure:" + digest.hexdigest()
 
 
+def changed_since_start(py_file: str) -> bool:
+    """Whether a file of ``py_file``'s closure changed on disk after this process first listed it. Modules
+    are imported lazily, so a process may hold a module's old constants in memory while the stamp hashes the
+    edited file: what it compiles then must not be stored under that stamp (the next process would load it)."""
+    for f in closure_files(py_file):
+        try:
+            st = f.stat()
+        except OSError:
+            return True
+        if _FIRST_SEEN.get(f, (st.st_mtime_ns, st.st_size)) != (st.st_mtime_ns, st.st_size):
+            return True
+    return False
+
+
+@functools.cache
+def _scratch_dir() -> str:
+    """A cache directory private to this process, removed when it exits."""
+    path = tempfile.mkdtemp(prefix="ndpgpu-numba-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
 class _ClosureStampMixin:
-    """Overrides a numba locator's source stamp with the import-closure hash for registered packages."""
+    """Overrides a numba locator's source stamp with the import-closure hash for registered packages, and
+    keeps code compiled from sources edited during the run out of the shared cache."""
 
     _py_file: str
 
     def get_source_stamp(self):
         return closure_stamp(self._py_file)
+
+    def get_cache_path(self):
+        if changed_since_start(self._py_file):
+            return _scratch_dir()
+        return super().get_cache_path()
 
     @classmethod
     def from_function(cls, py_func, py_file):

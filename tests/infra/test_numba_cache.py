@@ -122,3 +122,28 @@ def test_engine_stamp_covers_mechanism_hardware_from_the_first_import():
     mechanism's hardware alone recompiles the engine."""
     out = subprocess.run([sys.executable, "-c", STAMP_PROBE], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "True", "True"]
+
+
+RACE_PROBE = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[1])
+    from ndpgpu import _numba_cache
+    _numba_cache.register_package("toypkg", sys.argv[1] + "/toypkg")
+    import toypkg.consts  # the constant is in memory before ...
+    Path(sys.argv[1], "toypkg", "consts.py").write_text("OFFSET = 0\\n")  # ... its file is edited ...
+    from toypkg.main import outer  # ... and before the compiled functions are decorated and compiled
+    print(outer(3))
+""")
+
+
+def test_code_compiled_from_sources_edited_during_the_run_is_not_cached(tmp_path):
+    """A process that imported a module before its file was edited compiles with the old constants; stored
+    under the new file's stamp, that code would be loaded by every later process. It is kept out of the
+    cache: the next process compiles the edited source."""
+    _write_toy(tmp_path, "x + 1")
+    out = subprocess.run([sys.executable, "-c", RACE_PROBE, str(tmp_path)], capture_output=True, text=True,
+                         check=True, env={**os.environ, "NUMBA_CACHE_DIR": ""})
+    assert int(out.stdout) == 208  # this process: the constant it had imported, (3 + 1 + 100) * 2
+    assert _probe(tmp_path) == (8, 0)  # the next: compiled from the edited file, (3 + 1 + 0) * 2
+    assert _probe(tmp_path) == (8, 1)

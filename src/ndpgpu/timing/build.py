@@ -72,6 +72,7 @@ class EngineState:
         cfg[E.C_DISPATCH_PER_CYCLE] = core.cta_dispatch.per_cycle
         cfg[E.C_CTA_LAUNCH_LAT] = core.cta_dispatch.launch_latency
         cfg[E.C_KERNEL_LAUNCH_LAT] = core.cta_dispatch.kernel_launch_latency
+        cfg[E.C_BATCH_REFILL] = int(core.cta_dispatch.refill == "batch")
         cfg[E.C_SUB_UNITS] = int(core.sub_core_units)
         cfg[E.C_WAIT_ACKS] = int(core.wait_store_acks)
         cfg[E.C_FILL_TO_USE] = core.fill_to_use
@@ -209,7 +210,7 @@ class EngineState:
         cfg[E.C_Q_L2VRET] = self.q_l2vret
         cfg[E.C_Q_L2REQ], cfg[E.C_Q_L2RIN] = self.q_l2req, self.q_l2rin
         self.qb = np.zeros((nq, int(caps.max())), I64)
-        self.qm = np.zeros((nq, 4), I64)
+        self.qm = np.zeros((nq, E.NQM), I64)
         self.qm[:, E.Q_CAP] = caps
         # components' wake slots
         cfg[E.C_WK_SL] = nsm

@@ -153,6 +153,9 @@ class CtaDispatchSpec(Spec):
     per_cycle: int = F(1, "CTAs/cycle", "CTAs the dispatcher can place per core cycle (whole GPU)", ge=1, le=1024)
     launch_latency: int = F(0, "cycles", "from dispatch to the CTA's first issue", ge=0, le=100000)
     kernel_launch_latency: int = F(0, "cycles", "before the first CTA of each launch", ge=0, le=10**7)
+    refill: Literal["continuous", "batch"] = F(
+        "continuous", "name", "continuous: an SM takes a CTA whenever one fits; batch: an SM takes CTAs while they "
+        "fit, then none until every CTA of that batch has finished (MPU-Sim's block scheduler)")
 
     check_impl = _impl_validator("cta_dispatch")
 
@@ -857,6 +860,8 @@ class Machine(Spec):
         tree = self.model_dump(mode="json")
         if tree["core"].get("model") == "gpu":  # the default core model leaves every earlier machine's hash as it was
             del tree["core"]["model"]
+        if tree["core"]["cta_dispatch"].get("refill") == "continuous":  # as is the default CTA refill
+            del tree["core"]["cta_dispatch"]["refill"]
         return config_hash(tree)
 
     def to_yaml(self) -> str:

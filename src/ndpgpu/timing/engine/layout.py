@@ -71,8 +71,10 @@ PAGE_OPEN, PAGE_CLOSED = 0, 1
 MAPK_BITFIELDS, MAPK_PINNED, MAPK_PARITY = 0, 1, 2
 # networks
 NET_REQ, NET_REP = 0, 1
-# queue columns
-Q_HEAD, Q_COUNT, Q_CAP, Q_BLOCK = 0, 1, 2, 3
+# queue columns; Q_NZ of row w holds the non-empty bits of queues 64w .. 64w + 63 (bit q & 63), for scans that
+# visit only the non-empty queues of a range
+Q_HEAD, Q_COUNT, Q_CAP, Q_BLOCK, Q_NZ = 0, 1, 2, 3, 4
+NQM = 5
 # DRAM queue entry columns (a dense copy of what the scheduler scans)
 DQ_RID, DQ_READY, DQ_BANK, DQ_ROW, DQ_KEY, DQ_WR, DQ_BG, DQ_SLICE = range(8)
 NDQF = 8
@@ -117,7 +119,7 @@ CFG_NAMES = columns("C_", """
     TS_CAP L1_XOR_BITS L2_XOR_BITS CTA_THREADS CTA_WARPS CTA_REGS CTA_SMEM NCLASS UCNT_SP UCNT_INT
     UCNT_DP UCNT_SFU UCNT_LDST UCNT_BRANCH L2_PORTS MAX_THREADS REGFILE SMEM_SIZE NSA NGPU NSTK VPS SPS
     XL0 SWARPS Q_L2VIN MAXOPEN MECH SECTOR_BURSTS Q_L2REQ Q_L2RIN DQ_SLOTS IBUF CORE_MODEL SSM_MBPS SSM_MSHR
-    L1_MSHR_STRIDE PB_VAULT Q_L2VRET
+    L1_MSHR_STRIDE PB_VAULT Q_L2VRET BATCH_REFILL
 """)
 NCFG = len(CFG_NAMES)
 
@@ -152,7 +154,7 @@ NWT = len(WT_NAMES)
 SM_NAMES = columns("S_", """
     CTAS THREADS REGS SMEM WARPS LDST_FREE OCC_T OCC_ACC ACTIVE_T MSHR_USED LAST_TICK LDST_REC LDST_TX
     LDST_TXEND LDST_LDOP LDST_SLOT LDST_KIND LDST_START BUSY_T LDST_BLOCK LDST_WAITERS RETIRE
-    PRE_PENDING FETCH_WANT FETCH_RR FETCH_PRIO
+    PRE_PENDING FETCH_WANT FETCH_RR FETCH_PRIO BATCH_SHUT
 """)
 NSMT = len(SM_NAMES)
 
@@ -252,14 +254,17 @@ MV_PKT, MV_READY, MV_OUT, MV_FLITS, MV_HOPS, MV_DNODE, MV_DID, MV_TAIL = range(8
 NMV = 8
 # per-VC FIFO columns (VC = (router * ports + input port) * vcs + v): head slot, packets, flits held as seen
 # upstream (packets present plus departed ones whose credit is pending), departed packets with a pending
-# credit (the slots just before the head)
-VQ_HEAD, VQ_COUNT, VQ_USED, VQ_PEND = range(4)
-NVQ = 4
+# credit (the slots just before the head), and 1 + the downstream input port's departure count when the head
+# last found no room there (0: not known to be blocked)
+VQ_HEAD, VQ_COUNT, VQ_USED, VQ_PEND, VQ_BLOCKED = range(5)
+NVQ = 5
 # per-port columns (port = router * ports + port; the mesh's ports are directions): input busy, output busy,
 # injection busy (ps), link flits and packets of the output, credit waits of the output, packets held by the
-# router (port 0), router RR
-MP_IN_BUSY, MP_OUT_BUSY, MP_INJ_BUSY, MP_FLITS, MP_PKTS, MP_WAIT, MP_OCC, MP_RR = range(8)
-NMP = 8
+# router (port 0), router RR, the router's non-empty VCs as a bit mask (port 0; bit = VC index within the router,
+# kept when the router has at most VC_MASK_MAX VCs), packets that have left the input port
+MP_IN_BUSY, MP_OUT_BUSY, MP_INJ_BUSY, MP_FLITS, MP_PKTS, MP_WAIT, MP_OCC, MP_RR, MP_VMASK, MP_DEPART = range(10)
+NMP = 10
+VC_MASK_MAX = 63
 MESH_DIRS = ("north", "east", "south", "west", "local")
 # iSLIP state per port (``msw``): the output's grant pointer (an input port), the input's accept pointer
 # (an output port) and VC pointer, the input's request to each output this cycle (a VC or -1; ports

@@ -8,9 +8,10 @@ between chips.
 """
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .queues import cyc_at, edge, q_head, q_pop, q_push
+from .queues import cyc_at, edge, q_head, q_next_busy, q_pop, q_push
 
 
 @njit
@@ -109,12 +110,26 @@ def mesh_pick_vc(mvq, net, node, port, nport, nvc, fl, vcbuf):
 
 
 @njit
-def mesh_push(mvc, mvq, net, vi, vcbuf, fl):
+def mesh_push(mvc, mvq, mport, mcfg, net, vi, vcbuf, fl):
     """Append a packet to VC ``vi``; returns its slot (the caller fills the slot's columns)."""
     slot = vi * vcbuf + (mvq[net, vi, VQ_HEAD] + mvq[net, vi, VQ_COUNT]) % vcbuf
+    if mvq[net, vi, VQ_COUNT] == 0:
+        mesh_vc_mark(mport, mcfg, net, vi, True)
     mvq[net, vi, VQ_COUNT] += 1
     mvq[net, vi, VQ_USED] += fl
     return slot
+
+
+@njit_inline
+def mesh_vc_mark(mport, mcfg, net, vi, busy):
+    """Set (``busy``) or clear VC ``vi``'s bit in its router's mask of non-empty VCs."""
+    nin = mcfg[MC_NPORT] * mcfg[MC_NVC]
+    if nin <= VC_MASK_MAX:
+        row = (vi // nin) * mcfg[MC_NPORT]
+        if busy:
+            mport[net, row, MP_VMASK] |= np.int64(1) << (vi % nin)
+        else:
+            mport[net, row, MP_VMASK] &= ~(np.int64(1) << (vi % nin))
 
 
 @njit_inline
@@ -173,7 +188,7 @@ def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wak
         mport[net, p0, MP_OCC] -= 1
         wk = INF
     else:
-        nv = mesh_push(mvc, mvq, net, nvi, vcbuf, fl)
+        nv = mesh_push(mvc, mvq, mport, mcfg, net, nvi, vcbuf, fl)
         for col in range(NMV):
             mvc[net, nv, col] = mvc[net, v, col]
         mvc[net, nv, MV_READY] = edge(clk, D_ICNT, k + llat + mcfg[MC_RLAT])
@@ -187,8 +202,12 @@ def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wak
         wk = mvc[net, nv, MV_READY]
     # the packet leaves its VC; its space is credited back at once, or after credit_delay cycles
     mvc[net, v, MV_PKT] = -1
+    mvq[net, vi, VQ_BLOCKED] = 0
+    mport[net, p0 + ip, MP_DEPART] += 1
     mvq[net, vi, VQ_HEAD] = (mvq[net, vi, VQ_HEAD] + 1) % vcbuf
     mvq[net, vi, VQ_COUNT] -= 1
+    if mvq[net, vi, VQ_COUNT] == 0:
+        mesh_vc_mark(mport, mcfg, net, vi, False)
     cdel = mcfg[MC_CDEL]
     if cdel == 0:
         mvq[net, vi, VQ_USED] -= fl
@@ -362,7 +381,7 @@ def mesh_inject(net, q, term, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
         d = rq[r, R_DEST]
     dst_base = MC_HDR + cfg[C_NSM] if net == NET_REQ else MC_HDR
     dnode = mcfg[dst_base + d]
-    v = mesh_push(mvc, mvq, net, vi, vcbuf, fl)
+    v = mesh_push(mvc, mvq, mport, mcfg, net, vi, vcbuf, fl)
     mvc[net, v, MV_PKT] = r
     mvc[net, v, MV_READY] = edge(clk, D_ICNT, k + mcfg[MC_TLAT] + mcfg[MC_RLAT])
     mvc[net, v, MV_OUT] = mesh_route(mcfg, net, node, dnode)
@@ -410,6 +429,8 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
     src_base = MC_HDR if net == NET_REQ else MC_HDR + cfg[C_NSM]
     nxt = edge(clk, D_ICNT, k + 1)
     nin = nport * nvc
+    masked = nin <= VC_MASK_MAX
+    cdel = mcfg[MC_CDEL]
     wk = INF
     progress = False
     for node in range(nnode):
@@ -430,8 +451,28 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                 if mvq[net, vi, VQ_COUNT] > 0 and mvc[net, vi * vcbuf + mvq[net, vi, VQ_HEAD], MV_READY] <= now:
                     maxp = max(maxp, mesh_head_prio(net, vi, vcbuf, rq, mvc, mvq))
         for p in range(maxp, -1, -1):
-            for i in range(nin):
-                iv = (rr + i) % nin
+            # the VCs in round-robin order from ``rr``: with the router's mask, only the non-empty ones (those
+            # at or after ``rr``, then those before it); without one (more VCs than the mask holds), all of them
+            m = mport[net, p0, MP_VMASK]
+            below = (np.int64(1) << rr) - 1 if masked else 0
+            m_hi = m & ~below
+            m_lo = m & below
+            i = 0
+            while True:
+                if masked:
+                    if m_hi != 0:
+                        iv = trailing_zeros(m_hi)
+                        m_hi &= m_hi - 1
+                    elif m_lo != 0:
+                        iv = trailing_zeros(m_lo)
+                        m_lo &= m_lo - 1
+                    else:
+                        break
+                else:
+                    if i == nin:
+                        break
+                    iv = (rr + i) % nin
+                    i += 1
                 vi = node * nin + iv
                 if mvq[net, vi, VQ_COUNT] == 0:
                     continue
@@ -451,8 +492,18 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                     if b < wk:
                         wk = b
                     continue
+                # a head that found no room downstream stays blocked until a packet leaves that input port (with
+                # credits returned at departure: the VCs' space changes no other way)
+                nb, nip = mesh_next(mcfg, net, node, o)
+                dport = nb * nport + nip
+                if nb >= 0 and cdel == 0 and mvq[net, vi, VQ_BLOCKED] == mport[net, dport, MP_DEPART] + 1:
+                    mesh_count_wait(net, node, o, mcfg, mst, mport)
+                    wk = min(wk, nxt)
+                    continue
                 nvi = mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq)
                 if nvi < 0:
+                    if nb >= 0:
+                        mvq[net, vi, VQ_BLOCKED] = mport[net, dport, MP_DEPART] + 1
                     mesh_count_wait(net, node, o, mcfg, mst, mport)
                     wk = min(wk, nxt)
                     continue
@@ -463,19 +514,26 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                 progress = True
         mport[net, p0, MP_RR] = (rr + 1) % nin
     # injection: the head of each source's queue enters a VC of its terminal's input port
+    # (sources with empty queues have nothing to inject: only the non-empty ones are visited, in the same
+    # round-robin order from ``rr``; an injection pops only its own source's queue)
     rr = netd[net, N_RR]
-    for i in range(nsrc):
-        s = (rr + i) % nsrc
-        t, moved = mesh_inject(net, sq + s, mcfg[src_base + s], s, s, now, k, cfg, clk, rq, qb, qm, wake, nst, kst,
-                               mcfg, mvc, mvq, mport, mst)
+    for half in range(2):
+        lo, hi = (rr, nsrc) if half == 0 else (0, rr)
+        s = q_next_busy(qm, sq, lo, hi)
+        while s >= 0:
+            t, moved = mesh_inject(net, sq + s, mcfg[src_base + s], s, s, now, k, cfg, clk, rq, qb, qm, wake, nst,
+                                   kst, mcfg, mvc, mvq, mport, mst)
+            wk = min(wk, t)
+            progress = progress or moved
+            s = q_next_busy(qm, sq, s + 1, hi)
+    sq2 = netd[net, N_SRCQ2]
+    s = q_next_busy(qm, sq2, 0, netd[net, N_NSRC2])  # the second family (own terminals: no port shared with
+    while s >= 0:                                      # the first)
+        t, moved = mesh_inject(net, sq2 + s, mcfg[netd[net, N_SRC2_NODE] + s], -1, netd[net, N_SRC2_WAKE] + s, now,
+                               k, cfg, clk, rq, qb, qm, wake, nst, kst, mcfg, mvc, mvq, mport, mst)
         wk = min(wk, t)
         progress = progress or moved
-    for s in range(netd[net, N_NSRC2]):  # the second family (own terminals: no port shared with the first)
-        t, moved = mesh_inject(net, netd[net, N_SRCQ2] + s, mcfg[netd[net, N_SRC2_NODE] + s], -1,
-                               netd[net, N_SRC2_WAKE] + s, now, k, cfg, clk, rq, qb, qm, wake, nst, kst, mcfg, mvc,
-                               mvq, mport, mst)
-        wk = min(wk, t)
-        progress = progress or moved
+        s = q_next_busy(qm, sq2, s + 1, netd[net, N_NSRC2])
     netd[net, N_RR] = (rr + 1) % nsrc
     if progress:
         g[G_LAST_PROGRESS] = now

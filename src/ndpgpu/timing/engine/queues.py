@@ -1,6 +1,9 @@
 """Time and clock domains, bounded queues, and the request and load-operation pools.
 """
 
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 
 
@@ -20,6 +23,8 @@ def cyc_at(clk, d, t):
 def q_push(qb, qm, q, v):
     i = (qm[q, Q_HEAD] + qm[q, Q_COUNT]) % qm[q, Q_CAP]
     qb[q, i] = v
+    if qm[q, Q_COUNT] == 0:
+        qm[q >> 6, Q_NZ] |= np.int64(1) << (q & 63)
     qm[q, Q_COUNT] += 1
 
 
@@ -29,7 +34,24 @@ def q_pop(qb, qm, q):
     v = qb[q, h]
     qm[q, Q_HEAD] = (h + 1) % qm[q, Q_CAP]
     qm[q, Q_COUNT] -= 1
+    if qm[q, Q_COUNT] == 0:
+        qm[q >> 6, Q_NZ] &= ~(np.int64(1) << (q & 63))
     return v
+
+
+@njit
+def q_next_busy(qm, base, lo, hi):
+    """The first ``s`` in ``[lo, hi)`` whose queue ``base + s`` is not empty, or -1 (a scan of the non-empty
+    bits, 64 queues a word)."""
+    q = base + lo
+    end = base + hi
+    while q < end:
+        w = qm[q >> 6, Q_NZ] >> (q & 63)  # (an arithmetic shift: bits above 63 copy bit 63, which is then set)
+        if w != 0:
+            q += trailing_zeros(w)
+            return q - base if q < end else -1
+        q = (q | 63) + 1
+    return -1
 
 
 @njit

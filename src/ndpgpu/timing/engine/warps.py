@@ -36,6 +36,8 @@ def warp_exit(sm, slot, now, k, cfg, wt, ctat, smt, wake, g, ctr, smst):
         if ctat[cs, CT_PRE_NEXT] < ctat[cs, CT_PRE_END]:
             smt[sm, S_PRE_PENDING] -= 1  # the CTA ended before its preload list: drop the rest
         ctat[cs, CT_CTA] = -1
+        if cfg[C_BATCH_REFILL] != 0:  # the SM's batch is finishing: no new CTA until the last of it is done
+            smt[sm, S_BATCH_SHUT] = 1 if smt[sm, S_CTAS] > 0 else 0
         g[G_CTAS_DONE] += 1
         g[G_LIVE_CTAS] -= 1
         wd = cfg[C_WK_DISP]
@@ -135,7 +137,9 @@ def warp_pc(slot, seg, wt):
 
 @njit
 def cta_fits(sm, cfg, smt):
+    """Whether SM ``sm`` can take one more CTA now (resources, and with batch refill, a batch still filling)."""
     return (smt[sm, S_CTAS] < cfg[C_NCTA_SLOTS]
+            and smt[sm, S_BATCH_SHUT] == 0
             and smt[sm, S_THREADS] + cfg[C_CTA_THREADS] <= cfg[C_MAX_THREADS]
             and smt[sm, S_REGS] + cfg[C_CTA_REGS] <= cfg[C_REGFILE]
             and smt[sm, S_SMEM] + cfg[C_CTA_SMEM] <= cfg[C_SMEM_SIZE])

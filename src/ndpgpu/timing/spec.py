@@ -155,7 +155,8 @@ class CtaDispatchSpec(Spec):
     kernel_launch_latency: int = F(0, "cycles", "before the first CTA of each launch", ge=0, le=10**7)
     refill: Literal["continuous", "batch"] = F(
         "continuous", "name", "continuous: an SM takes a CTA whenever one fits; batch: an SM takes CTAs while they "
-        "fit, then none until every CTA of that batch has finished (MPU-Sim's block scheduler)")
+        "fit, then none until every CTA of that batch has finished (a block scheduler that runs each batch to "
+        "completion)")
 
     check_impl = _impl_validator("cta_dispatch")
 

@@ -334,22 +334,15 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
 def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
             ptype, mx, ufree):
     progress = False
-    qr = cfg[C_Q_L2RET] + j
-    if qm[qr, Q_COUNT] > 0:
-        d = q_head(qb, qm, qr)
-        if rq[d, R_READY] <= now:
-            if l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, mapd,
-                       mrange, mx):
-                q_pop(qb, qm, qr)
-                progress = True
-    qvr = cfg[C_Q_L2VRET] + j  # the stack SMs' read data (see build: a queue of its own)
-    if qm[qvr, Q_COUNT] > 0:
-        d = q_head(qb, qm, qvr)
-        if rq[d, R_READY] <= now:
-            if l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, mapd,
-                       mrange, mx):
-                q_pop(qb, qm, qvr)
-                progress = True
+    # read data returning from DRAM: the GPU's, then the stack SMs' (a queue of its own, see build)
+    for qr in (cfg[C_Q_L2RET] + j, cfg[C_Q_L2VRET] + j):
+        if qm[qr, Q_COUNT] > 0:
+            d = q_head(qb, qm, qr)
+            if rq[d, R_READY] <= now:
+                if l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, mapd,
+                           mrange, mx):
+                    q_pop(qb, qm, qr)
+                    progress = True
     qi = cfg[C_Q_L2IN] + j
     blocked = False
     for _p in range(cfg[C_L2_PORTS]):
@@ -410,10 +403,9 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         w = max(t, nxt) if t < INF else INF
     if qm[qv, Q_COUNT] > 0:
         w = min(w, nxt if vblocked else max(rq[q_head(qb, qm, qv), R_READY], nxt))
-    if qm[qr, Q_COUNT] > 0:
-        w = min(w, max(rq[q_head(qb, qm, qr), R_READY], nxt))
-    if qm[qvr, Q_COUNT] > 0:
-        w = min(w, max(rq[q_head(qb, qm, qvr), R_READY], nxt))
+    for qr in (cfg[C_Q_L2RET] + j, cfg[C_Q_L2VRET] + j):
+        if qm[qr, Q_COUNT] > 0:
+            w = min(w, max(rq[q_head(qb, qm, qr), R_READY], nxt))
     if qm[qn, Q_COUNT] > 0:
         w = min(w, nxt if nblocked else max(rq[q_head(qb, qm, qn), R_READY], nxt))
     if qm[qi, Q_COUNT] > 0:

@@ -7,6 +7,15 @@ that hashes its file *and* every module of the same package that file imports, t
 reading the import statements, so nothing is executed). Any edit anywhere in that closure makes numba
 recompile; an untouched tree loads from the cache as before.
 
+Processes of different source versions share no cache file. numba names a function's files after the function
+alone (``name-line.py311.nbi`` and ``.1.nbc``, ``.2.nbc``, ...) and writes the index before the data, so a
+process whose stamp differs renumbered from 1 and overwrote files that another version's index still pointed
+to: a process loading in between took another version's compiled code, and compiled it into its callers
+under its own, valid stamp (a stale engine that deadlocked the mesh was found this way). Here each file's
+functions cache in a directory of their own stamp (``__pycache__/<module>-<stamp>/``, older ones pruned
+after a day unused), and each process names its data files with a token of its own, so two processes that
+both found an empty index never write the same file.
+
 :func:`install` puts the locators in front of numba's own. Importing this module installs them; :mod:`ndpgpu`
 imports it before any compiled module, because numba picks a function's locator when it is decorated.
 """
@@ -20,6 +29,8 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
+import uuid
 from pathlib import Path
 
 from numba.core import caching
@@ -157,6 +168,43 @@ def changed_since_start(py_file: str) -> bool:
     return False
 
 
+STAMP_CHARS = 16  # hex digits of the closure stamp in a cache directory's name
+PRUNE_AFTER_S = 86400.0  # another stamp's directory of the same module is removed after a day unused
+
+
+def stamp_directory(py_file: str) -> str:
+    """The cache subdirectory of ``py_file``'s compiled functions: the module's name and its closure stamp."""
+    return f"{Path(py_file).stem}-{closure_stamp(py_file).removeprefix('closure:')[:STAMP_CHARS]}"
+
+
+def prune_stamp_directories(path: str, now: float | None = None) -> list[str]:
+    """Remove the directories of the same module's other stamps beside ``path`` that nothing has written to
+    for :data:`PRUNE_AFTER_S`; returns them. A process still running such a version then only recompiles
+    what it finds missing."""
+    here = Path(path)
+    module = here.name.rsplit("-", 1)[0]
+    now = time.time() if now is None else now
+    removed = []
+    for other in here.parent.glob(f"{module}-*"):
+        if other == here or not other.is_dir() or other.name.rsplit("-", 1)[0] != module:
+            continue
+        try:
+            if now - other.stat().st_mtime > PRUNE_AFTER_S:
+                shutil.rmtree(other, ignore_errors=True)
+                removed.append(str(other))
+        except OSError:
+            continue
+    return removed
+
+
+_PROCESS_TOKEN = uuid.uuid4().hex[:12]
+
+
+def _data_name_of_this_process(self, number: int) -> str:
+    """numba's data file name with this process's token: ``name-line.py311.<n>.<token>.nbc``."""
+    return self._data_name_pattern.format(number=number).removesuffix(".nbc") + f".{_PROCESS_TOKEN}.nbc"
+
+
 @functools.cache
 def _scratch_dir() -> str:
     """A cache directory private to this process, removed when it exits."""
@@ -177,7 +225,11 @@ class _ClosureStampMixin:
     def get_cache_path(self):
         if changed_since_start(self._py_file):
             return _scratch_dir()
-        return super().get_cache_path()
+        return os.path.join(super().get_cache_path(), stamp_directory(self._py_file))
+
+    def ensure_cache_path(self):
+        super().ensure_cache_path()
+        prune_stamp_directories(self.get_cache_path())
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -209,6 +261,7 @@ def install() -> None:
     for locator in reversed(LOCATORS):
         if locator not in classes:
             classes.insert(0, locator)
+    caching.IndexDataCacheFile._data_name = _data_name_of_this_process
 
 
 install()

@@ -147,3 +147,69 @@ def test_code_compiled_from_sources_edited_during_the_run_is_not_cached(tmp_path
     assert int(out.stdout) == 208  # this process: the constant it had imported, (3 + 1 + 100) * 2
     assert _probe(tmp_path) == (8, 0)  # the next: compiled from the edited file, (3 + 1 + 0) * 2
     assert _probe(tmp_path) == (8, 1)
+
+
+def _cache_dirs(root: Path) -> list[Path]:
+    return sorted(p for p in (root / "toypkg" / "__pycache__").iterdir() if p.is_dir())
+
+
+def test_each_source_version_caches_in_its_own_directory(tmp_path):
+    """Two versions of a module never share a cache file: the first version's files are untouched by the
+    second's compilation, and going back to the first loads them again."""
+    _write_toy(tmp_path, "x + 1")
+    assert _probe(tmp_path) == (208, 0)
+    first = {p: p.read_bytes() for d in _cache_dirs(tmp_path) for p in d.iterdir()}
+    assert first and all(p.parent.name.rsplit("-", 1)[0] in ("main", "helper") for p in first)
+    _write_toy(tmp_path, "x * 10")
+    assert _probe(tmp_path) == (260, 0)
+    assert {p: p.read_bytes() for p in first} == first  # numba alone would have renumbered and overwritten
+    _write_toy(tmp_path, "x + 1")
+    assert _probe(tmp_path) == (208, 1)
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from numba.core import caching
+    from ndpgpu import _numba_cache  # noqa: F401  (installs the data-file naming)
+    f = caching.IndexDataCacheFile(cache_path=sys.argv[1], filename_base="f-1.py311", source_stamp="s")
+    f.save(sys.argv[2], sys.argv[3])
+    print(f.load(sys.argv[2]))
+""")
+
+
+def test_processes_that_found_an_empty_index_write_different_files(tmp_path):
+    """Two processes that both read an empty index (the second before the first saved its own) each
+    write their overload: neither overwrites the file the other's index entry names."""
+    def write(key: str, value: str) -> str:
+        return subprocess.run([sys.executable, "-c", WRITER, str(tmp_path), key, value], capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    assert write("sig-a", "code-a") == "code-a"
+    index = tmp_path / "f-1.py311.nbi"
+    saved_a = index.read_bytes()
+    index.unlink()  # what the second process saw: no index yet
+    assert write("sig-b", "code-b") == "code-b"
+    data = sorted(tmp_path.glob("*.nbc"))
+    assert len(data) == 2
+    index.write_bytes(saved_a)  # the first process's index, as if it had been written last
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import sys
+        from numba.core import caching
+        from ndpgpu import _numba_cache  # noqa: F401
+        f = caching.IndexDataCacheFile(cache_path=sys.argv[1], filename_base="f-1.py311", source_stamp="s")
+        print(f.load("sig-a"))
+    """), str(tmp_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "code-a"
+
+
+def test_unused_directories_of_other_stamps_are_pruned(tmp_path):
+    here = tmp_path / "engine-aaaa"
+    old, recent, other_module = tmp_path / "engine-bbbb", tmp_path / "engine-cccc", tmp_path / "engine_x-dddd"
+    for d in (here, old, recent, other_module):
+        d.mkdir()
+    now = 1_000_000.0
+    os.utime(old, (now - 2 * _numba_cache.PRUNE_AFTER_S,) * 2)
+    os.utime(recent, (now - 60,) * 2)
+    os.utime(other_module, (now - 2 * _numba_cache.PRUNE_AFTER_S,) * 2)
+    assert _numba_cache.prune_stamp_directories(str(here), now=now) == [str(old)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["engine-aaaa", "engine-cccc", "engine_x-dddd"]

@@ -69,3 +69,34 @@ def test_paths_follow_dimension_order():
 def test_a_crossbar_machine_has_no_mesh_layout():
     with pytest.raises(ValueError, match="mesh interconnect"):
         MeshLayout.of(load_machine("gtx480"))
+
+
+def _reach(topo) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
+    """For every router: the terminals whose packets can cross it, and the terminals it can deliver to."""
+    sources: dict[int, set[int]] = {r: set() for r in range(topo.nrouters)}
+    sinks: dict[int, set[int]] = {r: set() for r in range(topo.nrouters)}
+    for a in range(topo.nterminals):
+        for b in range(topo.nterminals):
+            for r, _ in topo.path(a, b):
+                sources[r].add(a)
+                sinks[r].add(b)
+    return sources, sinks
+
+
+def test_no_butterfly_router_can_be_an_omni_meet_node():
+    """docs/llc.md: on llc-bfly no router is reachable from the core and both LLCs and also reaches all three
+    (an Omni meet node's legs), for any core and pair of distinct LLCs; on the mesh every node is (the
+    check's own sanity: the same walk finds meet routers where packets can turn)."""
+    from ndpgpu.timing.topology import topology_of
+
+    for machine, expect_any in (("llc-bfly", False), ("llc-mesh", True)):
+        topo = topology_of(load_machine(machine))
+        sources, sinks = _reach(topo)
+        found = 0
+        for c in topo.sm_terminals[:8]:
+            for a in topo.llc_terminals:
+                for b in topo.llc_terminals:
+                    if a != b and any({c, a, b} <= sources[r] and {c, a, b} <= sinks[r]
+                                      for r in range(topo.nrouters)):
+                        found += 1
+        assert (found > 0) == expect_any, machine

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import contextlib
 import functools
 import hashlib
 import os
@@ -169,7 +170,8 @@ def changed_since_start(py_file: str) -> bool:
 
 
 STAMP_CHARS = 16  # hex digits of the closure stamp in a cache directory's name
-PRUNE_AFTER_S = 86400.0  # another stamp's directory of the same module is removed after a day unused
+PRUNE_AFTER_S = 86400.0  # another stamp's directory of the same module is removed after a day unused (a
+# process touches its directories when it decorates their functions)
 
 
 def stamp_directory(py_file: str) -> str:
@@ -229,7 +231,10 @@ class _ClosureStampMixin:
 
     def ensure_cache_path(self):
         super().ensure_cache_path()
-        prune_stamp_directories(self.get_cache_path())
+        path = self.get_cache_path()
+        with contextlib.suppress(OSError):
+            os.utime(path)  # in use: not pruned for another day
+        prune_stamp_directories(path)
 
     @classmethod
     def from_function(cls, py_func, py_file):

@@ -42,3 +42,4 @@ def test_a_complete_run_is_not_scaled():
     base = _result(source("MVT", False), "baseline", "small", 2_000, 10, 500, 500)
     results = ResultSet([base])
     assert LlcReproduction()._value(results, "baseline", "MVT", CYCLES) == 2_000
+

@@ -39,6 +39,10 @@ CONFIGS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "ctrl+tmap cross 0.25": ("tom-ndp", "tom:ctrl+tmap", {"links.cross_stack.gbs": 10.0}),
     "ctrl+tmap cross 1": ("tom-ndp", "tom:ctrl+tmap", {"links.cross_stack.gbs": 40.0}),
 }
+# TOM runs each application "to completion or for 2 billion instructions, whichever comes first", every
+# configuration compared at the same point (Sec. 5): at `paper` scale every point stops timing there (thread
+# instructions in the paper; the cap counts warp instructions, 2 B / 32 at full warps)
+PAPER_WINDOW = {"sim.max_warp_instructions": 2_000_000_000 // 32}
 MAIN = ("no-ctrl+bmap", "no-ctrl+tmap", "ctrl+bmap", "ctrl+tmap", "ideal")
 STACK_SMS = 4  # tom-ndp: one SM in each of the 4 stacks
 
@@ -85,7 +89,9 @@ class TomReproduction(Reproduction):
                    "energy.total", "offload.blocks.offloaded", "offload.blocks.instances", "tom.colocation.baseline",
                    "tom.colocation.learned", "tom.colocation.oracle", "tom.learning.penalty_cycles")
     differences = (
-        "Inputs are the workloads' `small` scale (the paper runs up to 2 B instructions on inputs it does not give), "
+        "Inputs are the workloads' `small` scale by default (the paper runs up to 2 B instructions on inputs it does "
+        "not give); at `paper` scale every point stops timing after the paper's 2 B instructions (62.5 M warp "
+        "instructions), every configuration at the same point as in the paper; `small` inputs are "
         "sized so that the baseline's links are busy more than half of the kernel time, TOM's selection (the link "
         "table). The candidates nvcc 13's PTX yields (docs/tom.md) are mostly loops, and an offloaded instance runs "
         "its whole loop on a stack SM, where each load pays a vault's latency in turn: the round trips in the last "
@@ -107,20 +113,28 @@ class TomReproduction(Reproduction):
     def spec(self, scale: str) -> SweepSpec:
         """Every configuration; at ``paper`` scale (hours) the main ones only (no sensitivity studies)."""
         names = [c for c in CONFIGS if scale != "paper" or c in ("baseline", *MAIN, "ctrl+oracle")]
-        points = [Point(workload=w, scale=scale, machine=CONFIGS[c][0], policy=CONFIGS[c][1], overrides=CONFIGS[c][2])
-                  for w in WORKLOADS for c in names]
+        window = PAPER_WINDOW if scale == "paper" else {}
+        points = [Point(workload=w, scale=scale, machine=CONFIGS[c][0], policy=CONFIGS[c][1],
+                        overrides={**CONFIGS[c][2], **window}) for w in WORKLOADS for c in names]
         return SweepSpec(name=f"tom-{scale}", description="TOM (seed 000) configurations on its ten workloads",
                          points=points)
 
     # ---------------------------------------------------------------------------------------------- helpers
     @staticmethod
-    def _ran(results: ResultSet) -> list[str]:
+    def _config(results: ResultSet, config: str) -> tuple[str, str, dict[str, Any]]:
+        """A configuration's machine, policy and overrides as its points ran (with the paper's instruction
+        window at `paper` scale)."""
+        machine, policy, over = CONFIGS[config]
+        window = PAPER_WINDOW if any(r.point.scale == "paper" for r in results.results) else {}
+        return machine, policy, {**over, **window}
+
+    def _ran(self, results: ResultSet) -> list[str]:
         """The configurations with at least one point in ``results``."""
-        return [c for c, (m, p, o) in CONFIGS.items()
-                if any((r.point.machine, r.point.policy, r.point.overrides) == (m, p, o) for r in results.results)]
+        return [c for c in CONFIGS if any((r.point.machine, r.point.policy, r.point.overrides)
+                                          == self._config(results, c) for r in results.results)]
 
     def _values(self, results: ResultSet, config: str, metric: str) -> dict[str, float | None]:
-        machine, policy, over = CONFIGS[config]
+        machine, policy, over = self._config(results, config)
         return {w: results.value(w, machine, metric, policy=policy, overrides=over) for w in results.workloads}
 
     def _speedup(self, results: ResultSet, config: str) -> dict[str, float | None]:
@@ -147,7 +161,7 @@ class TomReproduction(Reproduction):
         return {w: (ours[w] / base[w] if base[w] and ours[w] else None) for w in base}
 
     def _energy_parts(self, results: ResultSet, config: str, w: str) -> dict[str, float]:
-        machine, policy, over = CONFIGS[config]
+        machine, policy, over = self._config(results, config)
         r = results.find(w, machine, policy=policy, overrides=over)
         parts = {k: 0.0 for k in (*ENERGY_PARTS, "other")}
         if r is None or r.status != "ok":
@@ -160,7 +174,7 @@ class TomReproduction(Reproduction):
     def _energy_parts_normalised(self, results: ResultSet, config: str) -> dict[str, dict[str, float | None]]:
         """Per workload, this configuration's energy by component over the baseline's total energy."""
         base = self._values(results, "baseline", "energy.total")
-        machine, policy, over = CONFIGS[config]
+        machine, policy, over = self._config(results, config)
         out: dict[str, dict[str, float | None]] = {}
         for w in results.workloads:
             r = results.find(w, machine, policy=policy, overrides=over)

@@ -1,0 +1,14 @@
+"""TOM at `paper` scale: every point stops at the paper's 2 B instructions, all configurations at the same point."""
+
+from __future__ import annotations
+
+from ndpgpu.experiments.papers.tom import PAPER_WINDOW, TomReproduction
+
+
+def test_tom_at_paper_scale_stops_every_point_at_the_papers_2b_instructions():
+    repro = TomReproduction()
+    assert PAPER_WINDOW == {"sim.max_warp_instructions": 62_500_000}
+    assert all(p.overrides.get("sim.max_warp_instructions") == 62_500_000 for p in repro.spec("paper").points)
+    assert not any("sim.max_warp_instructions" in p.overrides for p in repro.spec("small").points)
+    ideal = [p for p in repro.spec("paper").points if p.policy == "tom:ideal+bmap"]
+    assert ideal and all(p.overrides["stacks.sm_max_warps"] == 256 for p in ideal)

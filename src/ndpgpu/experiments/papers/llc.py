@@ -66,12 +66,15 @@ HOPS = "mesh.weighted_hops"
 # totals over the timed run: where the paper's instruction window cut a run short, they are scaled to the whole
 # program at the rate measured (timed / all of its warp instructions), so that a split-FMA source, which
 # executes more instructions for the same work, is compared with the fused baseline on equal work
-EXTENSIVE = (CYCLES, HOPS)
+ENERGY = "energy.total"
+EXTENSIVE = (CYCLES, HOPS, ENERGY)
 
 PAPER = {
     "apps_llc_speedup": 1.19, "apps_omni_speedup": 1.31, "apps_llc_hops": 0.71, "apps_omni_hops": 0.56,
     "apps_llc_latency": 0.84, "apps_omni_latency": 0.73, "micro_llc_speedup": 1.30, "micro_omni_speedup": 1.51,
     "micro_omni_hops": 0.39, "micro_llc_latency": 0.71, "micro_omni_latency": 0.63, "queue_plateau": 1.34,
+    "apps_llc_perf_w": 1.11, "apps_omni_perf_w": 1.16, "micro_llc_perf_w": 1.23, "micro_omni_perf_w": 1.33,
+    "noc_power_share": 0.27,
     "emn_core": 0.628, "emn_llc": 0.143, "emn_none": 0.229, "table3_inst_share": 0.17, "table3_mem_share": 0.66,
 }
 TABLE3_PATTERNS = {"BFS": (2, 6, 7), "FDTD": (1, 2), "KMN": (2, 4), "MVT": (1, 2), "RED": (1, 2), "SCP": (2,),
@@ -117,9 +120,12 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
         "some workloads; the table in the report lists both). Chains are decided at their first instruction from "
         "the addresses of all their memory instructions (the compiler hoists their address computations, Fig. 6); "
         "a chain whose load would hit in L1 runs at the core. Memory latency with offloading averages the "
-        "remaining L1-miss fetches and the chains' round trips. Energy and perf/W are not reported yet (the common "
-        "power model is pending). On the butterfly (`llc-bfly`, 4-ary 3-fly) only the LLC slices compute "
-        "(LLC-Compute): the paper's routers that compute are not modelled. No parameter was fitted to a paper number."
+        "remaining L1-miss fetches and the chains' round trips. Energy comes from the common power model "
+        "(docs/power.md: llc-mesh's GPUWattch-style parameter set, the service and offload queues, the LLC-side ALU "
+        "and the second LLC read of each operand priced from their sizes), and perf/W over the same work is the "
+        "baseline's energy over the configuration's. On the butterfly (`llc-bfly`, 4-ary 3-fly) only the LLC "
+        "slices compute (LLC-Compute): the paper's routers that compute cannot be meet nodes on a butterfly, whose "
+        "packets cannot turn back (docs/llc.md). No parameter was fitted to a paper number."
     )
 
     def spec(self, scale: str) -> SweepSpec:
@@ -183,6 +189,21 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
             out[b] = l1 / l0 if l0 and l1 is not None else None
         return out
 
+    def _perf_per_watt(self, results: ResultSet, config: str, benches) -> dict[str, float | None]:
+        """Performance per watt over the baseline's, per benchmark: for the same work, the baseline's energy over
+        ``config``'s."""
+        out: dict[str, float | None] = {}
+        for b in benches:
+            e0, e1 = self._value(results, "baseline", b, ENERGY), self._value(results, config, b, ENERGY)
+            out[b] = e0 / e1 if e0 and e1 else None
+        return out
+
+    def _noc_share(self, results: ResultSet, bench: str) -> float | None:
+        """The NoC's share of the baseline's energy (the paper: 27% of GPU power)."""
+        noc, tot = self._value(results, "baseline", bench, "energy.noc.total"), self._value(results, "baseline",
+                                                                                              bench, ENERGY)
+        return noc / tot if noc is not None and tot else None
+
     @staticmethod
     def _gmean(values: dict[str, float | None]) -> float | None:
         return geomean(values.values())
@@ -195,6 +216,7 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
         lat = {c: self._latency_ratio(results, c, benches) for c in ("llc", "omni")}
         rate = {c: {b: self._value(results, c, b, "offload.chains.offload_rate") for b in benches}
                 for c in ("llc", "omni")}
+        pw = {c: self._perf_per_watt(results, c, benches) for c in ("llc", "omni")}
         return [
             BarChart(name="speedup", title="Performance over the baseline (cycle ratio)", ylabel="speedup (x)",
                      categories=benches, series={c: [sp[c][b] for b in benches] for c in sp}, reference_line=1.0,
@@ -207,6 +229,11 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
             BarChart(name="memory_latency", title="Average memory latency over the baseline", ylabel="fraction",
                      categories=benches, series={c: [lat[c][b] for b in benches] for c in lat}, reference_line=1.0,
                      caption="Fig. 13: -16% / -27% on the workloads."),
+            BarChart(name="perf_per_watt", title="Performance per watt over the baseline (same work)",
+                     ylabel="perf/W (x)", categories=benches,
+                     series={c: [pw[c][b] for b in benches] for c in pw}, reference_line=1.0,
+                     caption="Fig. 11(b): the paper's means are +23% / +33% (microbenchmarks) and +11% / +16% "
+                             "(workloads) for LLC-Compute / Omni-Compute."),
             BarChart(name="offloaded", title="Share of chain instances offloaded", ylabel="fraction",
                      categories=benches, series={c: [rate[c][b] for b in benches] for c in rate}, mean=None,
                      caption="Fig. 12."),
@@ -218,21 +245,26 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
         sp = {c: self._speedup(results, c, benches) for c in cols}
         hops = {c: self._ratio(results, c, benches, HOPS) for c in cols}
         lat = {c: self._latency_ratio(results, c, benches) for c in cols}
-        rows = [[b, *[sp[c][b] for c in cols], *[hops[c][b] for c in cols], *[lat[c][b] for c in cols],
+        pw = {c: self._perf_per_watt(results, c, benches) for c in cols}
+        rows = [[b, *[sp[c][b] for c in cols], *[pw[c][b] for c in cols], *[hops[c][b] for c in cols],
+                 *[lat[c][b] for c in cols],
                  *[self._value(results, c, b, "offload.chains.offload_rate") for c in cols],
                  self._value(results, "omni", b, "offload.chains.at_core"),
                  self._value(results, "omni", b, "offload.chains.sq_full_fallback"),
-                 self._value(results, "baseline", b, "dram.bus_utilisation")] for b in benches]
+                 self._value(results, "baseline", b, "dram.bus_utilisation"), self._noc_share(results, b)]
+                for b in benches]
         for label, group in (("GMEAN micro", MICRO), ("GMEAN workloads", APPS)):
             rows.append([label, *[self._gmean({b: sp[c][b] for b in group}) for c in cols],
+                         *[self._gmean({b: pw[c][b] for b in group}) for c in cols],
                          *[self._gmean({b: hops[c][b] for b in group}) for c in cols],
-                         *[self._gmean({b: lat[c][b] for b in group}) for c in cols], None, None, None, None, None])
-        out = [Table("results", "Per benchmark: speedup, weighted hops and memory latency over the baseline, share "
-                     "of chains offloaded, Omni's packets computed at cores and its SQ-full fallbacks, the "
-                     "baseline's DRAM bus utilisation",
-                     ["benchmark", "speedup LLC", "speedup Omni", "hops LLC", "hops Omni", "latency LLC",
-                      "latency Omni", "offloaded LLC", "offloaded Omni", "Omni at cores", "Omni fallbacks",
-                      "baseline DRAM busy"], rows)]
+                         *[self._gmean({b: lat[c][b] for b in group}) for c in cols], None, None, None, None, None,
+                         None])
+        out = [Table("results", "Per benchmark: speedup, perf/W, weighted hops and memory latency over the "
+                     "baseline, share of chains offloaded, Omni's packets computed at cores and its SQ-full fallbacks, "
+                     "the baseline's DRAM bus utilisation and the NoC's share of its energy",
+                     ["benchmark", "speedup LLC", "speedup Omni", "perf/W LLC", "perf/W Omni", "hops LLC", "hops Omni",
+                      "latency LLC", "latency Omni", "offloaded LLC", "offloaded Omni", "Omni at cores",
+                      "Omni fallbacks", "baseline DRAM busy", "baseline NoC energy"], rows)]
         if self._ran(results, "omni q(128,256)"):
             qrows = [[q, self._gmean(self._speedup(results, q, APPS))] for q in QUEUES]
             out.append(Table("queues", "Omni-Compute over the baseline by OQ/SQ entries (workloads, GMEAN)",
@@ -281,6 +313,10 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
                for c in ("llc", "omni")}
         rate = {c: {b: self._value(results, c, b, "offload.chains.offload_rate") for b in (*MICRO, *APPS)}
                 for c in ("llc", "omni")}
+        pw = {c: {g: self._gmean(self._perf_per_watt(results, c, grp)) for g, grp in (("micro", MICRO),
+                                                                                       ("apps", APPS))}
+              for c in ("llc", "omni")}
+        noc = [v for v in (self._noc_share(results, b) for b in APPS) if v is not None]
         aligned = [rate["llc"][b] for b in ("COPY-ALIGNED", "VECADD-ALIGNED", "DENSITY", "NORM")]
         strided = [rate["llc"][b] for b in ("COPY-STRIDED", "VECADD-STRIDED")]
         omni_strided = [rate["omni"][b] for b in ("COPY-STRIDED", "VECADD-STRIDED")]
@@ -329,6 +365,14 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
                         sp["omni"]["micro"], 0.1),
             Check.close("Omni-Compute microbenchmarks: weighted hops (GMEAN, / baseline)", P["micro_omni_hops"],
                         hops["omni"]["micro"], 0.2),
+            Check.close("LLC-Compute workloads: perf/W (GMEAN)", P["apps_llc_perf_w"], pw["llc"]["apps"], 0.1),
+            Check.close("Omni-Compute workloads: perf/W (GMEAN)", P["apps_omni_perf_w"], pw["omni"]["apps"], 0.1),
+            Check.close("LLC-Compute microbenchmarks: perf/W (GMEAN)", P["micro_llc_perf_w"], pw["llc"]["micro"],
+                        0.1),
+            Check.close("Omni-Compute microbenchmarks: perf/W (GMEAN)", P["micro_omni_perf_w"], pw["omni"]["micro"],
+                        0.1),
+            Check.close("the NoC's share of the baseline's energy (workloads, mean; not calibrated)",
+                        P["noc_power_share"], sum(noc) / len(noc) if noc else None, 0.25),
             Check.below("FDTD and MVT gain nothing from LLC-Compute (largest speedup)",
                         max(v for v in no_gain.values() if v is not None) if any(no_gain.values()) else None, 1.03,
                         paper="no gain"),

@@ -187,3 +187,15 @@ def test_stacked_chart_splits_each_group_bar_into_its_parts(tmp_path: Path) -> N
     assert {"KM", "BFS"} <= set(texts)
     cats, series, _ = BarChart("c", "t", "y", ["a", "b"], {"s": [1.0, 4.0]}).with_mean()
     assert cats == ["a", "b", "GMEAN"] and series["s"][-1] == pytest.approx(2.0)
+
+
+def test_stored_only_reports_what_is_stored_and_runs_nothing(tmp_path: Path) -> None:
+    """``--stored-only`` on an empty store runs no point and lists every one as missing; after a run, it writes
+    the same report as the run did."""
+    store = tmp_path / "r.duckdb"
+    empty = reproduce("builtin", "tiny", tmp_path / "empty", jobs=0, store=store, executor="fake", stored_only=True)
+    assert empty.data["summary"]["points"] == 20 and empty.data["summary"]["points_ok"] == 0
+    assert {p["status"] for p in empty.data["points"]} == {"missing"}
+    ran = reproduce("builtin", "tiny", tmp_path / "ran", jobs=0, store=store, executor="fake")
+    again = reproduce("builtin", "tiny", tmp_path / "again", jobs=0, store=store, executor="fake", stored_only=True)
+    assert again.data == ran.data

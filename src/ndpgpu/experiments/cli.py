@@ -139,6 +139,12 @@ def add_subcommands(subparsers: Any) -> None:
         default=None,
         help="also write the tables alone as a generated markdown document at DOC",
     )
+    p.add_argument(
+        "--stored-only",
+        action="store_true",
+        help="run nothing: write the report from the points already in the store and list the others as missing "
+        "(a long run reported on while it is resumed in parts)",
+    )
     _add_run_options(p)
     p.set_defaults(func=reproduce_main)
 
@@ -328,6 +334,7 @@ def reproduce_main(args: argparse.Namespace) -> int:
             opts,
             progress,
             getattr(args, "scheduler", None),
+            stored_only=getattr(args, "stored_only", False),
         )
         if args.doc:
             write_document(report, args.doc)

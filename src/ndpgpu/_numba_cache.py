@@ -142,6 +142,19 @@ def closure_files(py_file: str) -> tuple[Path, ...]:
     return tuple(sorted(seen))
 
 
+_DIGESTS: dict[tuple[Path, int, int], bytes] = {}  # (file, mtime_ns, size) -> sha256 of its contents
+
+
+def _file_digest(file: Path) -> bytes:
+    """sha256 of ``file``'s contents, read again only when its modification time or size changed (every
+    compiled function of a module stamps the same closure, several times as it is decorated)."""
+    st = file.stat()
+    key = (file, st.st_mtime_ns, st.st_size)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = hashlib.sha256(file.read_bytes()).digest()
+    return _DIGESTS[key]
+
+
 def closure_stamp(py_file: str) -> str:
     """A hash of the contents (and package-relative names) of :func:`closure_files`."""
     digest = hashlib.sha256()
@@ -151,7 +164,7 @@ def closure_stamp(py_file: str) -> str:
         name = str(file.relative_to(owner[1])) if inside else str(file)
         digest.update(name.encode())
         digest.update(b"\0")
-        digest.update(hashlib.sha256(file.read_bytes()).digest())
+        digest.update(_file_digest(file))
     return "closure:" + digest.hexdigest()
 
 

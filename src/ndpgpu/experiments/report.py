@@ -119,10 +119,22 @@ class Reproduction:
     paper_numbers: ClassVar[dict[str, Any]] = {}
     key_metrics: ClassVar[tuple[str, ...]] = ()  # metrics per point in report.json (empty: all)
     differences: ClassVar[str] = ""  # markdown: why and where ours differs from the paper
+    # machine overrides every `paper`-scale point carries: the paper's instruction window, for a paper that runs
+    # each application "to completion or N instructions" (e.g. {"sim.max_warp_instructions": N // 32})
+    paper_window: ClassVar[dict[str, Any]] = {}
 
     def spec(self, scale: str) -> SweepSpec:
         """The points to run at ``scale``."""
         raise NotImplementedError
+
+    def window(self, scale: str) -> dict[str, Any]:
+        """The overrides the points of ``scale`` carry besides their configuration's (:attr:`paper_window`)."""
+        return dict(self.paper_window) if scale == "paper" else {}
+
+    def window_of(self, results: ResultSet) -> dict[str, Any]:
+        """The window ``results``' points ran with, to look them up by their configuration's overrides."""
+        scales = {r.point.scale for r in results.results}
+        return self.window("paper") if "paper" in scales else {}
 
     def tables(self, results: ResultSet) -> list[Table]:
         return []

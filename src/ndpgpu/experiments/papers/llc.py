@@ -128,11 +128,13 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
         "packets cannot turn back (docs/llc.md). No parameter was fitted to a paper number."
     )
 
+    paper_window = PAPER_WINDOW
+
     def spec(self, scale: str) -> SweepSpec:
         configs = dict(CONFIGS)
         if scale != "paper":
             configs.update(SENSITIVITY)
-        window = PAPER_WINDOW if scale == "paper" else {}
+        window = self.window(scale)
         points = []
         for name, (policy, over, offload) in configs.items():
             benches = MICRO + APPS if name in CONFIGS else APPS
@@ -148,14 +150,9 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
     def _config(name: str) -> tuple[str, dict[str, Any], bool]:
         return CONFIGS.get(name) or SENSITIVITY[name]
 
-    @staticmethod
-    def _window(results: ResultSet) -> dict[str, Any]:
-        """The instruction window the points ran with (the paper's at `paper` scale)."""
-        return PAPER_WINDOW if any(r.point.scale == "paper" for r in results.results) else {}
-
     def _value(self, results: ResultSet, config: str, bench: str, metric: str) -> float | None:
         policy, over, offload = self._config(config)
-        key = dict(policy=policy, overrides={**over, **self._window(results)})
+        key = dict(policy=policy, overrides={**over, **self.window_of(results)})
         args = (source(bench, offload), MACHINES.get(config, MACHINE))
         v = results.value(*args, metric, **key)
         if v is None or metric not in EXTENSIVE:
@@ -166,7 +163,7 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
 
     def _ran(self, results: ResultSet, config: str) -> bool:
         policy, over, _ = self._config(config)
-        over = {**over, **self._window(results)}
+        over = {**over, **self.window_of(results)}
         machine = MACHINES.get(config, MACHINE)
         return any((r.point.machine, r.point.policy, r.point.overrides) == (machine, policy, over)
                    for r in results.results)

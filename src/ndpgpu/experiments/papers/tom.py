@@ -110,23 +110,23 @@ class TomReproduction(Reproduction):
         "number. See docs/tom.md, 'Results at small scale'."
     )
 
+    paper_window = PAPER_WINDOW
+
     def spec(self, scale: str) -> SweepSpec:
         """Every configuration; at ``paper`` scale (hours) the main ones only (no sensitivity studies)."""
         names = [c for c in CONFIGS if scale != "paper" or c in ("baseline", *MAIN, "ctrl+oracle")]
-        window = PAPER_WINDOW if scale == "paper" else {}
+        window = self.window(scale)
         points = [Point(workload=w, scale=scale, machine=CONFIGS[c][0], policy=CONFIGS[c][1],
                         overrides={**CONFIGS[c][2], **window}) for w in WORKLOADS for c in names]
         return SweepSpec(name=f"tom-{scale}", description="TOM (seed 000) configurations on its ten workloads",
                          points=points)
 
     # ---------------------------------------------------------------------------------------------- helpers
-    @staticmethod
-    def _config(results: ResultSet, config: str) -> tuple[str, str, dict[str, Any]]:
+    def _config(self, results: ResultSet, config: str) -> tuple[str, str, dict[str, Any]]:
         """A configuration's machine, policy and overrides as its points ran (with the paper's instruction
         window at `paper` scale)."""
         machine, policy, over = CONFIGS[config]
-        window = PAPER_WINDOW if any(r.point.scale == "paper" for r in results.results) else {}
-        return machine, policy, {**over, **window}
+        return machine, policy, {**over, **self.window_of(results)}
 
     def _ran(self, results: ResultSet) -> list[str]:
         """The configurations with at least one point in ``results``."""

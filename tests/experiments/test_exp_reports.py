@@ -189,6 +189,18 @@ def test_stacked_chart_splits_each_group_bar_into_its_parts(tmp_path: Path) -> N
     assert cats == ["a", "b", "GMEAN"] and series["s"][-1] == pytest.approx(2.0)
 
 
+def test_the_mean_group_marks_the_papers_own_mean_never_one_of_a_few_values() -> None:
+    series = {"s": [1.0, 4.0, 2.0], "t": [1.0, 1.0, 1.0], "u": [2.0, 2.0, 2.0]}
+    paper = {"s": [0.36, None, None], "t": [1.0, 9.0, 3.0]}
+    _, _, marks = BarChart("c", "t", "y", ["a", "b", "c"], series, paper=paper, paper_mean={"u": 1.3}).with_mean()
+    assert marks["s"] == [0.36, None, None, None]  # one known value is not the paper's average
+    assert marks["t"][-1] == pytest.approx(3.0)  # every value known: their geometric mean
+    assert marks["u"] == [None, None, None, 1.3]  # the paper's stated mean
+    _, _, stated = BarChart("c", "t", "y", ["a", "b", "c"], series, paper=paper,
+                            paper_mean={"s": 0.97}).with_mean()
+    assert stated["s"][-1] == 0.97
+
+
 def test_stored_only_reports_what_is_stored_and_runs_nothing(tmp_path: Path) -> None:
     """``--stored-only`` on an empty store runs no point and lists every one as missing; after a run, it writes
     the same report as the run did."""

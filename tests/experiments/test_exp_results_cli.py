@@ -46,6 +46,22 @@ def test_results_of_another_code_version_are_hidden_unless_asked(filled_store: P
         assert {r["workload"] for r in query(store, include_stale=True)} == {"saxpy", "vecadd"}
 
 
+def test_a_parquet_export_leaves_stale_points_out_unless_asked(filled_store: Path, tmp_path: Path) -> None:
+    con = duckdb.connect(str(filled_store))
+    con.execute("UPDATE points SET code_version = 'old' WHERE workload = 'saxpy'")
+    con.close()
+    fresh, every = tmp_path / "fresh.parquet", tmp_path / "every.parquet"
+    assert cli.main(["results", "--store", str(filled_store), "--parquet", str(fresh)]) == 0
+    assert cli.main(["results", "--store", str(filled_store), "--parquet", str(every), "--include-stale"]) == 0
+    with ResultStore(filled_store, read_only=True) as store:
+        listed = query(store)
+    out = duckdb.connect()
+    got = out.execute(f"SELECT DISTINCT workload FROM '{fresh}'").fetchall()
+    assert got == [("vecadd",)]
+    assert out.execute(f"SELECT count(*) FROM '{fresh}'").fetchone()[0] == len(listed)
+    assert {w for (w,) in out.execute(f"SELECT DISTINCT workload FROM '{every}'").fetchall()} == {"saxpy", "vecadd"}
+
+
 def test_format_value_and_markdown() -> None:
     assert [format_value(v) for v in (None, 3, 86605.0, 4258.67, 0.12345, "x", True)] == [
         "—", "3", "86,605", "4,259", "0.1235", "x", "True"

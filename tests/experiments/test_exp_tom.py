@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ndpgpu.experiments.papers.tom import CONFIGS, TomReproduction
+from ndpgpu.experiments.papers.tom import CONFIGS, TomReproduction, kernel_energy
 from ndpgpu.experiments.points import SweepSpec
 from ndpgpu.experiments.report import build_report
 from ndpgpu.experiments.results import ResultSet
@@ -89,3 +89,23 @@ def test_report_lists_the_baseline_link_utilisation(results):
     assert any(t["name"] == "baseline_links" for t in data["tables"])
     assert "## Baseline link utilisation and GPU warp occupancy per workload" in (
         tmp / "report-links" / "report.md").read_text()
+
+
+def test_energy_is_counted_over_the_kernels_time(results):
+    """Fig. 10's energy is GPUWattch's, over the kernels: every event plus the static energy's kernel share."""
+    rs, _, _ = results
+    repro = TomReproduction()
+    for w in WORKLOADS:
+        r = rs.find(w, *CONFIGS["baseline"][:1], policy=CONFIGS["baseline"][1])
+        kernel, app = r.get("kernel.time"), r.get("application.time")
+        assert 0 < kernel < app  # the host copies take time of their own
+        want = r.get("energy.dynamic") + r.get("energy.static") * kernel / app
+        assert kernel_energy(r.metrics) == pytest.approx(want, rel=1e-12)
+        assert kernel_energy(r.metrics) < r.get("energy.total")
+        links = r.get("energy.links.dynamic") + r.get("energy.links.static") * kernel / app
+        assert kernel_energy(r.metrics, "links") == pytest.approx(links, rel=1e-12)
+        parts = repro._energy_parts(rs, "baseline", w)
+        assert sum(parts.values()) == pytest.approx(want, rel=1e-9)  # the groups and 'other' add up
+    split = repro._energy_split(rs, "baseline")
+    assert sum(split.values()) == pytest.approx(1.0, rel=1e-9)
+    assert repro._energy(rs, "baseline") == {w: pytest.approx(1.0) for w in WORKLOADS}

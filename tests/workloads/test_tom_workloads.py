@@ -145,6 +145,16 @@ def test_reduction_reference_sums_everything() -> None:
     np.testing.assert_array_equal(block_sums(np.arange(10, dtype=np.int32), 2, 2), [23, 22])
 
 
+def test_reduction_paper_scale_is_the_sdk_sample_with_its_defaults() -> None:
+    """The paper runs the SDK's defaults: 2^24 ints, maxBlocks 64 (512 warps); `small` fills the 68 SMs."""
+    from ndpgpu.workloads.tom.reduction import passes
+
+    assert WORKLOADS["reduction"].params("paper") == {"n": 1 << 24, "max_blocks": 64}
+    assert passes(1 << 24, 64) == [(1 << 24, 64, 256), (64, 1, 32)]
+    small = WORKLOADS["reduction"].params("small")
+    assert passes(small["n"], small["max_blocks"])[0] == (1 << 21, 408, 256)  # 6 blocks x 8 warps x 68 SMs
+
+
 def test_scalarprod_reference_is_a_dot_product() -> None:
     w, inp, p = _inputs("scalarprod", "tiny")
     ref = w.reference(inp, p)["c"]

@@ -222,7 +222,7 @@ def _print_table(columns: list[str], rows: list[list[Any]], title: str = "") -> 
 
 def results_main(args: argparse.Namespace) -> int:
     """``ndpgpu results``."""
-    from .results import pivot, query, write_csv
+    from .results import pivot, query, stale_keys, write_csv
     from .runner import default_store_path
     from .store import Filters, ResultStore, StoreError
 
@@ -264,8 +264,9 @@ def results_main(args: argparse.Namespace) -> int:
                         print("  " + p["traceback"].rstrip().replace("\n", "\n  "))
                 print(f"{len(failed)} failed point(s)")
                 return EXIT_OK
-            if args.parquet:
-                store.export_parquet(args.parquet, filters)
+            if args.parquet:  # stale points stay out of an export as out of every listing
+                stale = set() if args.include_stale else stale_keys(store, store.results(filters))
+                store.export_parquet(args.parquet, filters, exclude=stale)
                 _err_note(f"wrote {args.parquet}")
                 if not (args.pivot or args.csv or args.json):  # an export alone prints nothing else
                     return EXIT_OK

@@ -26,6 +26,9 @@ class BarChart:
     categories: list[str]
     series: dict[str, list[float | None]]
     paper: dict[str, list[float | None]] = dataclasses.field(default_factory=dict)  # same keys as series
+    # the paper's own mean per series, marked on the mean group; without it the mean group gets a marker only
+    # when the paper gives every category's value (a mean of the few it gives is not the paper's mean)
+    paper_mean: dict[str, float | None] = dataclasses.field(default_factory=dict)
     reference_line: float | None = None  # e.g. 1.0 for normalized charts
     mean: str | None = "GMEAN"  # label of the appended geometric-mean group; None: no mean group
     log_y: bool = False
@@ -40,7 +43,11 @@ class BarChart:
             return list(self.categories), self.series, self.paper
         cats = [*self.categories, self.mean]
         series = {k: [*v, geomean(v)] for k, v in self.series.items()}
-        paper = {k: [*v, geomean(v)] for k, v in self.paper.items()}
+        paper = {k: [*v, self.paper_mean[k] if k in self.paper_mean
+                     else (geomean(v) if all(x is not None for x in v) else None)] for k, v in self.paper.items()}
+        for k, m in self.paper_mean.items():
+            if k not in paper and k in self.series:
+                paper[k] = [*([None] * len(self.categories)), m]
         return cats, series, paper
 
 

@@ -278,8 +278,10 @@ class ResultStore:
             "SELECT experiment, count(*) FROM membership GROUP BY experiment ORDER BY experiment"
         ).fetchall()
 
-    def export_parquet(self, path: str | Path, filters: Filters = NO_FILTERS, table: str = "results") -> Path:
-        """Write the matching rows of ``results`` (or ``points``) to a Parquet file."""
+    def export_parquet(self, path: str | Path, filters: Filters = NO_FILTERS, table: str = "results",
+                       exclude: Iterable[str] = ()) -> Path:
+        """Write the matching rows of ``results`` (or ``points``) to a Parquet file, less the points whose
+        keys are in ``exclude`` (the stale ones, say)."""
         if table not in ("results", "points"):
             raise StoreError(f"export_parquet: table must be 'results' or 'points', not {table!r}")
         f = filters if table == "points" else dataclasses.replace(filters, status=None)
@@ -289,7 +291,12 @@ class ResultStore:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         quoted = str(path).replace("'", "''")
-        self.con.execute(f"COPY (SELECT * FROM {table}{where} ORDER BY key) TO '{quoted}' (FORMAT parquet)", params)
+        self.con.execute("CREATE OR REPLACE TEMP TABLE _export_excluded (key VARCHAR)")
+        skip = sorted(set(exclude))
+        if skip:
+            self.con.executemany("INSERT INTO _export_excluded VALUES (?)", [(k,) for k in skip])
+        self.con.execute(f"COPY (SELECT * FROM (SELECT * FROM {table}{where}) WHERE key NOT IN "
+                         f"(SELECT key FROM _export_excluded) ORDER BY key) TO '{quoted}' (FORMAT parquet)", params)
         return path
 
     # -- moving stores between machines --------------------------------------------------------------

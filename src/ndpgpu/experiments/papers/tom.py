@@ -59,6 +59,22 @@ ENERGY_PARTS = {  # the power model's components (docs/power.md) in TOM's groups
     "NoC+L2": ("noc", "l2"),
 }
 
+def kernel_energy(metrics: dict[str, tuple[Any, str]], component: str | None = None) -> float:
+    """Energy over the kernels' time alone, in pJ: all of the dynamic energy (every event happens in a kernel)
+    plus the static energy's kernel share, ``kernel.time / application.time``. TOM measures energy with
+    GPUWattch over the simulated kernels (section 5.1), while the power model's static energy also runs
+    through the host copies (docs/power.md); at `paper` scale the copies are the whole program's and the
+    kernels stop after the instruction window, so the application's time would mostly be copy time.
+    ``component`` None: the total."""
+    def get(name: str) -> float:
+        return float(metrics.get(name, (0.0, ""))[0] or 0.0)
+
+    kernel, application = get("kernel.time"), get("application.time")
+    share = kernel / application if application > 0 else 1.0
+    key = f"energy.{component}" if component else "energy"
+    return get(f"{key}.dynamic") + share * get(f"{key}.static")
+
+
 # The paper's numbers (TOM section 6; "[derived]" values are the extraction's, shown for context)
 PAPER = {
     "speedup_ctrl_tmap_mean": 1.30, "speedup_ctrl_tmap_max": 1.76, "speedup_no_ctrl_tmap_mean": 0.97,
@@ -106,15 +122,17 @@ class TomReproduction(Reproduction):
         "an estimate (`tom.learning.penalty_cycles`), kept out of the speedups and shown in the 'incl. learning' "
         "column. Energy comes from the power model (docs/power.md): TOM's cited link and DRAM prices, "
         "GPUWattch-style SM, cache and NoC prices derived from published 40-nm energies or assumed, and static power "
-        "per component (SMs, L2 slices, vaults, NoC) over each run's time. No parameter was fitted to a paper "
+        "per component (SMs, L2 slices, vaults, NoC), counted over the kernels' time as GPUWattch counts it (the "
+        "host copies' share of the static energy left out). No parameter was fitted to a paper "
         "number. See docs/tom.md, 'Results at small scale'."
     )
 
     paper_window = PAPER_WINDOW
 
     def spec(self, scale: str) -> SweepSpec:
-        """Every configuration; at ``paper`` scale (hours) the main ones only (no sensitivity studies)."""
-        names = [c for c in CONFIGS if scale != "paper" or c in ("baseline", *MAIN, "ctrl+oracle")]
+        """Every configuration, sensitivity studies included, at every scale (at ``paper`` about 1.5 hours of
+        2 workers; the store resumes an interrupted run)."""
+        names = list(CONFIGS)
         window = self.window(scale)
         points = [Point(workload=w, scale=scale, machine=CONFIGS[c][0], policy=CONFIGS[c][1],
                         overrides={**CONFIGS[c][2], **window}) for w in WORKLOADS for c in names]
@@ -156,8 +174,17 @@ class TomReproduction(Reproduction):
         return {w: (sum(parts[c][w] or 0.0 for c in parts) if parts["TX"][w] is not None else None)
                 for w in results.workloads}
 
+    def _kernel_energies(self, results: ResultSet, config: str) -> dict[str, float | None]:
+        """Per workload, the energy over the kernels' time (`kernel_energy`)."""
+        machine, policy, over = self._config(results, config)
+        out: dict[str, float | None] = {}
+        for w in results.workloads:
+            r = results.find(w, machine, policy=policy, overrides=over)
+            out[w] = kernel_energy(r.metrics) if r is not None and r.status == "ok" else None
+        return out
+
     def _energy(self, results: ResultSet, config: str) -> dict[str, float | None]:
-        base, ours = self._values(results, "baseline", "energy.total"), self._values(results, config, "energy.total")
+        base, ours = self._kernel_energies(results, "baseline"), self._kernel_energies(results, config)
         return {w: (ours[w] / base[w] if base[w] and ours[w] else None) for w in base}
 
     def _energy_parts(self, results: ResultSet, config: str, w: str) -> dict[str, float]:
@@ -167,13 +194,13 @@ class TomReproduction(Reproduction):
         if r is None or r.status != "ok":
             return parts
         for part, components in ENERGY_PARTS.items():
-            parts[part] = sum(r.metrics.get(f"energy.{c}.total", (0.0, ""))[0] for c in components)
-        parts["other"] = r.metrics.get("energy.total", (0.0, ""))[0] - sum(parts.values())
+            parts[part] = sum(kernel_energy(r.metrics, c) for c in components)
+        parts["other"] = kernel_energy(r.metrics) - sum(parts.values())
         return parts
 
     def _energy_parts_normalised(self, results: ResultSet, config: str) -> dict[str, dict[str, float | None]]:
         """Per workload, this configuration's energy by component over the baseline's total energy."""
-        base = self._values(results, "baseline", "energy.total")
+        base = self._kernel_energies(results, "baseline")
         machine, policy, over = self._config(results, config)
         out: dict[str, dict[str, float | None]] = {}
         for w in results.workloads:
@@ -189,7 +216,7 @@ class TomReproduction(Reproduction):
         base_total = 0.0
         for w in results.workloads:
             p = self._energy_parts(results, config, w)
-            base_total += self._values(results, "baseline", "energy.total")[w] or 0.0
+            base_total += self._kernel_energies(results, "baseline")[w] or 0.0
             for k in totals:
                 totals[k] += p[k]
         return {k: (v / base_total if base_total else None) for k, v in totals.items()}
@@ -212,8 +239,11 @@ class TomReproduction(Reproduction):
             name="speedup", title="Speedup over the 68-SM baseline (cycle ratio)", ylabel="speedup (x)",
             categories=names, series={c: [sp[c][w] for w in cats] for c in MAIN},
             paper={c: [PAPER_PER_WORKLOAD.get(c, {}).get(w) for w in cats] for c in MAIN},
+            paper_mean={"no-ctrl+bmap": PAPER["speedup_no_ctrl_bmap_mean"],
+                        "no-ctrl+tmap": PAPER["speedup_no_ctrl_tmap_mean"],
+                        "ctrl+tmap": PAPER["speedup_ctrl_tmap_mean"], "ideal": PAPER["speedup_ideal_mean"]},
             reference_line=1.0, caption="TOM Fig. 8: markers are the paper's per-workload values where its text "
-                                        "gives them. TOM = ctrl+tmap.")]
+                                        "gives them, and its averages. TOM = ctrl+tmap.")]
         traffic = {cfg: self._traffic(results, cfg) for cfg in ("baseline", "no-ctrl+tmap", "ctrl+tmap")}
         figs.append(BarChart(
             name="traffic", title="Off-chip traffic by channel, normalised to the baseline's total",
@@ -300,14 +330,16 @@ class TomReproduction(Reproduction):
             erows.append([c, *[split[k] for k in (*ENERGY_PARTS, "other")]])
         out.append(Table("energy", "Energy by component over the baseline's total (summed over workloads)",
                          ["config", *ENERGY_PARTS, "other"], erows,
-                         note="The power model's components (docs/power.md), each with its static energy as in "
-                              "GPUWattch: SMs are the cores (GPU and stack SMs: issue, lanes, clock, leakage), "
-                              "register files, L1, shared memory and TOM's offload units; other is the static "
+                         note="Over the kernels' time, as GPUWattch counts it (the static energy's share of the "
+                              "host copies left out). The power model's components (docs/power.md), each with its "
+                              "static energy as in GPUWattch: SMs are the cores (GPU and stack SMs: issue, "
+                              "lanes, clock, leakage), register files, L1, shared memory and TOM's offload units; "
+                              "other is the static "
                               "power of the rest of the chip (host interface). The paper's baseline split is SMs "
                               "77%, links 7%, DRAM+NoC 16%."))
         cols = ("tom.candidates", "tom.instances", "tom.max_live_regs", "offload.blocks.offloaded",
                 "offload.blocks.round_trip", "tom.mapping.learned_start_bit", "tom.mapping.oracle_start_bit",
-                "tom.learning.penalty_cycles")
+                "tom.mapping.remapped_bytes", "tom.colocation.applied", "tom.learning.penalty_cycles")
         vals = {m: self._values(results, "ctrl+tmap", m) for m in (*cols, "offload.blocks.warp_instructions", CYCLES)}
         crow = []
         for w in cats:
@@ -317,8 +349,12 @@ class TomReproduction(Reproduction):
         out.append(Table("candidates", "Candidates, instances, offloads and mappings (ctrl+tmap)",
                          ["workload", "candidates", "instances", "max live regs", "offloaded", "round trip (cycles)",
                           "stack-SM IPC (warp-instr/cycle per stack SM)", "learned bit", "oracle bit",
-                          "learning penalty (cycles)"], crow,
-                         note="A stack SM issues at most 2 warp-instructions per cycle (2 sub-cores, tom-ndp)."))
+                          "remapped bytes", "co-location as applied", "learning penalty (cycles)"], crow,
+                         note="A stack SM issues at most 2 warp-instructions per cycle (2 sub-cores, tom-ndp). "
+                              "The learned mapping applies only to the allocations the learning instances touched "
+                              "(section 4.3, steps 3 and 5; their bytes are 'remapped bytes'); 'co-location as "
+                              "applied' is the share of all instances that touch one stack with the other "
+                              "allocations on the baseline mapping."))
         return out
 
     def checks(self, results: ResultSet) -> list[Check]:
@@ -386,7 +422,7 @@ class TomReproduction(Reproduction):
             Check.close("baseline energy share of the SMs", P["energy_share_sms"], base_split["SMs"], 0.15),
             Check.close("baseline energy share of the links", P["energy_share_links"], base_split["links"], 0.5),
         ]
-        if "ctrl+tmap cross 1" in configs_ran:  # the sensitivity studies (not run at paper scale)
+        if "ctrl+tmap cross 1" in configs_ran:  # the sensitivity studies
             cross = [mean.get(f"ctrl+tmap cross {r}") for r in ("0.125", "0.25")] + [mean["ctrl+tmap"],
                                                                                      mean.get("ctrl+tmap cross 1")]
             mono = None not in cross and all(a <= b + 1e-9 for a, b in zip(cross, cross[1:], strict=False))

@@ -265,7 +265,7 @@ def results_main(args: argparse.Namespace) -> int:
                 print(f"{len(failed)} failed point(s)")
                 return EXIT_OK
             if args.parquet:  # stale points stay out of an export as out of every listing
-                stale = set() if args.include_stale else stale_keys(store, store.results(filters))
+                stale = set() if args.include_stale else stale_keys(store, store.points(filters))
                 store.export_parquet(args.parquet, filters, exclude=stale)
                 _err_note(f"wrote {args.parquet}")
                 if not (args.pivot or args.csv or args.json):  # an export alone prints nothing else

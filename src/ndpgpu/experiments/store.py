@@ -291,12 +291,13 @@ class ResultStore:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         quoted = str(path).replace("'", "''")
-        self.con.execute("CREATE OR REPLACE TEMP TABLE _export_excluded (key VARCHAR)")
+        rows = f"SELECT * FROM {table}{where}"
         skip = sorted(set(exclude))
         if skip:
+            self.con.execute("CREATE OR REPLACE TEMP TABLE _export_excluded (key VARCHAR)")
             self.con.executemany("INSERT INTO _export_excluded VALUES (?)", [(k,) for k in skip])
-        self.con.execute(f"COPY (SELECT * FROM (SELECT * FROM {table}{where}) WHERE key NOT IN "
-                         f"(SELECT key FROM _export_excluded) ORDER BY key) TO '{quoted}' (FORMAT parquet)", params)
+            rows = f"SELECT * FROM ({rows}) WHERE key NOT IN (SELECT key FROM _export_excluded)"
+        self.con.execute(f"COPY ({rows} ORDER BY key) TO '{quoted}' (FORMAT parquet)", params)
         return path
 
     # -- moving stores between machines --------------------------------------------------------------

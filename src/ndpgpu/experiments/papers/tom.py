@@ -217,10 +217,11 @@ class TomReproduction(Reproduction):
     def _energy_split(self, results: ResultSet, config: str) -> dict[str, float | None]:
         """Energy by component summed over the workloads, over the baseline's total energy."""
         totals = {k: 0.0 for k in (*ENERGY_PARTS, "other")}
+        base = self._kernel_energies(results, "baseline")
         base_total = 0.0
         for w in results.workloads:
             p = self._energy_parts(results, config, w)
-            base_total += self._kernel_energies(results, "baseline")[w] or 0.0
+            base_total += base[w] or 0.0
             for k in totals:
                 totals[k] += p[k]
         return {k: (v / base_total if base_total else None) for k, v in totals.items()}

@@ -109,3 +109,15 @@ def test_energy_is_counted_over_the_kernels_time(results):
     split = repro._energy_split(rs, "baseline")
     assert sum(split.values()) == pytest.approx(1.0, rel=1e-9)
     assert repro._energy(rs, "baseline") == {w: pytest.approx(1.0) for w in WORKLOADS}
+
+
+def test_coherence_overhead_is_the_ratio_of_mean_speedups(results):
+    """Section 4.4.2's claim ("only 1.2%"): ctrl+tmap with and without the three coherence steps."""
+    rs, _, _ = results
+    repro = TomReproduction()
+    check = next(c for c in repro.checks(rs) if c.name.startswith("coherence overhead"))
+    free = repro._mean(repro._speedup(rs, "ctrl+tmap no-coherence"))
+    kept = repro._mean(repro._speedup(rs, "ctrl+tmap"))
+    assert check.paper == 0.012 and check.ours == pytest.approx(free / kept - 1)
+    assert check.passed == (abs(check.ours - 0.012) <= 0.02)
+    assert CONFIGS["ctrl+tmap no-coherence"] == ("tom-ndp", "tom:ctrl+tmap,coherence=0", {})

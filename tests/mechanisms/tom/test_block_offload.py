@@ -175,6 +175,57 @@ def test_acknowledged_lines_are_invalidated_in_the_l2():
     assert r["offload.blocks"]["invalidated_l2_lines"] == n
 
 
+def test_coherence_steps_cost_time_and_can_be_left_out():
+    """TOM section 4.4.2: (1) the warp's earlier stores reach memory before its request leaves, (2) the stack SM
+    invalidates its private cache before each block, (3) the GPU invalidates the lines the block wrote. Every warp
+    stores to D (in a far stack) and then offloads a block reading one line that all blocks share."""
+    D = (1 << 32) + (3 << 26)
+    b = TraceBuilder("shared_read", 4, 128)
+    st_d = b.op("st.global.f32", "store", src=(4, 0), space="global", width=4)
+    la = b.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
+    lb = b.op("ld.global.f32", "load", dst=(11,), src=(2,), space="global", width=4)
+    add = b.op("add.f32", "fp32", dst=(12,), src=(10, 11))
+    st = b.op("st.global.f32", "store", src=(3, 12), space="global", width=4)
+    ex = b.op("exit", "branch")
+    for w in range(16):
+        b.run(w, st_d, base=D + w * 128)
+        b.run(w, la, base=A)
+        b.run(w, lb, base=B)
+        b.run(w, add)
+        b.run(w, st, base=C + w * 128)
+        b.run(w, ex)
+    tr = b.build()
+    reader = TraceBuilder("read_c", 4, 128)
+    ld = reader.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
+    rex = reader.op("exit", "branch")
+    for w in range(16):
+        reader.run(w, ld, base=C + w * 128)
+        reader.run(w, rex)
+
+    def run(coherence: bool) -> dict[str, dict[str, float]]:
+        sess = session()
+        sess.map_range(D, D + (1 << 26), Pinned(3 * 16))
+        sess.run_launch(reader.build())  # the GPU's L2 now holds C
+
+        class SharedPlan(Plan):
+            def plan(self, trace, machine):
+                p = super().plan(trace, machine)
+                inst = p.instances.copy()  # the block is PCs 1..4 as before; the store to D is PC 0 and record 0
+                inst[:, OFFLOAD_INSTANCE_FIELDS.index("line")] = A
+                inst[:, OFFLOAD_INSTANCE_FIELDS.index("rec0")] += 1
+                inst[:, OFFLOAD_INSTANCE_FIELDS.index("rec1")] += 1
+                return OffloadPlan(inst, p.written_lines, mode="always", coherence=coherence)
+
+        sess.attach(BlockOffloadHardware(SharedPlan()))
+        return rows(sess.run_launch(tr))
+
+    kept, free = run(True), run(False)
+    assert kept["offload.blocks"]["offloaded"] == free["offload.blocks"]["offloaded"] == 16
+    assert kept["offload.blocks"]["invalidated_l2_lines"] == 16 and free["offload.blocks"]["invalidated_l2_lines"] == 0
+    assert kept["dram"]["reads"] > free["dram"]["reads"]  # invalidated stack L1: the shared lines are read again
+    assert kept["kernel"]["cycles"] > free["kernel"]["cycles"]  # and the requests waited for the stores to D
+
+
 def test_ideal_offload_is_free_and_local():
     tr = kernel()
     sess = session(c_channel=2 * 16 + 3)

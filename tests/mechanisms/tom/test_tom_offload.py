@@ -111,6 +111,10 @@ def test_plan_condition_tag_and_packets():
     assert plan.mode == "ctrl" and plan.pending_limit == 48  # G5: one stack SM's 48 warps
     off.learning[0] = np.array([2])
     assert off.plan(tr, load_machine("tom-ndp")).instances[2, COL["allowed"]] == 0
+    # without section 4.4.2's coherence the acknowledgement carries the live-out only, no written lines
+    free = TomOffload({"loop": CandidateTable("loop", [c], [])}, TomConfig(control="ctrl", coherence=False))
+    plan = free.plan(tr, load_machine("tom-ndp"))
+    assert (plan.instances[:, COL["ack_flits"]] == 1 + 8).all() and plan.coherence is False
 
 
 def test_ideal_has_no_control_or_pending_limit():
@@ -125,6 +129,13 @@ def test_ideal_has_no_control_or_pending_limit():
     assert limited.mode == "ideal" and limited.pending_limit == 48
     assert (ideal.instances == limited.instances).all()
     assert TomPolicySpec.parse("ideal-limited+oracle").control == "ideal-limited"
+
+
+def test_coherence_setting():
+    assert TomPolicySpec.parse("ctrl+tmap").coherence == 1
+    assert TomPolicySpec.parse("ctrl+tmap,coherence=0").coherence == 0
+    with pytest.raises(PolicyError, match="coherence must be 0 or 1"):
+        TomPolicySpec.parse("ctrl+tmap,coherence=2")
 
 
 def test_policy_names():

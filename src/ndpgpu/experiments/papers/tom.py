@@ -42,6 +42,8 @@ CONFIGS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "ctrl+tmap cross 0.125": ("tom-ndp", "tom:ctrl+tmap", {"links.cross_stack.gbs": 5.0}),
     "ctrl+tmap cross 0.25": ("tom-ndp", "tom:ctrl+tmap", {"links.cross_stack.gbs": 10.0}),
     "ctrl+tmap cross 1": ("tom-ndp", "tom:ctrl+tmap", {"links.cross_stack.gbs": 40.0}),
+    # section 4.4.2's coherence steps all left out: what they cost ("only 1.2%" on average in the paper)
+    "ctrl+tmap no-coherence": ("tom-ndp", "tom:ctrl+tmap,coherence=0", {}),
 }
 # TOM runs each application "to completion or for 2 billion instructions, whichever comes first", every
 # configuration compared at the same point (Sec. 5): at `paper` scale every point stops timing there (thread
@@ -88,7 +90,9 @@ PAPER = {
     "share_ctrl": 0.157,
     "cross_ratio_speedups": {0.125: 1.17, 0.25: 1.29, 0.5: 1.30, 1.0: 1.31}, "internal_1x_speedup": 1.28,
     "warp_4x_speedup": 1.29,
+    "coherence_overhead": 0.012,  # section 4.4.2: "the average performance overhead ... is only 1.2%"
 }
+COHERENCE_TOLERANCE = 0.02  # the overhead check: within 2 percentage points of the paper's 1.2%
 PAPER_PER_WORKLOAD = {  # section 6's per-workload statements (speedup over the baseline)
     "ctrl+tmap": {"kmeans": 1.39, "reduction": 1.76, "bfs_rodinia": 1.21, "libor": 1.52},
     "ctrl+bmap": {"kmeans": 1.03, "reduction": 1.51, "bfs_rodinia": 1.29},
@@ -435,6 +439,13 @@ class TomReproduction(Reproduction):
                                 "1.17 / 1.29 / 1.30 / 1.31",
                                 " / ".join(f"{v:.3f}" for v in cross) if None not in cross else None, bool(mono),
                                 criterion="monotone"))
+        if "ctrl+tmap no-coherence" in configs_ran:
+            free, kept = mean.get("ctrl+tmap no-coherence"), mean["ctrl+tmap"]
+            cost = free / kept - 1 if free and kept else None
+            checks.append(Check("coherence overhead (ratio of mean speedups without and with it, - 1)",
+                                P["coherence_overhead"], cost,
+                                cost is not None and abs(cost - P["coherence_overhead"]) <= COHERENCE_TOLERANCE,
+                                criterion=f"within {COHERENCE_TOLERANCE * 100:g} points of the paper"))
         if "ctrl+tmap 1x-internal-BW" in configs_ran:
             i1, i2 = mean.get("ctrl+tmap 1x-internal-BW"), mean["ctrl+tmap"]
             checks.append(Check.close("1x internal bandwidth within a few % of 2x (ratio of mean speedups)",

@@ -61,7 +61,10 @@ class OffloadPlan:
     busy_window_cycles: int = 1000  # core cycles
     pending_limit: int = 0  # blocks in flight per stack (0: unlimited)
     pipeline_cycles: int = 10  # offload pipeline latency before the request leaves (core cycles)
-    invalidate_stack_l1: bool = True  # the stack SM invalidates its private cache before each block
+    # TOM's coherence (section 4.4.2): the warp's stores reach memory before its request leaves, the stack SM
+    # invalidates its private cache before each block, the GPU invalidates the lines the block wrote; False
+    # drops all three (and the written lines' addresses from the acknowledgement) to measure what they cost
+    coherence: bool = True
 
 
 class BlockOffload(abc.ABC):
@@ -105,7 +108,7 @@ def offload_state(session: TimingSession, nwarps: int, plan: OffloadPlan) -> np.
     mx[H.OF_WINDOW_PS] = max(1, int(round(plan.busy_window_cycles * 1e6 / m.clocks.core_mhz)))
     mx[H.OF_PEND_LIMIT] = plan.pending_limit
     mx[H.OF_PIPE] = plan.pipeline_cycles
-    mx[H.OF_INVAL_L1] = int(plan.invalidate_stack_l1)
+    mx[H.OF_COHERENT] = int(plan.coherence)
     mx[H.OF_NINST], mx[H.OF_STK0], mx[H.OF_Q0] = n, stk0, q0
     mx[H.OF_WF0], mx[H.OF_WL0], mx[H.OF_OI0], mx[H.OF_CTR0] = wf0, wl0, oi0, ctr0
     first = np.full(nwarps, -1, I64)

@@ -31,7 +31,7 @@ NOI = 21
 # ``mx``: the controller's parameters, then the counters, per-stack state, the per-stack arrival FIFOs,
 # per-warp first-instance indices, the written lines and the instance rows (offsets into one int64 vector).
 (
-    OF_MODE, OF_THR, OF_WINDOW_PS, OF_PEND_LIMIT, OF_PIPE, OF_INVAL_L1, OF_NINST, OF_STK0, OF_Q0, OF_WF0, OF_WL0,
+    OF_MODE, OF_THR, OF_WINDOW_PS, OF_PEND_LIMIT, OF_PIPE, OF_COHERENT, OF_NINST, OF_STK0, OF_Q0, OF_WF0, OF_WL0,
     OF_OI0, OF_CTR0, OF_HDR
 ) = range(14)
 OFS_PEND, OFS_QHEAD, OFS_QTAIL, OFS_MARK_T, OFS_MARK_TX, OFS_MARK_RX, OFS_UTIL_TX, OFS_UTIL_RX, OFS_RR = range(9)
@@ -117,8 +117,8 @@ def decide(slot, now, wt, chs, mx):
     if not bo_at_decision(slot, i, wt, mx):
         return -1
     why = bo_decide(i, now, mx, chs)
-    if why == 0:
-        return 0
+    if why == 0:  # coherent (section 4.4.2, step 1): the warp's earlier stores reach memory before it leaves
+        return 0 if mx[OF_COHERENT] != 0 else -3
     c = mx[OF_CTR0]
     mx[c + BC_SEEN] += 1
     mx[c + BC_NO_MEM + why - 1] += 1
@@ -198,7 +198,7 @@ def sm_tick(sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx):
                   nsub, wt, regrdy, subt, g)
         occ_update(sm, k, smt)
         smt[sm, S_WARPS] += 1
-        if mx[OF_INVAL_L1] != 0:  # the stack SM invalidates its private cache before it runs a block
+        if mx[OF_COHERENT] != 0:  # step 2: the stack SM invalidates its private cache before it runs a block
             n = cfg[C_L1_SETS] * cfg[C_L1_ASSOC]
             for x in range(sm * n, sm * n + n):
                 l1t[x, LN_VALID] = 0
@@ -221,7 +221,10 @@ def guest_done(sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd, mrange
         mx[mx[OF_CTR0] + BC_ACK_FLITS] += mx[o + OI_ACK_FL]
     gsm = gs // cfg[C_NSLOT]
     owl = mx[OF_WL0]
-    for x in range(mx[o + OI_WL0], mx[o + OI_WL1]):
+    w0, w1 = mx[o + OI_WL0], mx[o + OI_WL1]
+    if mx[OF_COHERENT] == 0:  # step 3 off: nothing is invalidated
+        w1 = w0
+    for x in range(w0, w1):
         line = mx[owl + x]
         idx = c_find(l1t, l1_base(gsm, line, cfg), cfg[C_L1_ASSOC], line)
         if idx >= 0 and l1t[idx, LN_VALID] != 0:

@@ -10,7 +10,7 @@ the stack SMs and the coherence actions. This module turns a launch's candidate 
 * **tag** (2 bits, G7): evaluated at the instance's own trip count: the block *adds* TX (RX) traffic when
   its BW_TX (BW_RX) is not negative, and a busy TX (RX) channel then stops it;
 * **packets** (G3, 16-B flits): request = 1 + live-in registers x 32 lanes x 4 B; acknowledgement = 1 +
-  live-outs likewise + 4-B addresses of the written lines.
+  live-outs likewise + 4-B addresses of the written lines (none when ``coherence`` is off, section 4.4.2).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class TomConfig:
     flit_bytes: int = 16  # G3
     header_flits: int = 1
     address_bytes: int = 4  # section 3.1: 4-B addresses and registers
-    invalidate_stack_l1: bool = True  # section 3.6, step 2
+    coherence: bool = True  # section 4.4.2's three steps (False: none of them, to measure their cost)
     cost: CostParams = DEFAULT_PARAMS
 
     def __post_init__(self) -> None:
@@ -124,6 +124,8 @@ class TomOffload(BlockOffload):
         if skip is not None and len(skip):
             allowed[skip] = 0
         nw = np.diff(inst.written_start)
+        if not cfg.coherence:  # the acknowledgement carries no written lines
+            nw = np.zeros_like(nw)
         ack = ack_regs + np.ceil(nw * cfg.address_bytes / cfg.flit_bytes).astype(np.int64)
         no_mem = t[:, I_DSEG] < 0
         cols = {
@@ -139,4 +141,4 @@ class TomOffload(BlockOffload):
         return OffloadPlan(rows, inst.written, mode="ideal" if cfg.control == "ideal-limited" else cfg.control,
                            busy_threshold=cfg.busy_threshold, busy_window_cycles=cfg.busy_window_cycles,
                            pending_limit=0 if unlimited else max(1, round(cfg.pending_factor * capacity)),
-                           pipeline_cycles=cfg.pipeline_cycles, invalidate_stack_l1=cfg.invalidate_stack_l1)
+                           pipeline_cycles=cfg.pipeline_cycles, coherence=cfg.coherence)

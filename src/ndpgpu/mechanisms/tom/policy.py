@@ -12,7 +12,8 @@
   multiple of the stack SMs' warp capacity, G5), ``learn`` (learning fraction, G11), ``pcie_ns`` (extra
   latency of a learning-phase access, G11: 1000), ``score`` (the learning's score: ``first_stack``, TOM's
   step 4, or ``one_stack``, G12), ``local`` (1: the launches' local-memory windows can be remapped too;
-  default 0, only the application's allocations, section 4.3 step 3).
+  default 0, only the application's allocations, section 4.3 step 3), ``coherence`` (0: none of section
+  4.4.2's three coherence steps, to measure their cost; default 1).
 
 ``prepare`` finds the candidates of the recording's kernels, their instances in each launch, learns the
 mapping (instances in dispatch order: the first instance of every warp of the first launch, then the
@@ -54,6 +55,7 @@ class TomPolicySpec:
     pcie_ns: float = 1000.0
     score: str = "first_stack"
     local: int = 0
+    coherence: int = 1
 
     @classmethod
     def parse(cls, spec: str) -> TomPolicySpec:
@@ -68,15 +70,16 @@ class TomPolicySpec:
             key, eq, value = pair.partition("=")
             if not eq or key not in types or key in ("control", "mapping"):
                 raise PolicyError(f"tom:{spec}: unknown setting {pair!r}; settings: threshold, window, pending, "
-                                  "learn, pcie_ns, score, local")
+                                  "learn, pcie_ns, score, local, coherence")
             try:
                 kw[key] = {"float": float, "int": int, "str": str}[str(types[key])](value)
             except ValueError as exc:
                 raise PolicyError(f"tom:{spec}: {key}={value!r} is not a {types[key]}") from exc
         if kw.get("score", "first_stack") not in ("one_stack", "first_stack"):
             raise PolicyError(f"tom:{spec}: score must be one_stack or first_stack")
-        if kw.get("local", 0) not in (0, 1):
-            raise PolicyError(f"tom:{spec}: local must be 0 or 1")
+        for flag in ("local", "coherence"):
+            if kw.get(flag, 0) not in (0, 1):
+                raise PolicyError(f"tom:{spec}: {flag} must be 0 or 1")
         return cls(**kw)
 
 
@@ -146,7 +149,8 @@ class TomPolicy(SessionPolicy):
         machine = session.machine
         tables = candidate_tables(recording)
         config = TomConfig(control=sp.control if sp.control != "gpu" else "ctrl", busy_threshold=sp.threshold,
-                           busy_window_cycles=sp.window, pending_factor=sp.pending, cost=DEFAULT_PARAMS)
+                           busy_window_cycles=sp.window, pending_factor=sp.pending, coherence=bool(sp.coherence),
+                           cost=DEFAULT_PARAMS)
         offload = TomOffload(tables, config)
         per_launch = [offload.instances(tr)[1] for tr in traces]
         inst, owner = analyzer_instances(per_launch)

@@ -41,8 +41,9 @@ def toy():
                              grid=[Grid(workloads=["saxpy", "vecadd"], scales=[scale], machines=["gtx480", "toy"])])
 
         def checks(self, results: ResultSet) -> list[Check]:
-            return [Check.close("cycles < 10^9 & > 0", 1.0, 1.0, 0.0, unit="x"),
-                    Check.above("fitted", 0.5, 1.0, calibrated=True)]
+            fitted = Check.above("fitted", 0.5, 1.0, calibrated=True)
+            fitted.why = "the <statistics> & why"
+            return [Check.close("cycles < 10^9 & > 0", 1.0, 1.0, 0.0, unit="x"), fitted]
 
     yield Toy
     REPRODUCTIONS.unregister(NAME)
@@ -73,6 +74,9 @@ def test_report_html_has_checks_figures_configuration_and_stands_alone(tmp_path:
     assert '<td class="pass">PASS</td>' in toy_page and '<td class="fail calibrated">FAIL (calibrated)</td>' in toy_page
     assert "vecadd@tiny on toy</td><td>RuntimeError: fake timing failure" in toy_page
     assert "1 failed" in toy_page
+    assert "(&gt; 1). the &lt;statistics&gt; &amp; why</li>" in toy_page  # a failing check's explanation
+    assert "(> 1). the <statistics> & why" in (mine.out_dir / "report.md").read_text()
+    assert mine.data["checks"][1]["why"] == "the <statistics> & why"
 
     index = done.index_path.read_text()
     assert 'href="builtin/report.html"' in index and f'href="{NAME}/report.html"' in index

@@ -45,6 +45,7 @@ class Check:
     calibrated: bool = False
     unit: str = ""
     criterion: str = ""  # how ``passed`` was decided, e.g. "within 20%"
+    why: str = ""  # for a failing check: what the run's statistics show (the reproduction's, may be empty)
 
     @classmethod
     def close(
@@ -371,6 +372,7 @@ def _markdown(
         for c in failing:
             out.append(
                 f"- {c.name}: ours {format_value(c.ours)} against the paper's {format_value(c.paper)} ({c.criterion})."
+                + (f" {c.why}" if c.why else "")
             )
         out.append("")
     elif not data["differences"]:

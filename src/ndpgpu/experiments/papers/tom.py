@@ -18,6 +18,7 @@ from ..plots import BarChart
 from ..points import Point, SweepSpec
 from ..report import Check, Reproduction, register_reproduction
 from ..results import ResultSet, Table, geomean
+from ._tom_why import TomExplainer
 
 WORKLOADS = tuple(TOM_WORKLOADS.values())
 ABBREV = {v: k for k, v in TOM_WORKLOADS.items()}
@@ -451,4 +452,8 @@ class TomReproduction(Reproduction):
             checks.append(Check.close("1x internal bandwidth within a few % of 2x (ratio of mean speedups)",
                                       P["internal_1x_speedup"] / P["speedup_ctrl_tmap_mean"],
                                       i1 / i2 if i1 and i2 else None, 0.05))
+        explain = TomExplainer(self, results, ABBREV)
+        for c in checks:
+            if not c.passed:
+                c.why = explain.why(c.name)
         return checks

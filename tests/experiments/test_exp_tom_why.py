@@ -53,7 +53,10 @@ def test_slowed_workloads_are_named_with_their_offload_statistics(explain):
     assert "stack-to-stack bytes 2x the baseline's link bytes" in worst
     assert "oracle mapping: 0.8" in worst and "(ideal-limited): 0.909" in worst and "slower than the GPU" in worst
     mean = explain.why("TOM (ctrl+tmap) mean speedup")
-    assert mean.startswith("1 of 2 workloads run slower than the baseline: HW 0.5. Without HW the mean is 1.25")
+    assert mean.startswith("1 of 2 workloads run slower than the baseline: HW 0.5 (25% of its instructions offloaded). "
+                           "Without HW the mean is 1.25")
+    assert mean.endswith("The NDP machine's GPU has 64 SMs against the baseline's 68 (ratio 0.941): a workload bound "
+                         "by the GPU's SMs that offloads little runs at about that ratio.")
 
 
 def test_mapping_ideal_and_traffic_explanations_quote_the_points(explain):

@@ -85,6 +85,16 @@ class TomExplainer:
             parts.append(f"stack-to-stack bytes {_f(cross, 2)}x the baseline's link bytes")
         return ", ".join(parts)
 
+    def gpu_sms(self) -> tuple[int | None, int | None]:
+        """The GPU SMs of ctrl+tmap's machine and of the baseline's (from the machine presets and overrides)."""
+        from ...timing import load_machine
+
+        counts = []
+        for config in ("ctrl+tmap", "baseline"):
+            machine, _, over = self.repro._config(self.results, config)
+            counts.append(load_machine(machine, over or None).num_sms)
+        return counts[0], counts[1]
+
     # ----------------------------------------------------------------------------------------------- rules
     def slowed(self, every: bool) -> str:
         """The workloads TOM slows (``every``: all of them and the mean without the worst; else the worst)."""
@@ -95,11 +105,18 @@ class TomExplainer:
         worst = slow[0][1]
         if every:
             rest = geomean([v for w, v in sp.items() if w != worst])
-            return (f"{len(slow)} of {len(sp)} workloads run slower than the baseline: "
-                    + ", ".join(f"{self.name(w)} {_f(v)}" for v, w in slow)
-                    + f". Without {self.name(worst)} the mean is {_f(rest)}; the best are "
-                    + ", ".join(f"{self.name(w)} {_f(v)}" for w, v in sorted(sp.items(), key=lambda x: -x[1])[:3])
-                    + ".")
+            share = self.value("ctrl+tmap", "offload.blocks.instruction_share")
+            out = (f"{len(slow)} of {len(sp)} workloads run slower than the baseline: "
+                   + ", ".join(f"{self.name(w)} {_f(v)} ({_pct(share.get(w))} of its instructions offloaded)"
+                               for v, w in slow)
+                   + f". Without {self.name(worst)} the mean is {_f(rest)}; the best are "
+                   + ", ".join(f"{self.name(w)} {_f(v)}" for w, v in sorted(sp.items(), key=lambda x: -x[1])[:3])
+                   + ".")
+            gpu, base = self.gpu_sms()
+            if gpu and base and gpu < base:
+                out += (f" The NDP machine's GPU has {gpu} SMs against the baseline's {base} (ratio {_f(gpu / base)}): "
+                        "a workload bound by the GPU's SMs that offloads little runs at about that ratio.")
+            return out
         out = f"{self.name(worst)} {_f(slow[0][0])}: {self.offload_line('ctrl+tmap', worst)}."
         oracle = self.speedup("ctrl+oracle").get(worst)
         limited = self.speedup("ideal-limited").get(worst)

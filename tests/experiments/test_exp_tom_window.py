@@ -18,7 +18,8 @@ def test_tom_at_paper_scale_runs_the_sensitivity_studies_too():
     """Section 6.5's studies (warp capacity, internal and cross-stack bandwidth) run at every scale."""
     repro = TomReproduction()
     paper, small = repro.spec("paper").points, repro.spec("small").points
-    assert len(paper) == len(small) == 10 * 14
+    assert len(paper) == len(small) == 10 * 15  # fifteen configurations, the coherence overhead's included
+    assert sum(p.policy == "tom:ctrl+tmap,coherence=0" for p in paper) == 10
     strip = [{k: v for k, v in p.overrides.items() if k != "sim.max_warp_instructions"} for p in paper]
     assert strip == [dict(p.overrides) for p in small]  # the same configurations, only the window added
     assert {"links.cross_stack.gbs": 5.0} in strip and {"stacks.sm_max_warps": 192} in strip

@@ -111,14 +111,17 @@ def bo_decide(i, now, mx, chs):
 
 @njit
 def decide(slot, now, wt, chs, mx):
-    """At a candidate block's decision point, the offload controller decides: 0 offload, else -1 (not at the
-    point) or the reason not to (counted, and the warp moves on to its next instance)."""
+    """At a candidate block's decision point, the offload controller decides: 0 offload, -3 not yet (its stores
+    are still in flight), else -1 (not at the point) or the reason not to (counted, and the warp moves on to
+    its next instance)."""
     i = wt[slot, W_MX]
     if not bo_at_decision(slot, i, wt, mx):
         return -1
     why = bo_decide(i, now, mx, chs)
-    if why == 0:  # coherent (section 4.4.2, step 1): the warp's earlier stores reach memory before it leaves
-        return 0 if mx[OF_COHERENT] != 0 else -3
+    if why == 0:
+        if mx[OF_COHERENT] != 0 and wt[slot, W_PEND_ST] > 0:
+            return -3  # section 4.4.2, step 1: the warp's earlier stores reach memory (write-through) first
+        return 0
     c = mx[OF_CTR0]
     mx[c + BC_SEEN] += 1
     mx[c + BC_NO_MEM + why - 1] += 1

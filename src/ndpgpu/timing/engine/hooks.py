@@ -44,9 +44,9 @@ from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 HOOK_POINTS: dict[str, tuple[str, str]] = {
     "decide": ("slot, now, wt, chs, mx",
                "a warp with W_MX >= 0 is about to issue: -1 go on, 0 divert its next stretch (the core waits for "
-               "its pending memory operations, then calls divert), -3 divert it once its pending loads are back "
-               "(its stores may still be in flight), > 0 go on (the mechanism declined), -2 the warp waits "
-               "(READY = INF) until the mechanism wakes it"),
+               "its pending loads, the stretch's live-ins, then calls divert), -3 not yet (the warp stalls on "
+               "memory for a few cycles and is asked again), > 0 go on (the mechanism declined), -2 the warp "
+               "waits (READY = INF) until the mechanism wakes it"),
     "divert": ("sm, slot, now, k, cfg, clk, wt, chs, wake, mx",
                "send warp ``slot``'s stretch elsewhere (the warp's stream position and READY are the hook's)"),
     "guest_issued": ("slot, mask, wt, mx", "a guest warp (W_HOST >= 0) issued an instruction with active ``mask``"),

@@ -28,12 +28,11 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
     if wt[slot, W_MX] >= 0 and wt[slot, W_HOST] < 0:
         # the mechanism decides whether the warp's next stretch runs here
         d = hooks.decide(cfg[C_MECH], slot, now, wt, chs, mx)
-        if d == 0 or d == -3:
-            if wt[slot, W_PEND_LD] > 0 or (d == 0 and wt[slot, W_PEND_ST] > 0):
-                # live-ins must be ready and (unless -3) earlier writes flushed (write-through) before the stretch
-                # leaves
-                wt[slot, W_READY] = edge(clk, D_CORE, k + 4)
-                return 1 + R_MEM
+        if d == -3 or (d == 0 and wt[slot, W_PEND_LD] > 0):
+            # the mechanism waits (for the warp's stores, say), or the stretch's live-ins are not back yet
+            wt[slot, W_READY] = edge(clk, D_CORE, k + 4)
+            return 1 + R_MEM
+        if d == 0:
             wt[slot, W_DIVERT] = 1
             return 0
         if d == -2:  # the warp waits for the mechanism (which wakes it)

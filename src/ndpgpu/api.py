@@ -15,6 +15,7 @@ created. ``ndpgpu.Device(machine="gtx480")`` also times every launch on that mac
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import struct
 import sys
@@ -457,12 +458,19 @@ class _LoadedModule:
         self.symbols: dict[str, int] = {}
         ir = module.ir
         pending_init = []
-        for name, var in ir.variables.items():
-            if var.space in ("global", "const") and not var.extern:
-                addr = dev.memory.alloc(max(var.size, 1), f"{var.space} {name}", var.alignment)
-                self.symbols[name] = addr
-                if var.init:
-                    pending_init.append((var, addr))
+        const_lo, const_hi = 0, 0
+        # constants first and together, so that one range tells them from globals (isspacep.const)
+        placed = sorted((v for v in ir.variables.values() if v.space in ("global", "const") and not v.extern),
+                        key=lambda v: v.space != "const")
+        for var in placed:
+            addr = dev.memory.alloc(max(var.size, 1), f"{var.space} {var.name}", var.alignment)
+            self.symbols[var.name] = addr
+            if var.space == "const":
+                const_lo = const_lo or addr
+                const_hi = addr + max(var.size, 1)
+            if var.init:
+                pending_init.append((var, addr))
+        self.const_range = (const_lo, const_hi)
         for var, addr in pending_init:
             dev.memory.write(addr, _init_bytes(var, self.symbols))
         self.programs: dict[str, tuple[Program, int]] = {}
@@ -472,6 +480,7 @@ class _LoadedModule:
             shared_layout, static_bytes = _shared_layout(self.module.ir, kernel)
             prog = decode_kernel(self.module.ir, kernel, self.symbols, shared_layout)
             prog.shared_static_bytes = static_bytes
+            prog.const_range = self.const_range
             self.programs[kernel] = (prog, static_bytes)
         return self.programs[kernel]
 
@@ -578,6 +587,34 @@ def check_shared_memory(kernel: str, static_shared: int, dynamic_shared: int) ->
     if dynamic_shared < 0 or static_shared + dynamic_shared > MAX_SHARED_PER_BLOCK:
         raise LaunchConfigError(f"{kernel}: {static_shared} static + {dynamic_shared} dynamic bytes of shared memory "
                                 f"exceed the largest per-block limit ({MAX_SHARED_PER_BLOCK} bytes)")
+
+
+REGISTERS_PER_SM = 65536  # the register file of one SM (compute capability 7.5 and newer)
+REGISTER_ALLOCATION_UNIT = 256  # registers are given to a warp in units of this many
+
+
+def check_resources(kernel: str, block: tuple[int, int, int], directives: dict[str, tuple[int, ...]],
+                    registers: int | None) -> None:
+    """Raise :class:`LaunchConfigError` for a block CUDA refuses for this kernel: more threads than its
+    ``__launch_bounds__`` (``.maxntid``), a shape other than its ``.reqntid``, or more registers than an SM
+    has (cudaErrorLaunchOutOfResources; ``registers`` per thread from ptxas, None when unknown)."""
+    nthreads = block[0] * block[1] * block[2]
+    maxntid = directives.get("maxntid")
+    if maxntid and nthreads > math.prod(maxntid):
+        raise LaunchConfigError(f"{kernel}: {nthreads} threads per block exceed its __launch_bounds__ "
+                                f"({math.prod(maxntid)}, .maxntid {', '.join(map(str, maxntid))})")
+    reqntid = directives.get("reqntid")
+    if reqntid and tuple(reqntid) + (1,) * (3 - len(reqntid)) != tuple(block):
+        raise LaunchConfigError(f"{kernel}: block {block} differs from the required .reqntid "
+                                f"{', '.join(map(str, reqntid))}")
+    if registers:
+        unit = REGISTER_ALLOCATION_UNIT
+        per_warp = -(-registers * 32 // unit) * unit
+        need = -(-nthreads // 32) * per_warp
+        if need > REGISTERS_PER_SM:
+            raise LaunchConfigError(f"{kernel}: {nthreads} threads x {registers} registers need {need} registers, "
+                                    f"more than an SM's {REGISTERS_PER_SM} (CUDA: too many resources requested "
+                                    "for launch); use fewer threads, __launch_bounds__ or -maxrregcount")
 
 
 def _dims(x, what: str) -> tuple[int, int, int]:
@@ -704,6 +741,7 @@ class Function:
         loaded = self.module._load(dev)
         prog, static = loaded.program(self.name)
         check_shared_memory(self.name, int(static), int(shared_mem))
+        check_resources(self.name, block3, self.kernel.directives, self.module.registers.get(self.name))
         if shared_mem and not _uses_dynamic_shared(self.module.ir, self.name):
             pass  # allowed: CUDA accepts unused dynamic shared memory
         options = dev.options

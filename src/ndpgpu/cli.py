@@ -314,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one kernel argument, in order: a number (scalar) or DTYPE[DIMS] [INIT] (an array: "
                         "INIT zeros|ones|range|rand|randint:LO:HI|fill:V|npy:PATH)")
     g.add_argument("--shared-mem", type=int, help="dynamic shared memory per block (bytes)")
-    g.add_argument("--option", action="append", metavar="OPT", help="an nvcc option, e.g. --option=-DTILE=16")
+    g.add_argument("--option", action="append", metavar="OPT",
+                   help="an nvcc option, e.g. --option=-DTILE=16 or --option=-arch=sm_80 (default sm_75)")
     g.add_argument("--repeat", type=positive_int, help="launch the kernel this many times (default 1)")
     g.add_argument("--expect", action="append", metavar="NAME=FILE.npy", help="check array NAME against a reference")
     g.add_argument("--seed", type=int, help="seed of the rand/randint contents (default 2026)")

@@ -108,10 +108,10 @@ def saturate(t: str, bits):
 
 
 def relu(t: str, bits):
-    """``.relu``: negative results become +0; a NaN result is the canonical NaN (or +0, see the report)."""
+    """``.relu``: negative results become +0; a NaN result is the canonical NaN (PTX ISA, fma and min/max)."""
     f = R.fmt_of(t)
     if isinstance(bits, R.Accept) or R.is_nan_bits(f, bits):
-        return {f.nan, 0}
+        return f.nan
     if bits == f.sign_bit:
         return {0, f.sign_bit}
     return 0 if bits & f.sign_bit else bits

@@ -493,15 +493,17 @@ OPCODE_TABLE: dict[str, tuple | None] = {
     "dp4a": ("dp4a.s32.u32 {d}, {a[0]}, {a[1]}, {a[2]};", "s32", ["s32", "u32", "s32"],
              (0xFF0102FF, 0x01020304, 10), (10 - 4 + 6 + 2 - 1) & 0xFFFFFFFF),
     "dp2a": ("dp2a.lo.u32.u32 {d}, {a[0]}, {a[1]}, {a[2]};", "u32", ["u32"] * 3, (0x00020003, 0x0505, 0), 25),
+    "bmsk": ("bmsk.wrap.b32 {d}, {a[0]}, {a[1]};", "b32", ["b32"] * 2, (4, 8), 0xFF0),
+    "szext": ("szext.wrap.s32 {d}, {a[0]}, {a[1]};", "s32", ["s32", "u32"], (0x80, 8), 0xFFFFFF80),
     "pack": None, "unpack": None, "movpf": None,  # internal opcodes of the decoder, not PTX
+    "vsimd": None, "cvtpack": None,  # the decoder's SIMD video and cvt.pack forms
 }
 # spellings the decoder must reject: internal opcodes, and types an opcode has no ALU case for
 REJECTED = [
     "pack.b32 {d}, {a[0]};", "unpack.b32 {d}, {a[0]};", "movpf.b32 {d}, {a[0]};",
     "rcp.rn.u32 {d}, {a[0]};", "sqrt.rn.s32 {d}, {a[0]};", "fma.rn.u32 {d}, {a[0]}, {a[0]}, {a[0]};",
     "popc.f32 {d}, {a[0]};", "shl.f32 {d}, {a[0]}, 1;", "dp2a.lo.f32.f32 {d}, {a[0]}, {a[0]}, {a[0]};",
-    "min.s16x2 {d}, {a[0]}, {a[0]};", "max.relu.s16x2 {d}, {a[0]}, {a[0]};", "min.u16x2 {d}, {a[0]}, {a[0]};",
-    "rem.f32 {d}, {a[0]}, {a[0]};",
+    "rem.f32 {d}, {a[0]}, {a[0]};", "vabsdiff4.u32.u32.u32 {d}, {a[0]}.b0123, {a[0]}, {a[0]};",
 ]
 
 

@@ -123,3 +123,72 @@ def test_a_running_launch_returns_to_python_for_signals():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+BOUNDED_SRC = r"""
+extern "C" __global__ void __launch_bounds__(128) bounded(int* out) {
+  int t = threadIdx.y * blockDim.x + threadIdx.x;
+  out[t] = 3 * t + 1;
+}
+"""
+
+
+@needs_nvcc
+def test_more_threads_than_launch_bounds_are_refused():
+    """CUDA fails a launch with more threads per block than ``__launch_bounds__`` (``.maxntid``) promises."""
+    module = ndpgpu.RawModule(code=BOUNDED_SRC)
+    assert ".maxntid 128" in module.ptx
+    fn = module.get_function("bounded")
+    out = ndpgpu.zeros(256, np.int32)
+    for block in ((256,), (16, 16), (129,)):
+        with pytest.raises(ndpgpu.LaunchConfigError, match="__launch_bounds__"):
+            fn((1,), block, (out,))
+    assert not out.get().any()  # nothing ran
+    for block in ((128,), (64, 2)):
+        fn((1,), block, (out,))
+        assert np.array_equal(out.get()[:128], 3 * np.arange(128) + 1)
+
+
+HEAVY_SRC = r"""
+#define N 96
+extern "C" __global__ void heavy(const float* x, float* y) {
+  int t = threadIdx.x, n = blockDim.x;
+  float v[N];
+  float s = 0.0f;
+#pragma unroll
+  for (int k = 0; k < N; ++k) v[k] = x[t + k * n];
+#pragma unroll
+  for (int k = 0; k < N; ++k) s += v[k] * v[N - 1 - k];
+#pragma unroll
+  for (int k = 0; k < N; ++k) y[t + k * n] = v[k] * s;
+}
+"""
+REGISTERS_PER_SM = 65536  # compute capability 7.5 and newer
+REGISTER_UNIT = 256  # registers are allocated to a warp in units of 256
+
+
+@needs_nvcc
+def test_a_block_needing_more_registers_than_an_sm_has_is_refused():
+    """cudaErrorLaunchOutOfResources: a block needs ceil(threads / 32) warps of 32 x regs registers each,
+    rounded up to the allocation unit, and all of them must fit in one SM's 65536."""
+    module = ndpgpu.RawModule(code=HEAVY_SRC)
+    regs = module.registers.get("heavy")
+    if not regs:
+        pytest.skip("ptxas reported no register count")
+    per_warp = -(-regs * 32 // REGISTER_UNIT) * REGISTER_UNIT
+    fits = REGISTERS_PER_SM // per_warp  # warps of one block that fit
+    if fits >= 32:
+        pytest.skip(f"the kernel needs only {regs} registers: every block of up to 1024 threads fits")
+    fn = module.get_function("heavy")
+    too_many = (fits + 1) * 32
+    x = ndpgpu.asarray(np.arange(96 * 1024, dtype=np.float32) % 7 - 3)
+    y = ndpgpu.zeros(96 * 1024, np.float32)
+    with pytest.raises(ndpgpu.LaunchConfigError, match="registers"):
+        fn((1,), (too_many,), (x, y))
+    with pytest.raises(ndpgpu.LaunchConfigError, match="registers"):
+        fn((1,), (fits * 32 + 1,), (x, y))  # one thread more is one warp more
+    n = fits * 32  # the largest block that fits runs
+    fn((1,), (n,), (x, y))
+    v = (np.arange(96 * n, dtype=np.float32) % 7 - 3).reshape(96, n)
+    s = (v * v[::-1]).sum(axis=0)  # small integers: exact in float32 whatever the order
+    np.testing.assert_array_equal(y.get()[: 96 * n].reshape(96, n), v * s)

@@ -129,6 +129,65 @@ def _arch_flag(arch: str) -> str:
     return f"-arch={arch}"
 
 
+_ARCH_FLAGS = ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code", "--gpu-code")
+_ARCH_NAME = re.compile(r"^(?:sm|compute)_(\d+[af]?)$")
+
+
+def _arch_name(value: str, option: str) -> str:
+    """``sm_80`` for ``sm_80`` or ``compute_80``; ValueError for what nvcc -ptx cannot target here."""
+    m = _ARCH_NAME.match(value.strip())
+    if m is None:
+        raise ValueError(f"nvcc option {option!r}: {value!r} is not an architecture this simulator can compile "
+                         "for; name one, e.g. sm_80 (there is no GPU to detect for 'native', and PTX is "
+                         "generated for one architecture, not 'all')")
+    return f"sm_{m.group(1)}"
+
+
+def split_arch(options: tuple[str, ...] | list[str], arch: str | None = None) -> tuple[str, list[str]]:
+    """The target architecture and the other options, from ``options`` as CuPy and nvcc users write them.
+
+    ``-arch=sm_80``, ``-arch sm_80``, ``--gpu-architecture[=| ]sm_80``, ``compute_80`` and one
+    ``-gencode=arch=compute_80,code=sm_80`` all name sm_80; ``-code``/``--gpu-code`` are dropped (PTX is
+    generated either way). ``arch`` (the keyword) and an option that disagree, several different
+    architectures, or a flag without its value raise ``ValueError``.
+    """
+    named: list[tuple[str, str]] = []
+    rest: list[str] = []
+    opts = list(options)
+    i = 0
+    while i < len(opts):
+        o = opts[i]
+        flag, eq, value = o.partition("=")
+        if flag not in _ARCH_FLAGS:
+            rest.append(o)
+            i += 1
+            continue
+        if not eq:
+            if i + 1 >= len(opts):
+                raise ValueError(f"nvcc option {o!r} needs a value, e.g. {flag}=sm_80")
+            value = opts[i + 1]
+            i += 1
+        i += 1
+        if flag in ("-code", "--gpu-code"):
+            continue
+        if flag in ("-gencode", "--generate-code"):
+            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            target = fields.get("code") or fields.get("arch")
+            if not target:
+                raise ValueError(f"nvcc option {o!r}: expected arch=compute_XX,code=sm_XX")
+            value = target.strip("[]").split(",")[0]
+        named.append((o if eq else f"{o} {value}", _arch_name(value, o)))
+    chosen = {a for _, a in named}
+    if len(chosen) > 1:
+        raise ValueError(f"nvcc options name several architectures ({', '.join(o for o, _ in named)}); "
+                         "PTX is generated for one: keep one")
+    if chosen and arch is not None and chosen != {_arch_name(arch, "arch=")}:
+        raise ValueError(f"arch={arch!r} disagrees with the nvcc option {named[0][0]!r}: give one of them")
+    if chosen:
+        return chosen.pop(), rest
+    return (_arch_name(arch, "arch=") if arch is not None else DEFAULT_ARCH), rest
+
+
 # The name ``code=`` sources are written under: one no user's ``#include`` names (a quoted include looks
 # in the including file's folder first, so a temporary "kernel.cu" would include itself).
 SOURCE_NAME = "__ndpgpu_module_source__.cu"
@@ -146,8 +205,7 @@ def compile_cuda(source: str, options: tuple[str, ...] = (), arch: str | None = 
     """
     tc = toolchain()
     host_compiler()
-    arch = arch or DEFAULT_ARCH
-    opts = [o for o in options if not o.startswith(("-arch", "--gpu-architecture"))]
+    arch, opts = split_arch(options, arch)
     inc = [f"-I{p}" for p in tc.include_dirs]
     if source_dir is not None:
         inc.append(f"-I{source_dir}")

@@ -311,7 +311,8 @@ class _Parser:
                 self.expect("(")
                 name = self.next().text
                 self.expect(")")
-                values.append(("generic", name, 0))
+                off = self.expect_int() if self.accept("+") else 0
+                values.append(("generic", name, off))
                 return
             if tok.kind == "ident":
                 self.next()
@@ -613,6 +614,8 @@ class _Parser:
                 self.next()
                 second_tok = self.next()
                 second = None if second_tok.text == "_" else Reg(rename(second_tok.text))
+                if isinstance(op, Sym):  # a register declared without % (inline asm's own temporaries)
+                    op = Reg(op.name)
                 if not isinstance(op, Reg):
                     raise self.error("a register pair needs a register", tok)
                 return PredPair(op, second)

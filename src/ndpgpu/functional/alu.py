@@ -25,6 +25,7 @@ T_S8, T_S16, T_S32, T_S64 = isa.T_S8, isa.T_S16, isa.T_S32, isa.T_S64
 T_B8, T_B16, T_B32, T_B64 = isa.T_B8, isa.T_B16, isa.T_B32, isa.T_B64
 T_F16, T_F32, T_F64, T_PRED = isa.T_F16, isa.T_F32, isa.T_F64, isa.T_PRED
 T_F16X2, T_BF16, T_BF16X2 = isa.T_F16X2, isa.T_BF16, isa.T_BF16X2
+T_S16X2, T_U16X2 = isa.T_S16X2, isa.T_U16X2
 
 RND_MASK = isa.RND_MASK
 RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP = isa.RND_NONE, isa.RND_RN, isa.RND_RZ, isa.RND_RM, isa.RND_RP
@@ -52,6 +53,9 @@ OP_SIN, OP_COS, OP_EX2, OP_LG2, OP_TANH = isa.OP_SIN, isa.OP_COS, isa.OP_EX2, is
 OP_TESTP, OP_COPYSIGN, OP_SETP, OP_SET = isa.OP_TESTP, isa.OP_COPYSIGN, isa.OP_SETP, isa.OP_SET
 OP_SELP, OP_SLCT, OP_CVT, OP_CVTA = isa.OP_SELP, isa.OP_SLCT, isa.OP_CVT, isa.OP_CVTA
 OP_DP4A, OP_DP2A, OP_FNS = isa.OP_DP4A, isa.OP_DP2A, isa.OP_FNS
+OP_VSIMD, OP_BMSK, OP_SZEXT, OP_CVTPACK = isa.OP_VSIMD, isa.OP_BMSK, isa.OP_SZEXT, isa.OP_CVTPACK
+A_VIDEO_ADD, A_VIDEO_DSIGNED, A_VIDEO_QUAD = isa.A_VIDEO_ADD, isa.A_VIDEO_DSIGNED, isa.A_VIDEO_QUAD
+A_SEXT_DST, A_DST64 = isa.A_SEXT_DST, isa.A_DST64
 
 SHARED_WINDOW = isa.SHARED_WINDOW
 LOCAL_WINDOW = isa.LOCAL_WINDOW
@@ -61,7 +65,8 @@ SP_SHARED, SP_LOCAL = isa.SP_SHARED, isa.SP_LOCAL
 # ---- integer helpers -----------------------------------------------------------------------------
 @njit(inline="always", cache=True)
 def tbits(t):
-    if t == T_U32 or t == T_S32 or t == T_B32 or t == T_F32 or t == T_F16X2 or t == T_BF16X2:
+    if (t == T_U32 or t == T_S32 or t == T_B32 or t == T_F32 or t == T_F16X2 or t == T_BF16X2 or t == T_S16X2
+            or t == T_U16X2):
         return 32
     if t == T_U64 or t == T_S64 or t == T_B64 or t == T_F64:
         return 64
@@ -571,7 +576,7 @@ def half_op(op, aux, x, y, z, t):
         r = np.nan
     if aux & A_SAT:
         r = sat01(r)
-    if (aux & A_RELU) and (r < 0 or r != r):
+    if (aux & A_RELU) and r < 0:  # .relu: negative results become +0; a NaN stays the canonical NaN
         r = 0.0
     bits = fstore(r, t, mode)
     if ftz:
@@ -637,7 +642,10 @@ def alu(op, t, t2, aux, a, b, c, d):
         if t == T_F16X2 or t == T_BF16X2:  # cvt.rn.f16x2.f32 d, a, b: a to the upper half, b to the lower
             ht = T_F16 if t == T_F16X2 else T_BF16
             return ((cvt(ht, t2, aux, a) & U64(0xFFFF)) << U64(16)) | (cvt(ht, t2, aux, b) & U64(0xFFFF)), zero
-        return cvt(t, t2, aux, a), zero
+        r = cvt(t, t2, aux, a)
+        if aux & A_SEXT_DST:  # a signed result in a wider register is sign-extended into it
+            r = U64(sext(r, tbits(t))) & wmask(64 if aux & A_DST64 else 32)
+        return r, zero
     if op == OP_CVTA:
         sub = (aux >> SUB_SHIFT) & 31
         space = sub & 15
@@ -665,8 +673,109 @@ def alu(op, t, t2, aux, a, b, c, d):
         lo = half_op(op, aux, fval(a & U64(0xFFFF), ht), fval(b & U64(0xFFFF), ht), fval(c & U64(0xFFFF), ht), ht)
         hi = half_op(op, aux, fval(a >> U64(16), ht), fval(b >> U64(16), ht), fval(c >> U64(16), ht), ht)
         return (lo & U64(0xFFFF)) | ((hi & U64(0xFFFF)) << U64(16)), zero
+    if t == T_S16X2 or t == T_U16X2:  # add/sub/min/max on two 16-bit integers; .relu clamps negatives to 0
+        ht = T_S16 if t == T_S16X2 else T_U16
+        h16 = U64(0xFFFF)
+        plain = aux & ~A_RELU
+        lo = ialu(op, ht, ht, plain, a & h16, b & h16, c & h16, zero)[0] & h16
+        hi = ialu(op, ht, ht, plain, (a >> U64(16)) & h16, (b >> U64(16)) & h16, (c >> U64(16)) & h16, zero)[0] & h16
+        if aux & A_RELU:
+            if lo & U64(0x8000):
+                lo = zero
+            if hi & U64(0x8000):
+                hi = zero
+        return lo | (hi << U64(16)), zero
     # ---- integers and bits ---------------------------------------------------------------------
     return ialu(op, t, t2, aux, a, b, c, U64(d))
+
+
+@njit(cache=True)
+def video_simd(t, t2, aux, a, b, c):
+    """vop2/vop4 with the default selectors and mask: elements i of a and b (sign- or zero-extended per their
+    types) combined by the SUB operation, optionally clamped to the destination's element range, then merged
+    into a packed result or (.add) summed into c."""
+    quad = (aux & A_VIDEO_QUAD) != 0
+    n = 4 if quad else 2
+    w = 8 if quad else 16
+    em = wmask(w)
+    kind = (aux >> SUB_SHIFT) & 31
+    cmp = (aux >> CMP_SHIFT) & 31
+    acc = np.int64(c & U64(0xFFFFFFFF))
+    merged = U64(0)
+    for i in range(n):
+        sh = U64(w * i)
+        xa = (a >> sh) & em
+        xb = (b >> sh) & em
+        va = sext(xa, w) if is_signed(t) else np.int64(xa)
+        vb = sext(xb, w) if is_signed(t2) else np.int64(xb)
+        if kind == 1:
+            r = va + vb
+        elif kind == 2:
+            r = va - vb
+        elif kind == 3:  # average, halves rounded up for non-negative sums
+            s = va + vb
+            r = (s + 1) >> 1 if s >= 0 else s >> 1
+        elif kind == 4:
+            r = va - vb if va >= vb else vb - va
+        elif kind == 5:
+            r = min(va, vb)
+        elif kind == 6:
+            r = max(va, vb)
+        else:  # vset
+            hit = ((cmp == 1 and va == vb) or (cmp == 2 and va != vb) or (cmp == 3 and va < vb)
+                   or (cmp == 4 and va <= vb) or (cmp == 5 and va > vb) or (cmp == 6 and va >= vb))
+            r = np.int64(1) if hit else np.int64(0)
+        if aux & A_SAT:
+            if aux & A_VIDEO_DSIGNED:
+                lo_ = -(np.int64(1) << np.int64(w - 1))
+                hi_ = (np.int64(1) << np.int64(w - 1)) - 1
+            else:
+                lo_ = np.int64(0)
+                hi_ = (np.int64(1) << np.int64(w)) - 1
+            r = min(max(r, lo_), hi_)
+        if aux & A_VIDEO_ADD:
+            acc += r
+        else:
+            merged |= (U64(r) & em) << sh
+    if aux & A_VIDEO_ADD:
+        return U64(acc) & U64(0xFFFFFFFF)
+    return merged
+
+
+@njit(cache=True)
+def bit_mask(a, b, clamp):
+    """bmsk.b32: ``b`` one-bits starting at bit ``a`` (.wrap takes both mod 32; .clamp saturates at 32)."""
+    m32 = U64(0xFFFFFFFF)
+    a1 = a & U64(31)
+    b1 = b & U64(31)
+    mask0 = (m32 << a1) & m32
+    total = a1 + b1
+    mask1 = (m32 << total) & m32 if total < U64(32) else U64(0)
+    overflow = total >= U64(32)
+    if clamp:
+        if (a & m32) >= U64(32):
+            overflow = True
+            mask0 = U64(0)
+        if (b & m32) >= U64(32):
+            overflow = True
+    if overflow:
+        mask1 = U64(0)
+    elif b1 == U64(0):
+        mask1 = m32
+    return mask0 & ~mask1 & m32
+
+
+@njit(cache=True)
+def sign_zero_extend(a, b, clamp, signed):
+    """szext: keep bits below position ``b`` of ``a``, the rest zero or (.s32) copies of bit ``b - 1``."""
+    m32 = U64(0xFFFFFFFF)
+    b1 = b & U64(31)
+    too_large = clamp and (b & m32) >= U64(32)
+    mask = U64(0) if too_large else (m32 << b1) & m32
+    sign = False
+    if signed and b1 != U64(0) and not too_large:
+        sign = ((a >> ((b1 - U64(1)) & U64(31))) & U64(1)) != U64(0)
+    return ((a & ~mask) & m32) | (mask if sign else U64(0))
 
 
 @njit(cache=True)
@@ -931,6 +1040,22 @@ def ialu(op, t, t2, aux, a, b, c, d):
                 tc = c if (k & 1) else ~c
                 r |= ta & tb & tc
         return r & m, zero
+    if op == OP_VSIMD:
+        return video_simd(t, t2, aux, a, b, c), zero
+    if op == OP_BMSK:
+        return bit_mask(a, b, (aux & A_CLAMP) != 0), zero
+    if op == OP_SZEXT:
+        return sign_zero_extend(a & U64(0xFFFFFFFF), b, (aux & A_CLAMP) != 0, t == T_S32), zero
+    if op == OP_CVTPACK:  # t: the packed type; d = sat(a) above sat(b) in the low bits, c's low bits above
+        size = tbits(t)
+        lo_ = -(np.int64(1) << np.int64(size - 1)) if is_signed(t) else np.int64(0)
+        hi_ = (np.int64(1) << np.int64(size - 1 if is_signed(t) else size)) - 1
+        pa = U64(min(max(sext(a, 32), lo_), hi_)) & wmask(size)
+        pb = U64(min(max(sext(b, 32), lo_), hi_)) & wmask(size)
+        packed = (pa << U64(size)) | pb
+        if size < 16:
+            packed |= c << U64(2 * size)
+        return packed & U64(0xFFFFFFFF), zero
     if op == OP_DP4A:
         acc = ival(c, T_S32) if is_signed(t) or is_signed(t2) else np.int64(c & U64(0xFFFFFFFF))
         for k in range(4):

@@ -91,12 +91,13 @@ STATIC_SPECIALS = (
 DYNAMIC_SPECIALS = {"%clock": isa.CLK_CLOCK, "%clock64": isa.CLK_CLOCK64, "%globaltimer": isa.CLK_GLOBALTIMER}
 CARRY_REG = "%cc"
 # opcodes of the ALU table that only the decoder itself emits (vector mov), never valid PTX opcodes
-_INTERNAL_OPS = ("pack", "unpack", "movpf")
+_INTERNAL_OPS = ("pack", "unpack", "movpf", "vsimd", "cvtpack")  # no PTX opcode has these names
 # ALU opcodes defined for floating-point types only / for integer and bit types only: other types would
 # reach an ALU path with no case for them (a silent 0), so they are rejected
 _FLOAT_ONLY_OPS = ("fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "ex2", "lg2", "tanh", "testp", "copysign")
 _INT_ONLY_OPS = ("mul24", "mad24", "sad", "rem", "not", "cnot", "shl", "shr", "bfe", "bfi", "popc", "clz",
-                 "brev", "bfind", "prmt", "shf", "lop3", "dp4a", "dp2a", "fns")
+                 "brev", "bfind", "prmt", "shf", "lop3", "dp4a", "dp2a", "fns", "bmsk", "szext", "vsimd",
+                 "cvtpack")
 
 _OP_CLASS_OF = {
     "mov": "mov", "cvta": "mov", "movpf": "mov", "callcopy": "mov", "pack": "mov", "unpack": "mov",
@@ -140,6 +141,7 @@ class Program:
     has_printf: bool
     uses_dynamic_shared: bool
     used_specials: int = (1 << len(STATIC_SPECIALS)) - 1  # bit i: STATIC_SPECIALS[i] is read
+    const_range: tuple[int, int] = (0, 0)  # [lo, hi) of the module's __constant__ variables (isspacep)
 
     def pcs_of(self, fn_name: str) -> list[int]:
         return [pc for pc, f in enumerate(self.function_of_pc) if f == fn_name]
@@ -459,6 +461,8 @@ class _Decoder:
             return self.shared_layout[name]
         if name in self.symbols:
             return self.symbols[name]
+        if name == "WARP_SZ":  # PTX's predefined constant (cuda_fp16.hpp's shuffles use it)
+            return 32
         raise UnsupportedPTX(f"unknown symbol {name!r}", self.kernel.name, ins.line, ins.full)
 
     def _param_offset(self, index: int) -> int:
@@ -537,9 +541,10 @@ class _Decoder:
                 aux |= A_ABS
         return aux
 
-    def d_alu(self, fn, ins, pending, pending_calls) -> None:
-        name = ins.opcode
-        if name in _INTERNAL_OPS:
+    def d_alu(self, fn, ins, pending, pending_calls, as_op: str | None = None) -> None:
+        """An ALU instruction; ``as_op``: decode it as this internal opcode (cvt.pack, the SIMD video ops)."""
+        name = as_op or ins.opcode
+        if as_op is None and name in _INTERNAL_OPS:
             raise UnsupportedPTX(f"opcode {ins.full!r}", self.kernel.name, ins.line, ins.full)
         types = self._types(ins)
         if not types and name not in ("fns",):
@@ -574,6 +579,15 @@ class _Decoder:
                 aux |= A_LEFT
             if "clamp" in ins.mods:
                 aux |= A_CLAMP
+        elif name == "cvt" and "pack" in ins.mods:
+            self.d_alu(fn, ins, pending, pending_calls, as_op="cvtpack")
+            return
+        elif name == "cvtpack":
+            if types[0] not in (isa.T_U8, isa.T_S8, isa.T_U16, isa.T_S16) or types[1] != isa.T_S32 \
+                    or "sat" not in ins.mods:
+                raise UnsupportedPTX(f"{ins.full}: cvt.pack.sat to u8/s8/u16/s16 from s32 is supported",
+                                     self.kernel.name, ins.line, ins.full)
+            t, t2 = types[0], types[1]  # the packed type, the sources' type
         elif name == "cvt":
             if len(types) != 2:
                 raise UnsupportedPTX(f"{ins.full}: cvt needs two types", self.kernel.name, ins.line, ins.full)
@@ -616,6 +630,12 @@ class _Decoder:
             row[F_OP] = isa.OP_PACK
             row[F_VEC] = len(items)
             for k, it in enumerate(items):
+                if isinstance(it, Imm):  # {0, %rs3}: an immediate element, encoded -2 - value
+                    if it.float_bits is not None or not isinstance(it.value, int) or it.value < 0:
+                        raise UnsupportedPTX(f"immediate {it!r} in a vector pack", self.kernel.name, ins.line,
+                                             ins.full)
+                    row[F_V0 + k] = -2 - it.value
+                    continue
                 row[F_V0 + k] = -1 if it is None else self.dst(fn, ins, it)
             self.finish_static(row)
             return
@@ -625,9 +645,16 @@ class _Decoder:
             row[F_AUX] = aux
             self.finish_static(row)
             return
+        if name == "mov" and srcs and isinstance(srcs[0], Special) and srcs[0].name.startswith("%envreg"):
+            raise UnsupportedPTX(f"{srcs[0].name}: the driver's environment registers, which cooperative "
+                                 "groups' grid-wide synchronisation (this_grid().sync(), a cooperative launch) "
+                                 "reads; grid-wide barriers are not supported (split the kernel at the grid sync "
+                                 "into two launches)", self.kernel.name, ins.line, ins.full)
         if name == "mov" and srcs and isinstance(srcs[0], Special) and srcs[0].name not in self.reg_ids:
             raise UnsupportedPTX(f"special register {srcs[0].name}", self.kernel.name, ins.line, ins.full)
         src_types = [t2 if name == "cvt" else t] * 4
+        if name == "cvtpack":
+            src_types = [isa.T_S32, isa.T_S32, isa.T_B32, isa.T_B32]
         if name in ("mul", "mad") and (aux >> MUL_SHIFT) & 3 == isa.MUL_WIDE and len(srcs) == 3:
             src_types[2] = _widened(t)
         if name in ("shl", "shr", "bfe", "bfi") or (name == "shf"):
@@ -658,6 +685,9 @@ class _Decoder:
                     row[kf], row[vf] = self.src(fn, ins, s, src_types[k])
         if name in ("add", "sub", "mad") and "cc" in ins.mods:
             row[F_D2] = self.reg_ids[CARRY_REG]
+        if name == "cvt" and t in isa.SIGNED_TYPES and row[F_D] >= 0 \
+                and self.reg_bits[row[F_D]] > isa.TYPE_BITS[t]:
+            aux |= isa.A_SEXT_DST | (isa.A_DST64 if self.reg_bits[row[F_D]] == 64 else 0)
         row[F_AUX] = aux | (sub << SUB_SHIFT)
         fclass = None
         if t in (isa.T_F32,) and name not in ("cvt", "mov", "setp", "set", "selp", "slct", "cvta") \
@@ -673,6 +703,38 @@ class _Decoder:
             fclass = "sfu"
         row[isa.F_FAST] = _fast_kind(row)
         self.finish_static(row, fclass)
+
+    def d_vsimd(self, fn, ins, pending, pending_calls) -> None:
+        """vadd2/4, vsub2/4, vavrg2/4, vabsdiff2/4, vmin2/4, vmax2/4, vset2/4 with the default selectors and
+        mask (what nvcc emits for the SIMD intrinsics); an explicit selector or mask is refused."""
+        base, lanes = ins.opcode[:-1], ins.opcode[-1]
+        types = self._types(ins)
+        want = 2 if base == "vset" else 3
+        if len(types) != want or any(x not in (isa.T_U32, isa.T_S32) for x in types) or len(ins.operands) != 4:
+            raise UnsupportedPTX(f"{ins.full}: expected {want} .u32/.s32 types and operands d, a, b, c",
+                                 self.kernel.name, ins.line, ins.full)
+        if not all(isinstance(o, (Reg, Imm)) for o in ins.operands):
+            raise UnsupportedPTX(f"{ins.full}: byte/half-word selectors and masks", self.kernel.name, ins.line,
+                                 ins.full)
+        self.d_alu(fn, ins, pending, pending_calls, as_op="vsimd")
+        row = self.rows[-1]
+        row[F_TYPE], row[F_TYPE2] = types[-2], types[-1]  # a's and b's element types
+        aux = row[F_AUX] | (isa.VSIMD_OPS[base] << SUB_SHIFT)
+        if lanes == "4":
+            aux |= isa.A_VIDEO_QUAD
+        if "add" in ins.mods:
+            aux |= isa.A_VIDEO_ADD
+        if base == "vset":
+            cmps = [m for m in ins.mods if m in ("eq", "ne", "lt", "le", "gt", "ge")]
+            if not cmps:
+                raise UnsupportedPTX(f"{ins.full}: no comparison", self.kernel.name, ins.line, ins.full)
+            aux |= isa.CMP_CODE[cmps[0]] << CMP_SHIFT
+        elif types[0] == isa.T_S32:
+            aux |= isa.A_VIDEO_DSIGNED
+        row[F_AUX] = aux
+
+    d_vadd2 = d_vadd4 = d_vsub2 = d_vsub4 = d_vavrg2 = d_vavrg4 = d_vsimd
+    d_vabsdiff2 = d_vabsdiff4 = d_vmin2 = d_vmin4 = d_vmax2 = d_vmax4 = d_vset2 = d_vset4 = d_vsimd
 
     # add.cc / addc / subc / madc share the ALU path
     def d_addc(self, fn, ins, pending, pending_calls) -> None:
@@ -743,6 +805,86 @@ class _Decoder:
 
     d_ldu = d_ld
 
+    # -- cp.async (sm_80): the copy completes when issued, so committing and waiting are no-ops --------
+    def _temp(self, fn: Function, name: str, bits: int) -> Reg:
+        """A decoder-made register of ``fn`` (not in the PTX), created on first use."""
+        key = f"{fn.name}::__ndpgpu_{name}"
+        if key not in self.reg_ids:
+            self._new_reg(key, bits)
+        return Reg(f"__ndpgpu_{name}")
+
+    def d_cp(self, fn, ins, pending, pending_calls) -> None:
+        mods = ins.mods
+        if "async" not in mods:
+            raise UnsupportedPTX(f"opcode {ins.full!r}", self.kernel.name, ins.line, ins.full)
+        if {"commit_group", "wait_group", "wait_all"} & set(mods):
+            row = self.emit(fn, ins, isa.OP_NOP, ins.full, ins.line)
+            self.finish_static(row)
+            return
+        if {"bulk", "mbarrier", "tensor"} & set(mods) or not any(m.startswith("shared") for m in mods) \
+                or "global" not in mods:
+            raise UnsupportedPTX(f"{ins.full}: only cp.async.{{ca,cg}}.shared.global is supported (not the "
+                                 "bulk, tensor or mbarrier forms)", self.kernel.name, ins.line, ins.full)
+        dst, src, size_op, *rest = ins.operands
+        if any(m.endswith("cache_hint") for m in mods) and rest:
+            rest = rest[:-1]  # the cache policy: a hint
+        if not isinstance(size_op, Imm) or size_op.value not in (4, 8, 16):
+            raise UnsupportedPTX(f"{ins.full}: cp-size must be 4, 8 or 16", self.kernel.name, ins.line, ins.full)
+        cp = int(size_op.value)
+        words = cp // 4
+        extra = rest[0] if rest else None
+        ignore = None  # the ignore-src predicate: zeros are written instead of the source
+        if isinstance(extra, Reg) and self.reg_bits[self.reg(fn, extra.name, ins)] == 1:
+            ignore, extra = extra, None
+        line, guard = ins.line, ins.guard
+
+        def emit(opcode: str, mods_: tuple[str, ...], operands: list, g: Reg | None) -> None:
+            self.decode_instruction(fn, Instruction(opcode, mods_, operands, g, line, ins.text), [], [])
+
+        def at(addr: Addr, off: int) -> Addr:
+            return Addr(addr.base, addr.offset + off)
+
+        temps = [self._temp(fn, f"cpa{k}", 32) for k in range(words)]
+        vec = ("v" + str(words),) if words > 1 else ()
+        stored = Vec(tuple(temps)) if words > 1 else temps[0]
+        if isinstance(extra, Imm) and extra.value < cp:  # zero-fill past src-size bytes (nvcc's lowering)
+            n = max(0, int(extra.value))
+            byte = self._temp(fn, "cpab", 32)
+            for k in range(words):
+                if 4 * k + 4 <= n:
+                    emit("ld", ("global", "b32"), [temps[k], at(src, 4 * k)], guard)
+                    emit("st", ("shared", "b32"), [at(dst, 4 * k), temps[k]], guard)
+                    continue
+                for j in range(4):
+                    if 4 * k + j < n:
+                        emit("ld", ("global", "u8"), [byte, at(src, 4 * k + j)], guard)
+                        emit("st", ("shared", "u8"), [at(dst, 4 * k + j), byte], guard)
+                    else:
+                        emit("st", ("shared", "u8"), [at(dst, 4 * k + j), Imm(0)], guard)
+            return
+        if extra is None and ignore is None:
+            emit("ld", ("global", *vec, "b32"), [stored, src], guard)
+            emit("st", ("shared", *vec, "b32"), [dst, stored], guard)
+            return
+        # a register src-size (words below it are copied, the rest zero) or an ignore-src predicate
+        load = self._temp(fn, "cpap", 1)
+        if isinstance(extra, Reg):
+            low = self._temp(fn, "cpam", 32)
+            emit("and", ("b32",), [low, extra, Imm(3)], guard)
+            emit("setp", ("ne", "u32"), [load, low, Imm(0)], guard)
+            emit("trap", (), [], load)  # sub-word sizes: refused at run time (isa.TRAP_CP_ASYNC)
+            self.rows[-1][F_AUX] = isa.TRAP_CP_ASYNC << SUB_SHIFT
+        for k in range(words):
+            emit("mov", ("b32",), [temps[k], Imm(0)], guard)
+            if isinstance(extra, Reg):
+                emit("setp", ("ge", "u32"), [load, extra, Imm(4 * k + 4)], guard)
+            else:
+                emit("not", ("pred",), [load, ignore], guard)
+            if guard is not None:
+                emit("and", ("pred",), [load, load, guard], None)
+            emit("ld", ("global", "b32"), [temps[k], at(src, 4 * k)], load)
+        emit("st", ("shared", *vec, "b32"), [dst, stored], guard)
+
     def d_st(self, fn, ins, pending, pending_calls) -> None:
         space = self._space(ins)
         types = self._types(ins)
@@ -776,7 +918,7 @@ class _Decoder:
         opnames = [m for m in ins.mods if m in isa.ATOM_OPS]
         if not opnames:
             raise UnsupportedPTX(f"{ins.full}: unknown atomic operation", self.kernel.name, ins.line, ins.full)
-        if self._vec(ins) != 1 or t in (isa.T_F16X2, isa.T_BF16X2, isa.T_B128):
+        if self._vec(ins) != 1 or t == isa.T_B128:  # f16x2 / bf16x2: one 32-bit atomic, two lane-wise adds
             raise UnsupportedPTX(f"vector atomics {ins.full}", self.kernel.name, ins.line, ins.full)
         size = isa.TYPE_BITS[t] // 8
         row = self.emit(fn, ins, op, ins.full, ins.line, space, size)
@@ -793,6 +935,61 @@ class _Decoder:
         if len(ops) > 2:
             row[F_CK], row[F_CV] = self.src(fn, ins, ops[2], t)
         self.finish_static(row)
+
+    def d_mbarrier(self, fn, ins, pending, pending_calls) -> None:
+        """mbarrier.init / arrive / arrive_drop / test_wait / try_wait (and .parity) / pending_count / inval on
+        a .shared .b64 object, lowered to shared-memory loads, stores and an atomic (``isa.MBAR_*`` layout).
+        The transaction-count forms (expect_tx, complete_tx: TMA, sm_90) are refused."""
+        mods = set(ins.mods)
+        if {"expect_tx", "complete_tx", "noComplete"} & mods or \
+                not ("pending_count" in mods or any(m.startswith("shared") for m in mods)):
+            raise UnsupportedPTX(f"{ins.full}: the shared-memory mbarrier without transaction counts is supported",
+                                 self.kernel.name, ins.line, ins.full)
+        ops, line, guard = ins.operands, ins.line, ins.guard
+
+        def emit(opcode: str, mods_: tuple[str, ...], operands: list) -> None:
+            self.decode_instruction(fn, Instruction(opcode, mods_, operands, guard, line, ins.text), [], [])
+
+        word = self._temp(fn, "mbw", 64)
+        if "init" in mods:  # pending = expected = count, phase 0
+            count = ops[1]
+            if isinstance(count, Imm):
+                emit("st", ("shared", "b64"), [ops[0], Imm((int(count.value) << isa.MBAR_EXPECTED_SHIFT)
+                                                           | int(count.value))])
+                return
+            hi = self._temp(fn, "mbh", 64)
+            emit("cvt", ("u64", "u32"), [word, count])
+            emit("shl", ("b64",), [hi, word, Imm(isa.MBAR_EXPECTED_SHIFT)])
+            emit("or", ("b64",), [word, word, hi])
+            emit("st", ("shared", "b64"), [ops[0], word])
+            return
+        if "inval" in mods:
+            emit("st", ("shared", "b64"), [ops[0], Imm(0)])
+            return
+        if "arrive" in mods or "arrive_drop" in mods:
+            kind = "mbarrier_arrive_drop" if "arrive_drop" in mods else "mbarrier_arrive"
+            state, addr = ops[0], ops[1]
+            count = ops[2] if len(ops) > 2 else Imm(1)
+            if isinstance(state, Reg) and state.name == "_":
+                state = word  # the state is not kept
+            emit("atom", ("shared", kind, "b64"), [state, addr, count])
+            return
+        if "test_wait" in mods or "try_wait" in mods:
+            p, addr, token = ops[0], ops[1], ops[2]  # try_wait's time-limit hint, if any, does not matter here
+            emit("ld", ("shared", "b64"), [word, addr])
+            if "parity" in mods:  # complete once the phase of that parity is over: the parity bit differs
+                emit("shr", ("b64",), [word, word, Imm(isa.MBAR_PHASE_SHIFT)])
+                emit("setp", ("ne", "b64"), [p, word, token])
+            else:  # the state from arrive holds the phase at arrival
+                emit("xor", ("b64",), [word, word, token])
+                emit("shr", ("b64",), [word, word, Imm(isa.MBAR_PHASE_SHIFT)])
+                emit("setp", ("ne", "b64"), [p, word, Imm(0)])
+            return
+        if "pending_count" in mods:  # from a state: the arrivals still pending when it was taken
+            emit("and", ("b64",), [word, ops[1], Imm(isa.MBAR_COUNT_MASK)])
+            emit("cvt", ("u32", "u64"), [ops[0], word])
+            return
+        raise UnsupportedPTX(f"opcode {ins.full!r}", self.kernel.name, ins.line, ins.full)
 
     def d_atom(self, fn, ins, pending, pending_calls) -> None:
         self._atomic(fn, ins, isa.OP_ATOM)

@@ -34,6 +34,7 @@ F_CV = isa.F_CV
 F_SPACE, F_AREG, F_AOFF, F_VEC, F_V0 = isa.F_SPACE, isa.F_AREG, isa.F_AOFF, isa.F_VEC, isa.F_V0
 F_TARGET, F_RPC, F_WIDTH, F_DK, F_DV, F_REGREC = isa.F_TARGET, isa.F_RPC, isa.F_WIDTH, isa.F_DK, isa.F_DV, isa.F_REGREC
 K_REG = isa.K_REG
+K_NONE = isa.K_NONE
 F_FAST = isa.F_FAST
 M32 = np.uint64(0xFFFFFFFF)
 M32_I = np.int64(0xFFFFFFFF)
@@ -79,6 +80,7 @@ C_BUDGET, C_ITS_LIMIT, C_LOCAL_BASE, C_NUM_SMS, C_BOUNDS = 23, 24, 25, 26, 27
 C_PF_CAP, C_REG_CAP, C_DYN_SMEM, C_MAXDEPTH, C_MAXCALL, C_LOCAL_BYTES = 28, 29, 30, 31, 32, 33
 C_SPECIALS = 34  # bit mask of the special registers the program reads
 C_SLICE, C_BARWAIT_LIMIT = 35, 36  # warp-instructions per call of run; a CTA's while a warp waits
+C_CONST_LO, C_CONST_HI = 37, 38  # the module's __constant__ variables (isspacep.const)
 C_SIZE = 40
 
 # counters
@@ -150,10 +152,9 @@ def atomic_apply(sub, t, old, b, c):
             return c if (old & U64(0xFFFFFFFF)) == (b & U64(0xFFFFFFFF)) else old
         return c if old == b else old
     if sub == 1:  # add
-        if t == T_F32:
-            return alu(OP_ADD, T_F32, T_F32, 0, old, b, U64(0), U64(0))[0]
-        if t == T_F64:
-            return alu(OP_ADD, T_F64, T_F64, 0, old, b, U64(0), U64(0))[0]
+        if (t == T_F32 or t == T_F64 or t == isa.T_F16 or t == isa.T_BF16 or t == isa.T_F16X2
+                or t == isa.T_BF16X2):  # IEEE adds, round to nearest (.noftz: subnormals kept)
+            return alu(OP_ADD, t, t, 0, old, b, U64(0), U64(0))[0]
         return old + b
     if sub == 2 or sub == 3:  # min / max
         op = isa.OP_MIN if sub == 2 else isa.OP_MAX
@@ -165,6 +166,19 @@ def atomic_apply(sub, t, old, b, c):
         o = old & U64(0xFFFFFFFF)
         bb = b & U64(0xFFFFFFFF)
         return bb if (o == 0 or o > bb) else o - U64(1)
+    if sub == 11 or sub == 12:  # mbarrier arrive (12: and drop): the last pending arrival completes the phase
+        cmask = U64(isa.MBAR_COUNT_MASK)
+        pend = np.int64(old & cmask)
+        expected = np.int64((old >> U64(isa.MBAR_EXPECTED_SHIFT)) & cmask)
+        phase = (old >> U64(isa.MBAR_PHASE_SHIFT)) & U64(1)
+        if sub == 12:
+            expected -= 1
+        pend -= np.int64(b & U64(0xFFFFFFFF))
+        if pend <= 0:
+            phase ^= U64(1)
+            pend = expected
+        return ((phase << U64(isa.MBAR_PHASE_SHIFT)) | ((U64(expected) & cmask) << U64(isa.MBAR_EXPECTED_SHIFT))
+                | (U64(pend) & cmask))
     if sub == 6:
         return old & b
     if sub == 7:
@@ -929,6 +943,19 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
             simt_pc[ws, top] = pc + 1
             continue
         if op == OP_SHFL or op == OP_VOTE or op == OP_REDUX or op == OP_MATCH or op == OP_ACTIVEMASK:
+            if op != OP_ACTIVEMASK and m != 0:
+                # a .sync member mask naming live threads that are on another path: sm_70+ would run them
+                # to this instruction first (independent thread scheduling); this engine cannot
+                mk = F_DK if op == OP_SHFL else F_BK
+                kind = code[pc, mk]
+                if (kind & 7) != K_NONE:
+                    first = 0
+                    while not (m >> first) & 1:
+                        first += 1
+                    members = np.int64(fetch(regs, rb, kind, code[pc, mk + 1], first) & U64(0xFFFFFFFF))
+                    if members & (simt_mask[ws, 0] & ~exited[ws]) & ~mask:
+                        fault(err, ST_ITS, pc, cta, w_in_cta, first, members, 1)
+                        return ST_ITS, executed
             exec_warp_op(op, pc, m, mask, code, regs, rb, vals)
             simt_pc[ws, top] = pc + 1
             continue
@@ -947,12 +974,15 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
                     a = np.int64(fetch(regs, rb, code[pc, F_AK], code[pc, F_AV], lane))
                     in_sh = a >= SHARED_WINDOW and a < SHARED_WINDOW + WINDOW_SIZE
                     in_lo = a >= LOCAL_WINDOW and a < LOCAL_WINDOW + WINDOW_SIZE
+                    in_c = a >= cfg[C_CONST_LO] and a < cfg[C_CONST_HI]
                     if space == SP_SHARED:
                         r = in_sh
                     elif space == SP_LOCAL:
                         r = in_lo
+                    elif space == SP_CONST:
+                        r = in_c
                     else:
-                        r = not in_sh and not in_lo
+                        r = not in_sh and not in_lo and not in_c
                     regs[rb + d * 32 + lane] = U64(1) if r else U64(0)
             simt_pc[ws, top] = pc + 1
             continue
@@ -993,6 +1023,8 @@ def exec_pack(op, pc, code, regs, rb, m):
                     r = code[pc, F_V0 + k]
                     if r >= 0:
                         v |= (regs[rb + r * 32 + lane] & emask) << U64(k * ew)
+                    elif r <= -2:  # an immediate element, encoded -2 - value
+                        v |= (U64(-2 - r) & emask) << U64(k * ew)
                 regs[rb + code[pc, F_D] * 32 + lane] = v
             else:
                 src = fetch(regs, rb, code[pc, F_AK], code[pc, F_AV], lane)
@@ -1179,6 +1211,9 @@ def exec_mem(op, pc, m, ws, slot, gwarp, cta, w_in_cta, code, cfg, ctr, err, reg
                     rec_space = SP_LOCAL
                 else:
                     rec_space = SP_GLOBAL
+        if vec > 1 and space != SP_PARAM and base % (vec * size) != 0:  # a vector access is aligned as a whole
+            fault(err, ST_MISALIGNED, pc, cta, w_in_cta, lane, base, space)
+            return ST_MISALIGNED
         for k in range(vec):
             addr = (base + k * size) & amask
             which, off, rspace = resolve(space, addr, size, lane, ws, slot, cfg, err)

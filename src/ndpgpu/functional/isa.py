@@ -11,18 +11,19 @@ T_S8, T_S16, T_S32, T_S64 = 4, 5, 6, 7
 T_B8, T_B16, T_B32, T_B64 = 8, 9, 10, 11
 T_F16, T_F32, T_F64, T_PRED = 12, 13, 14, 15
 T_F16X2, T_BF16, T_BF16X2, T_B128 = 16, 17, 18, 19
+T_S16X2, T_U16X2 = 20, 21  # two 16-bit integers in 32 bits (add/sub/min/max, sm_90)
 
 TYPE_CODE = {
     "u8": T_U8, "u16": T_U16, "u32": T_U32, "u64": T_U64,
     "s8": T_S8, "s16": T_S16, "s32": T_S32, "s64": T_S64,
     "b8": T_B8, "b16": T_B16, "b32": T_B32, "b64": T_B64,
     "f16": T_F16, "f32": T_F32, "f64": T_F64, "pred": T_PRED,
-    "f16x2": T_F16X2, "bf16": T_BF16, "bf16x2": T_BF16X2, "b128": T_B128,
+    "f16x2": T_F16X2, "bf16": T_BF16, "bf16x2": T_BF16X2, "b128": T_B128, "s16x2": T_S16X2, "u16x2": T_U16X2,
 }
 TYPE_BITS = {
     T_U8: 8, T_U16: 16, T_U32: 32, T_U64: 64, T_S8: 8, T_S16: 16, T_S32: 32, T_S64: 64,
     T_B8: 8, T_B16: 16, T_B32: 32, T_B64: 64, T_F16: 16, T_F32: 32, T_F64: 64, T_PRED: 1,
-    T_F16X2: 32, T_BF16: 16, T_BF16X2: 32, T_B128: 128,
+    T_F16X2: 32, T_BF16: 16, T_BF16X2: 32, T_B128: 128, T_S16X2: 32, T_U16X2: 32,
 }
 SIGNED_TYPES = (T_S8, T_S16, T_S32, T_S64)
 FLOAT_TYPES = (T_F16, T_F32, T_F64, T_F16X2, T_BF16, T_BF16X2)
@@ -82,6 +83,12 @@ A_SHIFTAMT = 1 << 28
 A_XORSIGN = 1 << 29
 A_ABS = 1 << 30
 A_SATFINITE = 1 << 31  # cvt .satfinite: clamp to the largest finite value, NaN stays NaN
+# SIMD video instructions (OP_VSIMD; SUB holds the VSIMD_OPS code, CMP the vset comparison)
+A_VIDEO_ADD = 1 << 32  # .add: accumulate the element results into c instead of merging them
+A_VIDEO_DSIGNED = 1 << 33  # the destination type is .s32 (.sat clamps to the signed element range)
+A_VIDEO_QUAD = 1 << 34  # four byte elements (vop4), else two half-word elements (vop2)
+A_SEXT_DST = 1 << 35  # cvt to a narrow signed type in a wider register: sign-extend into it (PTX's rule)
+A_DST64 = 1 << 36  # ... whose register has 64 bits (else 32)
 
 # ---- opcodes -----------------------------------------------------------------------------------------
 # Per-lane ALU operations (result = f(a, b, c[, d])) come first, then warp-level operations.
@@ -90,6 +97,7 @@ _ALU = [
     "and", "or", "xor", "not", "cnot", "shl", "shr", "bfe", "bfi", "popc", "clz", "brev", "bfind", "prmt",
     "shf", "lop3", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "ex2", "lg2", "tanh", "testp", "copysign",
     "setp", "set", "selp", "slct", "cvt", "cvta", "fns", "dp4a", "dp2a", "pack", "unpack", "movpf",
+    "vsimd", "bmsk", "szext", "cvtpack",
 ]
 _WARP = [
     "ld", "st", "atom", "red", "bar", "membar", "bra", "call", "ret", "exit", "shfl", "vote", "redux",
@@ -153,32 +161,40 @@ OP_DP2A = 49
 OP_PACK = 50
 OP_UNPACK = 51
 OP_MOVPF = 52
-OP_LD = 53
-OP_ST = 54
-OP_ATOM = 55
-OP_RED = 56
-OP_BAR = 57
-OP_MEMBAR = 58
-OP_BRA = 59
-OP_CALL = 60
-OP_RET = 61
-OP_EXIT = 62
-OP_SHFL = 63
-OP_VOTE = 64
-OP_REDUX = 65
-OP_MATCH = 66
-OP_ACTIVEMASK = 67
-OP_PRINTF = 68
-OP_TRAP = 69
-OP_NOP = 70
-OP_CLOCK = 71
-OP_ISSPACEP = 72
-OP_CALLCOPY = 73
-OP_RETSITE = 74
+OP_VSIMD = 53  # vadd2/4, vsub2/4, vavrg2/4, vabsdiff2/4, vmin2/4, vmax2/4, vset2/4
+OP_BMSK = 54
+OP_SZEXT = 55
+OP_CVTPACK = 56  # cvt.pack.sat
+OP_LD = 57
+OP_ST = 58
+OP_ATOM = 59
+OP_RED = 60
+OP_BAR = 61
+OP_MEMBAR = 62
+OP_BRA = 63
+OP_CALL = 64
+OP_RET = 65
+OP_EXIT = 66
+OP_SHFL = 67
+OP_VOTE = 68
+OP_REDUX = 69
+OP_MATCH = 70
+OP_ACTIVEMASK = 71
+OP_PRINTF = 72
+OP_TRAP = 73
+OP_NOP = 74
+OP_CLOCK = 75
+OP_ISSPACEP = 76
+OP_CALLCOPY = 77
+OP_RETSITE = 78
 
 # sub-operation codes (in SUB field)
+VSIMD_OPS = {"vadd": 1, "vsub": 2, "vavrg": 3, "vabsdiff": 4, "vmin": 5, "vmax": 6, "vset": 7}
 ATOM_OPS = {"add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5, "and": 6, "or": 7, "xor": 8, "exch": 9,
-            "cas": 10}
+            "cas": 10, "mbarrier_arrive": 11, "mbarrier_arrive_drop": 12}  # the last two: the decoder's mbarrier
+# an mbarrier object (a .b64 in shared memory): pending arrivals in bits 0-30, the expected count in bits 32-62,
+# the phase's parity in bit 63
+MBAR_COUNT_MASK, MBAR_EXPECTED_SHIFT, MBAR_PHASE_SHIFT = 0x7FFFFFFF, 32, 63
 SHFL_MODES = {"up": 1, "down": 2, "bfly": 3, "idx": 4}
 VOTE_MODES = {"all": 1, "any": 2, "uni": 3, "ballot": 4}
 REDUX_OPS = {"add": 1, "min": 2, "max": 3, "and": 4, "or": 5, "xor": 6}
@@ -214,6 +230,8 @@ ST_PRINTF_FULL = 8
 ST_STACK = 9
 ST_BAD_SHFL = 10
 ST_YIELD = 11  # the launch's slice of instructions ran out: Python may handle signals, then continue
+# trap sub-codes (the error's message): 0 trap, 1 a failed assert, 2 a cp.async src-size the engine refuses
+TRAP_PLAIN, TRAP_ASSERT, TRAP_CP_ASYNC = 0, 1, 2
 
 # ---- fast paths of the commonest ALU instructions (no modifiers, plain register/immediate operands) ----
 FAST_NONE = 0
@@ -229,3 +247,6 @@ FAST_CVT_U64_U32, FAST_CVT_S64_S32 = 26, 27
 FAST_SELP = 28
 FAST_SETP_F32 = 29
 FAST_FADD64, FAST_FMUL64, FAST_FFMA64 = 30, 31, 32
+
+
+assert all(OPCODES[n] == globals()[f"OP_{n.upper()}"] for n in OPCODES), "OP_* constants out of step with OPCODES"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import struct
 import time
@@ -163,6 +164,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     cfg[E.C_DYN_SMEM] = dynamic_shared
     cfg[E.C_LOCAL_BYTES] = program.local_bytes
     cfg[E.C_SPECIALS] = program.used_specials
+    cfg[E.C_CONST_LO], cfg[E.C_CONST_HI] = program.const_range
 
     seg_cap = 1 << 18 if options.trace else 1
     mem_cap = 1 << 18 if options.trace else 1
@@ -308,12 +310,20 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
         return cls(f"{where}: the launch ran more than its budget of {options.budget_warp_instructions} "
                    "warp-instructions; raise it with ndpgpu.Device(options=ndpgpu.LaunchOptions("
                    "budget_warp_instructions=N)) or run a smaller problem")
+    if status == isa.ST_ITS and int(err[E.E_SPACE]) == 1:
+        return cls(f"{where}: the member mask {addr:#010x} of this .sync warp instruction names threads that "
+                   "are on another path of a divergent branch; sm_70+ independent thread scheduling would run "
+                   "them to this instruction, which the SIMT-stack model does not provide (call it where the "
+                   "named threads are converged, or name only the active ones, e.g. __activemask())")
     if status == isa.ST_ITS:
         return cls(f"{where}: a warp ran more than its_limit instructions diverged without reconverging; this "
                    "code likely needs sm_70+ independent thread scheduling (e.g. an intra-warp lock), which the "
                    "SIMT-stack model does not provide")
     if status == isa.ST_TRAP:
-        what = "device-side assert failed" if int(err[E.E_SPACE]) == 1 else "trap executed"
+        what = {isa.TRAP_ASSERT: "device-side assert failed",
+                isa.TRAP_CP_ASYNC: "cp.async with a register src-size that is not a multiple of 4 bytes (not "
+                                   "supported: sizes of whole 32-bit words are)"}.get(int(err[E.E_SPACE]),
+                                                                                   "trap executed")
         return cls(f"{where}: {what}")
     return cls(f"{where}: SIMT or call stack overflow")
 
@@ -364,6 +374,38 @@ def _read_cstring(memory: DeviceMemory, address: int, limit: int = 4096) -> str:
     return raw[: end if end >= 0 else len(raw)].decode("utf-8", errors="replace")
 
 
+def _hex_float(v: float, prec: int | None, upper: bool, alt: bool) -> str:
+    """C's ``%a``: ``0x1.8p+1``; shortest digits without a precision, rounded to nearest-even with one."""
+    if v != v or v in (float("inf"), float("-inf")):
+        text = "nan" if v != v else ("-inf" if v < 0 else "inf")
+        return text.upper() if upper else text
+    sign = "-" if math.copysign(1.0, v) < 0 else ""
+    mant, _, exp = float.hex(abs(v))[2:].partition("p")
+    lead_s, _, frac_s = mant.partition(".")
+    lead, frac, bits = int(lead_s), int(frac_s or "0", 16), 4 * len(frac_s)
+    if v == 0:
+        exp = "+0"
+    if prec is None:
+        digits = (f"{frac:0{bits // 4}x}" if bits else "").rstrip("0")
+    else:
+        keep = 4 * prec
+        if keep < bits:  # round the fraction to prec hex digits, ties to even
+            drop = bits - keep
+            q, r = divmod(frac, 1 << drop)
+            half = 1 << (drop - 1)
+            if r > half or (r == half and (q if keep else lead) & 1):  # parity of the last kept digit
+                q += 1
+            if q >> keep:  # carried into the leading digit
+                lead, q = lead + 1, q - (1 << keep)
+            frac, bits = q, keep
+        else:
+            frac, bits = frac << (keep - bits), keep
+        digits = f"{frac:0{prec}x}" if prec else ""
+    point = "." if digits or alt else ""
+    text = f"{sign}0x{lead}{point}{digits}p{int(exp):+d}"
+    return text.upper() if upper else text
+
+
 def format_printf(fmt: str, argbuf: bytes, memory: DeviceMemory) -> str:
     """Format one device printf call the way CUDA's vprintf lays out its argument buffer."""
     out = []
@@ -386,29 +428,47 @@ def format_printf(fmt: str, argbuf: bytes, memory: DeviceMemory) -> str:
         if conv == "%":
             out.append("%")
             continue
+        if width == "*":  # the int arguments come first: a negative width left-justifies
+            w = struct.unpack("<i", take(4))[0]
+            flags, width = (flags + "-", str(-w)) if w < 0 else (flags, str(w))
+        if prec == "*":  # a negative precision is as if none were given
+            pv = struct.unpack("<i", take(4))[0]
+            prec = str(pv) if pv >= 0 else None
         spec = "%" + flags + (width or "") + ("." + prec if prec is not None else "")
         if conv in "di":
             if length in ("l", "ll", "j", "z", "t"):
                 v = struct.unpack("<q", take(8))[0]
             else:
                 v = struct.unpack("<i", take(4))[0]
-                if length == "h":
-                    v = int(np.int16(v & 0xFFFF))
-                elif length == "hh":
-                    v = int(np.int8(v & 0xFF))
+                if length in ("h", "hh"):  # converted to short / signed char, as C does
+                    nbits = 16 if length == "h" else 8
+                    v &= (1 << nbits) - 1
+                    v -= (v >> (nbits - 1)) << nbits
             out.append((spec + "d") % v)
         elif conv in "ouxX":
             if length in ("l", "ll", "j", "z", "t"):
                 v = struct.unpack("<Q", take(8))[0]
             else:
                 v = struct.unpack("<I", take(4))[0]
+                if length == "h":  # converted to unsigned short / unsigned char
+                    v &= 0xFFFF
+                elif length == "hh":
+                    v &= 0xFF
             out.append((spec + conv) % v)
         elif conv == "c":
             v = struct.unpack("<i", take(4))[0]
             out.append((spec + "c") % chr(v & 0xFF))
-        elif conv in "fFeEgGaA":
+        elif conv in "aA":
             v = struct.unpack("<d", take(8))[0]
-            out.append((spec + (conv if conv not in "aA" else "e")) % v)
+            text = _hex_float(v, int(prec) if prec is not None else None, conv == "A", "#" in flags)
+            if "+" in flags and not text.startswith("-"):
+                text = "+" + text
+            elif " " in flags and not text.startswith("-"):
+                text = " " + text
+            out.append(text.ljust(int(width)) if "-" in flags and width else text.rjust(int(width or 0)))
+        elif conv in "fFeEgG":
+            v = struct.unpack("<d", take(8))[0]
+            out.append((spec + conv) % v)
         elif conv == "s":
             ptr = struct.unpack("<Q", take(8))[0]
             out.append((spec + "s") % _read_cstring(memory, ptr))

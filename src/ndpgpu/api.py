@@ -617,6 +617,32 @@ def check_resources(kernel: str, block: tuple[int, int, int], directives: dict[s
                                     "for launch); use fewer threads, __launch_bounds__ or -maxrregcount")
 
 
+# threads and CTAs one SM holds at once, by compute capability (CUDA C++ Programming Guide, "Compute
+# Capabilities"): what bounds a cooperative launch
+SM_THREADS_AND_CTAS = {75: (1024, 16), 80: (2048, 32), 86: (1536, 16), 87: (2048, 32), 89: (1536, 24),
+                       90: (2048, 32), 100: (2048, 32), 120: (1536, 32)}
+
+
+def check_cooperative(kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], arch: str,
+                      num_sms: int, registers: int | None) -> None:
+    """Raise :class:`LaunchConfigError` when a kernel that synchronises its whole grid (a cooperative launch)
+    has more CTAs than the device holds at once (cudaErrorCooperativeLaunchTooLarge)."""
+    cc = int(re.sub(r"\D", "", arch) or 75)
+    threads_per_sm, ctas_per_sm = SM_THREADS_AND_CTAS.get(cc, (2048, 32))
+    nthreads = block[0] * block[1] * block[2]
+    warps = -(-nthreads // 32)
+    per_sm = min(ctas_per_sm, threads_per_sm // (warps * 32))
+    if registers:
+        per_warp = -(-registers * 32 // REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
+        per_sm = min(per_sm, REGISTERS_PER_SM // (warps * per_warp))
+    ncta = grid[0] * grid[1] * grid[2]
+    if ncta > per_sm * num_sms:
+        raise LaunchConfigError(f"{kernel}: synchronises its whole grid (cooperative groups' grid.sync()), so all "
+                                f"{ncta} blocks must be resident at once, but {num_sms} SMs of {arch} hold "
+                                f"{per_sm * num_sms} blocks of {nthreads} threads (CUDA: cooperative launch too "
+                                "large); launch fewer blocks (a grid-stride loop)")
+
+
 def _dims(x, what: str) -> tuple[int, int, int]:
     if isinstance(x, (int, np.integer)):
         x = (int(x),)
@@ -742,6 +768,9 @@ class Function:
         prog, static = loaded.program(self.name)
         check_shared_memory(self.name, int(static), int(shared_mem))
         check_resources(self.name, block3, self.kernel.directives, self.module.registers.get(self.name))
+        if prog.grid_sync:
+            check_cooperative(self.name, grid3, block3, self.module.arch or "sm_75", dev.num_sms,
+                              self.module.registers.get(self.name))
         if shared_mem and not _uses_dynamic_shared(self.module.ir, self.name):
             pass  # allowed: CUDA accepts unused dynamic shared memory
         options = dev.options

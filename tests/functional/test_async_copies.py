@@ -1,7 +1,7 @@
 """sm_80's asynchronous copies and barriers: ``cp.async`` (through ``__pipeline_memcpy_async`` with its
 zero-fill, ``cooperative_groups::memcpy_async``, and inline PTX with a register ``src-size`` and an
 ``ignore-src`` predicate), ``mbarrier`` objects (``cuda::barrier`` over several phases, and the ``.parity``
-wait in inline PTX), and the clear refusal of a grid-wide sync.
+wait in inline PTX), and cooperative groups' grid-wide sync.
 
 References: the PTX ISA's definitions (cp.async copies ``src-size`` bytes and fills the rest of ``cp-size``
 with zeros; ``ignore-src`` writes zeros; an mbarrier's phase completes when its pending count reaches zero)
@@ -179,12 +179,48 @@ def test_mbarrier_parity_wait_and_pending_count():
     assert sorted(got[64:].tolist()) == list(range(1, 65))
 
 
+GRID_SRC = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void grid_sum(const float* x, float* partial, float* out, int n) {
+  cg::grid_group grid = cg::this_grid();
+  __shared__ float s[128];
+  float acc = 0;
+  for (int i = grid.thread_rank(); i < n; i += grid.size()) acc += x[i];
+  s[threadIdx.x] = acc;
+  __syncthreads();
+  for (int st = 64; st > 0; st >>= 1) {
+    if (threadIdx.x < st) s[threadIdx.x] += s[threadIdx.x + st];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+  grid.sync();
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    float t = 0;
+    for (int b = 0; b < gridDim.x; b++) t += partial[b];
+    out[0] = t;
+  }
+  grid.sync();
+  if (threadIdx.x == 0) out[1 + blockIdx.x] = out[0];
+}
+"""
+
+
 @needs_nvcc
-def test_grid_sync_is_refused_by_name():
-    src = r"""
-    #include <cooperative_groups.h>
-    extern "C" __global__ void k(int* o) { cooperative_groups::this_grid().sync(); o[0] = 1; }
-    """
-    fn = ndpgpu.RawModule(code=src).get_function("k")
-    with pytest.raises(ndpgpu.UnsupportedPTX, match="grid-wide"):
-        fn((1,), (32,), (ndpgpu.zeros(1, np.int32),))
+@pytest.mark.parametrize("blocks", [3, 40])
+def test_grid_sync_orders_the_whole_grid(blocks):
+    fn = ndpgpu.RawModule(code=GRID_SRC).get_function("grid_sum")
+    x = np.arange(5000, dtype=np.float32) % 7  # small integers: every partial sum is exact in float32
+    partial, out = ndpgpu.zeros(blocks, np.float32), ndpgpu.zeros(blocks + 1, np.float32)
+    for _ in range(2):  # the second launch finds the sync counter zeroed again
+        fn((blocks,), (128,), (ndpgpu.asarray(x), partial, out, np.int32(x.size)))
+        np.testing.assert_array_equal(out.get(), np.full(blocks + 1, x.sum(), np.float32))
+
+
+@needs_nvcc
+def test_a_grid_sync_larger_than_the_device_holds_is_refused():
+    fn = ndpgpu.RawModule(code=GRID_SRC).get_function("grid_sum")  # sm_75: 1024 threads per SM, 80 SMs
+    args = (ndpgpu.zeros(8, np.float32), ndpgpu.zeros(700, np.float32), ndpgpu.zeros(701, np.float32), np.int32(8))
+    with pytest.raises(ndpgpu.LaunchConfigError, match="cooperative launch too large"):
+        fn((700,), (128,), args)  # 8 blocks of 128 threads per SM: 640 at most
+    fn((640,), (128,), args)

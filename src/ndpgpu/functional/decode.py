@@ -87,7 +87,9 @@ STATIC_SPECIALS = (
     "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
     "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt",
     "%dynamic_smem_size", "%total_smem_size",
+    "%envreg1", "%envreg2",  # the grid-sync workspace's address, high and low halves (cooperative launches)
 )
+GRID_SYNC_SPECIALS = ("%envreg1", "%envreg2")
 DYNAMIC_SPECIALS = {"%clock": isa.CLK_CLOCK, "%clock64": isa.CLK_CLOCK64, "%globaltimer": isa.CLK_GLOBALTIMER}
 CARRY_REG = "%cc"
 # opcodes of the ALU table that only the decoder itself emits (vector mov), never valid PTX opcodes
@@ -142,6 +144,12 @@ class Program:
     uses_dynamic_shared: bool
     used_specials: int = (1 << len(STATIC_SPECIALS)) - 1  # bit i: STATIC_SPECIALS[i] is read
     const_range: tuple[int, int] = (0, 0)  # [lo, hi) of the module's __constant__ variables (isspacep)
+
+    @property
+    def grid_sync(self) -> bool:
+        """Whether the kernel reads the grid-sync workspace (cooperative groups' grid.sync()): it must be
+        launched cooperatively, every CTA resident at once."""
+        return any(self.used_specials >> STATIC_SPECIALS.index(n) & 1 for n in GRID_SYNC_SPECIALS)
 
     def pcs_of(self, fn_name: str) -> list[int]:
         return [pc for pc, f in enumerate(self.function_of_pc) if f == fn_name]
@@ -645,11 +653,11 @@ class _Decoder:
             row[F_AUX] = aux
             self.finish_static(row)
             return
-        if name == "mov" and srcs and isinstance(srcs[0], Special) and srcs[0].name.startswith("%envreg"):
-            raise UnsupportedPTX(f"{srcs[0].name}: the driver's environment registers, which cooperative "
-                                 "groups' grid-wide synchronisation (this_grid().sync(), a cooperative launch) "
-                                 "reads; grid-wide barriers are not supported (split the kernel at the grid sync "
-                                 "into two launches)", self.kernel.name, ins.line, ins.full)
+        if name == "mov" and srcs and isinstance(srcs[0], Special) and srcs[0].name.startswith("%envreg") \
+                and srcs[0].name not in self.reg_ids:
+            raise UnsupportedPTX(f"{srcs[0].name}: of the driver's environment registers, only %envreg1/2 (the "
+                                 "grid-sync workspace of cooperative groups' this_grid().sync()) are provided",
+                                 self.kernel.name, ins.line, ins.full)
         if name == "mov" and srcs and isinstance(srcs[0], Special) and srcs[0].name not in self.reg_ids:
             raise UnsupportedPTX(f"special register {srcs[0].name}", self.kernel.name, ins.line, ins.full)
         src_types = [t2 if name == "cvt" else t] * 4

@@ -81,6 +81,7 @@ C_PF_CAP, C_REG_CAP, C_DYN_SMEM, C_MAXDEPTH, C_MAXCALL, C_LOCAL_BYTES = 28, 29, 
 C_SPECIALS = 34  # bit mask of the special registers the program reads
 C_SLICE, C_BARWAIT_LIMIT = 35, 36  # warp-instructions per call of run; a CTA's while a warp waits
 C_CONST_LO, C_CONST_HI = 37, 38  # the module's __constant__ variables (isspacep.const)
+C_GRID_SYNC = 39  # address of the grid-sync workspace of a cooperative launch (0: none)
 C_SIZE = 40
 
 # counters
@@ -94,6 +95,7 @@ W_FREE, W_RUN, W_BAR, W_DONE = 0, 1, 2, 3
 R_TIDX, R_TIDY, R_TIDZ, R_NTIDX, R_NTIDY, R_NTIDZ, R_CTAX, R_CTAY, R_CTAZ = 0, 1, 2, 3, 4, 5, 6, 7, 8
 R_NCTAX, R_NCTAY, R_NCTAZ, R_LANEID, R_WARPID, R_NWARPID, R_SMID, R_NSMID, R_GRIDID = 9, 10, 11, 12, 13, 14, 15, 16, 17
 R_LM_EQ, R_LM_LE, R_LM_LT, R_LM_GE, R_LM_GT, R_DYNSMEM, R_TOTSMEM = 18, 19, 20, 21, 22, 23, 24
+R_ENVREG1, R_ENVREG2 = 25, 26  # the grid-sync workspace's address (high, low 32 bits)
 
 # error info indices
 E_CODE, E_PC, E_CTA, E_WARP, E_LANE, E_ADDR, E_SPACE, E_EXTRA = range(8)
@@ -362,7 +364,7 @@ def init_cta(slot, cta, cfg, regs, scratch8, simt_pc, simt_rpc, simt_mask, sp, e
             if w * 32 + lane < nthreads:
                 mask |= np.int64(1) << lane
         used = cfg[C_SPECIALS]
-        for r in range(R_TOTSMEM + 1):
+        for r in range(R_ENVREG2 + 1):
             if not (used >> r) & 1:
                 continue
             base = rb + r * 32
@@ -416,8 +418,12 @@ def init_cta(slot, cta, cfg, regs, scratch8, simt_pc, simt_rpc, simt_mask, sp, e
                     v = U64(0xFFFFFFFF) & ~((U64(2) << U64(lane)) - U64(1))
                 elif r == R_DYNSMEM:
                     v = U64(cfg[C_DYN_SMEM])
-                else:
+                elif r == R_TOTSMEM:
                     v = U64(cfg[C_SHARED_BYTES])
+                elif r == R_ENVREG1:
+                    v = U64(cfg[C_GRID_SYNC]) >> U64(32)
+                else:
+                    v = U64(cfg[C_GRID_SYNC]) & U64(0xFFFFFFFF)
                 regs[base + lane] = v
         sp[ws] = 0
         simt_pc[ws, 0] = 0

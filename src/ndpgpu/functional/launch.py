@@ -129,6 +129,10 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     frame = program.frame_bytes
     per_slot = wpc * nregs * 32 * 8 + shared_bytes + wpc * 32 * frame + 1024
     nslots = max(1, min(ncta, options.max_resident_ctas, options.resident_bytes // max(per_slot, 1)))
+    grid_sync = 0
+    if program.grid_sync:  # a cooperative launch: every CTA resident at once, and a zeroed sync workspace
+        nslots = ncta
+        grid_sync = _grid_sync_workspace(memory)
     param_bytes = (len(params) + 15) // 16 * 16
     shared_base = param_bytes
     frame_base = shared_base + nslots * shared_bytes
@@ -165,6 +169,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     cfg[E.C_LOCAL_BYTES] = program.local_bytes
     cfg[E.C_SPECIALS] = program.used_specials
     cfg[E.C_CONST_LO], cfg[E.C_CONST_HI] = program.const_range
+    cfg[E.C_GRID_SYNC] = grid_sync
 
     seg_cap = 1 << 18 if options.trace else 1
     mem_cap = 1 << 18 if options.trace else 1
@@ -262,6 +267,17 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
         printf=printf_lines, trace=trace, bounds_violations=violations,
     )
     return result
+
+
+def _grid_sync_workspace(memory: DeviceMemory) -> int:
+    """The device's grid-sync workspace (allocated once, zeroed before each cooperative launch): cooperative
+    groups' grid.sync() counts arrivals in its second 32-bit word, which the driver's %envreg1/2 point to."""
+    address = memory.grid_sync_workspace
+    if not address:
+        address = memory.alloc(16, "grid-sync workspace", 16)
+        memory.grid_sync_workspace = address
+    memory.write(address, bytes(16))
+    return address
 
 
 def _where(memory: DeviceMemory, addr: int) -> str:

@@ -71,6 +71,7 @@ class DeviceMemory:
         self.buf = np.zeros(1 << 20, dtype=np.uint8)
         self.top = 0  # bytes allocated (offset of the next free byte)
         self.allocations: list[Allocation] = []
+        self.grid_sync_workspace = 0  # address of the cooperative launches' grid-sync counter, once made
 
     # -- allocation -----------------------------------------------------------------------------
     def alloc(self, nbytes: int, label: str = "", alignment: int | None = None) -> int:

@@ -944,6 +944,200 @@ class _Decoder:
             row[F_CK], row[F_CV] = self.src(fn, ins, ops[2], t)
         self.finish_static(row)
 
+    # -- tensor cores: mma.sync, wmma, ldmatrix -------------------------------------------------------
+    # Fragments follow the PTX ISA's mma.m16n8k16 layouts (groupID g = lane / 4, t = lane % 4); a wmma
+    # m16n16k16 fragment is two n=8 halves side by side (its opaque layout; registers 4-7 of an A or B
+    # fragment repeat 0-3). The multiply runs on the whole warp at once (isa.OP_MMA) on fragment registers
+    # gathered into contiguous decoder registers; wmma.load/store and ldmatrix become per-lane accesses.
+    def _emit(self, fn: Function, ins: Instruction, opcode: str, mods_: tuple[str, ...], operands: list,
+              guard: Reg | None = None) -> None:
+        """Decode a decoder-made instruction in place of ``ins`` (same line, same guard unless given)."""
+        g = ins.guard if guard is None else guard
+        self.decode_instruction(fn, Instruction(opcode, mods_, operands, g, ins.line, ins.text), [], [])
+
+    def _mma_blocks(self, fn: Function) -> dict[str, list[Reg]]:
+        """Eight contiguous decoder registers each for the A, B, C and D fragments of OP_MMA."""
+        return {k: [self._temp(fn, f"mma{k}{i}", 32) for i in range(8)] for k in "ABCD"}
+
+    def _mma(self, fn, ins, shape: int, tin: int, td: int, tc: int, a, b, c, d) -> None:
+        blocks = self._mma_blocks(fn)
+        for key, regs in (("A", a), ("B", b), ("C", c)):
+            for tmp, r in zip(blocks[key], regs, strict=False):
+                self._emit(fn, ins, "mov", ("b32",), [tmp, r])
+        row = self.emit(fn, ins, isa.OP_MMA, ins.full, ins.line)
+        row[F_TYPE], row[F_TYPE2] = tin, td
+        row[F_AUX] = (shape << SUB_SHIFT) | (tc << CMP_SHIFT)
+        base = {k: self.reg(fn, v[0].name, ins) for k, v in blocks.items()}
+        row[F_AK], row[F_AV] = K_REG, base["A"]
+        row[F_BK], row[F_BV] = K_REG, base["B"]
+        row[F_CK], row[F_CV] = K_REG, base["C"]
+        row[F_D] = base["D"]
+        self.finish_static(row)
+        for r, tmp in zip(d, blocks["D"], strict=False):
+            self._emit(fn, ins, "mov", ("b32",), [r, tmp])
+
+    @staticmethod
+    def _items(op) -> list:
+        return list(op.items) if isinstance(op, Vec) else [op]
+
+    def d_mma(self, fn, ins, pending, pending_calls) -> None:
+        mods = ins.mods
+        shape = next((isa.MMA_SHAPES[m] for m in mods if m in isa.MMA_SHAPES and m != "m16n16k16"), 0)
+        types = self._types(ins)
+        ok = (shape and len(types) == 4 and types[1] == types[2] and types[1] in (isa.T_F16, isa.T_BF16)
+              and types[0] in (isa.T_F32, isa.T_F16) and types[3] in (isa.T_F32, isa.T_F16)
+              and "row" in mods and "col" in mods and "sync" in mods)
+        if not ok:
+            raise UnsupportedPTX(f"{ins.full}: mma.sync m16n8k16 and m16n8k8 .row.col on f16 or bf16 inputs with "
+                                 "f32 or f16 accumulators are supported", self.kernel.name, ins.line, ins.full)
+        d, a, b, c = (self._items(o) for o in ins.operands)
+        self._mma(fn, ins, shape, types[1], types[0], types[3], a, b, c, d)
+
+    def _lane_coords(self, fn, ins) -> tuple[Reg, Reg]:
+        """Registers holding g = lane / 4 and 2 * (lane % 4) for this warp's lanes."""
+        lane, g, t2 = self._temp(fn, "lane", 32), self._temp(fn, "lg", 32), self._temp(fn, "lt2", 32)
+        self._emit(fn, ins, "mov", ("u32",), [lane, Special("%laneid")])
+        self._emit(fn, ins, "shr", ("u32",), [g, lane, Imm(2)])
+        self._emit(fn, ins, "and", ("b32",), [t2, lane, Imm(3)])
+        self._emit(fn, ins, "shl", ("b32",), [t2, t2, Imm(1)])
+        return g, t2
+
+    def _element_address(self, fn, ins, base: Addr, row_reg: Reg, row_add: int, col_reg: Reg, col_add: int,
+                         stride, row_major: bool, esize: int) -> Addr:
+        """The address of matrix element (row_reg + row_add, col_reg + col_add) at ``base`` with ``stride``
+        elements between rows (row_major) or columns."""
+        r, cc, off = self._temp(fn, "er", 32), self._temp(fn, "ec", 32), self._temp(fn, "eo", 32)
+        self._emit(fn, ins, "add", ("u32",), [r, row_reg, Imm(row_add)])
+        self._emit(fn, ins, "add", ("u32",), [cc, col_reg, Imm(col_add)])
+        major, minor = (r, cc) if row_major else (cc, r)
+        self._emit(fn, ins, "mad", ("lo", "u32"), [off, major, stride, minor])
+        if not isinstance(base.base, Reg):
+            raise UnsupportedPTX(f"{ins.full}: a register address is needed", self.kernel.name, ins.line, ins.full)
+        if self.reg_bits[self.reg(fn, base.base.name, ins)] == 64:
+            wide = self._temp(fn, "ew", 64)
+            self._emit(fn, ins, "mul", ("wide", "u32"), [wide, off, Imm(esize)])
+            self._emit(fn, ins, "add", ("s64",), [wide, wide, base.base])
+            return Addr(wide, base.offset)
+        self._emit(fn, ins, "mul", ("lo", "u32"), [off, off, Imm(esize)])
+        self._emit(fn, ins, "add", ("u32",), [off, off, base.base])
+        return Addr(off, base.offset)
+
+    def _wmma_elements(self, which: str, ctype: int) -> list[tuple[int, int, int, int, bool]]:
+        """(register, row from g or t2, row add, column add, pair) per fragment register of wmma.m16n16k16:
+        the row and column are (g + row add, t2 + column add) for A, C and D, (t2 + row add, g + column add)
+        for B; ``pair``: the register holds two 16-bit elements, the second one row (B) or column further."""
+        if which == "a":
+            return [(i, 0, 8 * (i & 1), 8 * (i >> 1), True) for i in range(4)]
+        if which == "b":
+            return [(j, 0, 8 * (j & 1), 8 * (j >> 1), True) for j in range(4)]
+        if ctype == isa.T_F16:
+            return [(j, 0, 8 * (j & 1), 8 * (j >> 1), True) for j in range(4)]
+        return [(j, 0, 8 * ((j & 3) >> 1), (j & 1) + 8 * (j >> 2), False) for j in range(8)]
+
+    def d_wmma(self, fn, ins, pending, pending_calls) -> None:
+        mods = ins.mods
+        types = self._types(ins)
+        if "m16n16k16" not in mods or "sync" not in mods:
+            raise UnsupportedPTX(f"{ins.full}: wmma m16n16k16 on f16/bf16 with f32/f16 accumulators is supported",
+                                 self.kernel.name, ins.line, ins.full)
+        if "mma" in mods:
+            if len(types) == 2:  # dtype.ctype: f16 inputs
+                td, tin, tc = types[0], isa.T_F16, types[1]
+            elif len(types) == 4 and types[1] == types[2]:
+                td, tin, tc = types[0], types[1], types[3]
+            else:
+                raise UnsupportedPTX(f"{ins.full}: types", self.kernel.name, ins.line, ins.full)
+            if tin not in (isa.T_F16, isa.T_BF16) or td not in (isa.T_F32, isa.T_F16) \
+                    or tc not in (isa.T_F32, isa.T_F16) or "satfinite" in mods:
+                raise UnsupportedPTX(f"{ins.full}: f16/bf16 inputs, f32/f16 accumulators", self.kernel.name,
+                                     ins.line, ins.full)
+            d, a, b, c = (self._items(o) for o in ins.operands)
+            self._mma(fn, ins, isa.MMA_SHAPES["m16n16k16"], tin, td, tc, a[:4], b[:4], c, d)
+            return
+        which = next((m for m in ("a", "b", "c", "d") if m in mods), "")
+        etype = types[-1] if types else -1
+        if not which or etype not in (isa.T_F16, isa.T_BF16, isa.T_F32) or (which in "ab" and etype == isa.T_F32):
+            raise UnsupportedPTX(f"{ins.full}: wmma.load.a/b (f16, bf16) and load.c/store.d (f32, f16)",
+                                 self.kernel.name, ins.line, ins.full)
+        space = next((m for m in mods if m in ("global", "shared", "shared::cta")), None)
+        space_mods = (space,) if space else ()
+        row_major = "row" in mods
+        store = "store" in mods
+        regs_op, addr = (ins.operands[1], ins.operands[0]) if store else (ins.operands[0], ins.operands[1])
+        regs = self._items(regs_op)
+        stride = ins.operands[2] if len(ins.operands) > 2 else Imm(16)
+        esize = 4 if etype == isa.T_F32 else 2
+        g, t2 = self._lane_coords(fn, ins)
+        lo, hi = self._temp(fn, "wlo", 32), self._temp(fn, "whi", 32)
+        for reg_i, _, row_add, col_add, pair in self._wmma_elements(which, etype):
+            rows_from_t = which == "b"  # B's row is k (from t2) and its column n (from g)
+            rr, cr = (t2, g) if rows_from_t else (g, t2)
+            first = self._element_address(fn, ins, addr, rr, row_add, cr, col_add, stride, row_major, esize)
+            if not pair:
+                op = ("st" if store else "ld")
+                operands = [first, regs[reg_i]] if store else [regs[reg_i], first]
+                self._emit(fn, ins, op, (*space_mods, "b32"), operands)
+                continue
+            # the second element is one column further (A, C, D) or one row further (B)
+            contiguous = row_major != rows_from_t
+            if contiguous:
+                operands = [first, regs[reg_i]] if store else [regs[reg_i], first]
+                self._emit(fn, ins, "st" if store else "ld", (*space_mods, "b32"), operands)
+                continue
+            if store:
+                self._emit(fn, ins, "mov", ("b32",), [Vec((lo, hi)), regs[reg_i]])
+                self._emit(fn, ins, "st", (*space_mods, "b16"), [first, lo])
+            else:
+                self._emit(fn, ins, "ld", (*space_mods, "u16"), [lo, first])
+            # (the address registers are reused: the first element is accessed before the second's is made)
+            second = self._element_address(fn, ins, addr, rr, row_add + (1 if rows_from_t else 0), cr,
+                                           col_add + (0 if rows_from_t else 1), stride, row_major, esize)
+            if store:
+                self._emit(fn, ins, "st", (*space_mods, "b16"), [second, hi])
+            else:
+                self._emit(fn, ins, "ld", (*space_mods, "u16"), [hi, second])
+                self._emit(fn, ins, "mov", ("b32",), [regs[reg_i], Vec((lo, hi))])
+        if not store and which in "ab":
+            for i in range(4, len(regs)):  # registers 4-7 repeat 0-3
+                self._emit(fn, ins, "mov", ("b32",), [regs[i], regs[i - 4]])
+
+    def d_ldmatrix(self, fn, ins, pending, pending_calls) -> None:
+        """ldmatrix.m8n8.x1/x2/x4{.trans}.shared.b16: lanes 8i..8i+7 give the row addresses of matrix i; lane l
+        receives row l / 4, columns 2(l % 4) and +1 (.trans: rows 2(l % 4) and +1 of column l / 4)."""
+        mods = ins.mods
+        count = next((int(m[1:]) for m in mods if m in ("x1", "x2", "x4")), 0)
+        if "m8n8" not in mods or not count or "b16" not in mods:
+            raise UnsupportedPTX(f"{ins.full}: ldmatrix.m8n8.x1/x2/x4.b16 is supported", self.kernel.name,
+                                 ins.line, ins.full)
+        dests = self._items(ins.operands[0])
+        addr = ins.operands[1]
+        if not isinstance(addr, Addr) or not isinstance(addr.base, Reg):
+            raise UnsupportedPTX(f"{ins.full}: a register address is needed", self.kernel.name, ins.line, ins.full)
+        lane, row, q = self._temp(fn, "lane", 32), self._temp(fn, "lmr", 32), self._temp(fn, "lmq", 32)
+        src, a32, mine = self._temp(fn, "lms", 32), self._temp(fn, "lma", 32), self._temp(fn, "lmm", 32)
+        lo, hi = self._temp(fn, "wlo", 32), self._temp(fn, "whi", 32)
+        self._emit(fn, ins, "mov", ("u32",), [lane, Special("%laneid")])
+        self._emit(fn, ins, "shr", ("u32",), [row, lane, Imm(2)])
+        self._emit(fn, ins, "and", ("b32",), [q, lane, Imm(3)])
+        if self.reg_bits[self.reg(fn, addr.base.name, ins)] == 64:  # a shared address fits in 32 bits
+            self._emit(fn, ins, "cvt", ("u32", "u64"), [mine, addr.base])
+        else:
+            self._emit(fn, ins, "mov", ("b32",), [mine, addr.base])
+        trans = "trans" in mods
+        for i in range(count):
+            if not trans:
+                self._emit(fn, ins, "add", ("u32",), [src, row, Imm(8 * i)])
+                self._emit(fn, ins, "shfl", ("sync", "idx", "b32"), [a32, mine, src, Imm(31), Imm(0xFFFFFFFF)])
+                self._emit(fn, ins, "mad", ("lo", "u32"), [a32, q, Imm(4), a32])
+                self._emit(fn, ins, "ld", ("shared", "b32"), [dests[i], Addr(a32, addr.offset)])
+                continue
+            for half, part in ((0, lo), (1, hi)):  # rows 2q and 2q+1, column `row`
+                self._emit(fn, ins, "mad", ("lo", "u32"), [src, q, Imm(2), Imm(8 * i + half)])
+                self._emit(fn, ins, "shfl", ("sync", "idx", "b32"), [a32, mine, src, Imm(31), Imm(0xFFFFFFFF)])
+                self._emit(fn, ins, "mad", ("lo", "u32"), [a32, row, Imm(2), a32])
+                self._emit(fn, ins, "ld", ("shared", "u16"), [part, Addr(a32, addr.offset)])
+            self._emit(fn, ins, "mov", ("b32",), [dests[i], Vec((lo, hi))])
+
     def d_mbarrier(self, fn, ins, pending, pending_calls) -> None:
         """mbarrier.init / arrive / arrive_drop / test_wait / try_wait (and .parity) / pending_count / inval on
         a .shared .b64 object, lowered to shared-memory loads, stores and an atomic (``isa.MBAR_*`` layout).

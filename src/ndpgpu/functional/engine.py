@@ -18,7 +18,7 @@ from numba import njit
 
 from . import isa
 from .alu import alu, fcmp
-from .bits import b32f, b64f, f32, f64, fma32, fma64
+from .bits import b32f, b64f, bf16_to_f32, f32, f64, f64_to_half, fma32, fma64, half_to_f32
 
 U64 = np.uint64
 
@@ -40,6 +40,7 @@ M32 = np.uint64(0xFFFFFFFF)
 M32_I = np.int64(0xFFFFFFFF)
 ALU_LIMIT = isa.ALU_LIMIT
 SUB_SHIFT = isa.SUB_SHIFT
+CMP_SHIFT = isa.CMP_SHIFT
 OP_LD = isa.OP_LD
 OP_ST = isa.OP_ST
 OP_ATOM = isa.OP_ATOM
@@ -965,6 +966,10 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
             exec_warp_op(op, pc, m, mask, code, regs, rb, vals)
             simt_pc[ws, top] = pc + 1
             continue
+        if op == isa.OP_MMA:
+            exec_mma(pc, m, code, regs, rb)
+            simt_pc[ws, top] = pc + 1
+            continue
         if op == OP_CLOCK:
             d = code[pc, F_D]
             for lane in range(32):
@@ -1038,6 +1043,85 @@ def exec_pack(op, pc, code, regs, rb, m):
                     r = code[pc, F_V0 + k]
                     if r >= 0:
                         regs[rb + r * 32 + lane] = (src >> U64(k * ew)) & emask
+
+
+@njit(cache=True)
+def mma_in(w, t):
+    """One f16 or bf16 element (the low 16 bits of ``w``) as float64."""
+    if t == isa.T_BF16:
+        return np.float64(bf16_to_f32(w & U64(0xFFFF)))
+    return np.float64(half_to_f32(w & U64(0xFFFF)))
+
+
+@njit(cache=True)
+def mma_out(x, t):
+    """float64 ``x`` rounded to the accumulator type (f32 or f16, nearest even) as bits."""
+    if t == isa.T_F16:
+        return f64_to_half(x, 0)
+    return b32f(np.float32(x))
+
+
+@njit(cache=True)
+def exec_mma(pc, m, code, regs, rb):
+    """D = A x B + C over the warp's fragments in the PTX ISA's mma.m16n8k16 / m16n8k8 layouts (groupID =
+    lane / 4, threadID_in_group = lane % 4); wmma.m16n16k16 fragments are two such n=8 halves side by side.
+    The products are exact and summed in float64, then rounded once to the accumulator type."""
+    shape = (code[pc, F_AUX] >> SUB_SHIFT) & 31
+    n_dim = 16 if shape == 3 else 8
+    k_dim = 8 if shape == 2 else 16
+    tin = code[pc, F_TYPE]  # the inputs' element type
+    td = code[pc, F_TYPE2]  # D's type
+    tc = (code[pc, F_AUX] >> CMP_SHIFT) & 31  # C's type
+    ha, hb, hc, hd = code[pc, F_AV], code[pc, F_BV], code[pc, F_CV], code[pc, F_D]
+    a = np.zeros((16, 16))
+    b = np.zeros((16, 16))
+    c = np.zeros((16, 16))
+    kb = k_dim // 8
+    for lane in range(32):
+        g = lane >> 2
+        t = lane & 3
+        for i in range(2 * kb):  # A: rows g, g+8; columns 2t, 2t+1 (+8)
+            w = regs[rb + (ha + i) * 32 + lane]
+            r = g + 8 * (i & 1)
+            col = 2 * t + 8 * (i >> 1)
+            a[r, col] = mma_in(w, tin)
+            a[r, col + 1] = mma_in(w >> U64(16), tin)
+        for j in range(kb * (n_dim // 8)):  # B: rows (k) 2t, 2t+1 (+8); column (n) g (+8)
+            w = regs[rb + (hb + j) * 32 + lane]
+            k = 2 * t + 8 * (j % kb)
+            n = g + 8 * (j // kb)
+            b[k, n] = mma_in(w, tin)
+            b[k + 1, n] = mma_in(w >> U64(16), tin)
+        for h in range(n_dim // 8):  # C: rows g, g+8; columns 2t, 2t+1 (+8 per half)
+            for ci in range(4):
+                r = g + 8 * (ci >> 1)
+                col = 2 * t + (ci & 1) + 8 * h
+                if tc == isa.T_F16:
+                    w = regs[rb + (hc + 2 * h + (ci >> 1)) * 32 + lane] >> U64(16 * (ci & 1))
+                    c[r, col] = np.float64(half_to_f32(w & U64(0xFFFF)))
+                else:
+                    c[r, col] = np.float64(f32(regs[rb + (hc + 4 * h + ci) * 32 + lane] & U64(0xFFFFFFFF)))
+    for lane in range(32):
+        if not (m >> lane) & 1:
+            continue
+        g = lane >> 2
+        t = lane & 3
+        for h in range(n_dim // 8):
+            for ci in range(4):
+                r = g + 8 * (ci >> 1)
+                col = 2 * t + (ci & 1) + 8 * h
+                acc = c[r, col]
+                for k in range(k_dim):
+                    acc += a[r, k] * b[k, col]
+                bits = mma_out(acc, td)
+                if td == isa.T_F16:
+                    reg = rb + (hd + 2 * h + (ci >> 1)) * 32 + lane
+                    if ci & 1:
+                        regs[reg] = (regs[reg] & U64(0xFFFF)) | (bits << U64(16))
+                    else:
+                        regs[reg] = bits
+                else:
+                    regs[rb + (hd + 4 * h + ci) * 32 + lane] = bits
 
 
 @njit(cache=True, _nrt=False)

@@ -101,7 +101,7 @@ _ALU = [
 ]
 _WARP = [
     "ld", "st", "atom", "red", "bar", "membar", "bra", "call", "ret", "exit", "shfl", "vote", "redux",
-    "match", "activemask", "printf", "trap", "nop", "clock", "isspacep", "callcopy", "retsite",
+    "match", "activemask", "printf", "trap", "nop", "clock", "isspacep", "callcopy", "retsite", "mma",
 ]
 OPCODES = {name: i for i, name in enumerate(_ALU + _WARP)}
 ALU_LIMIT = len(_ALU)
@@ -187,8 +187,10 @@ OP_CLOCK = 75
 OP_ISSPACEP = 76
 OP_CALLCOPY = 77
 OP_RETSITE = 78
+OP_MMA = 79  # a warp's matrix multiply-accumulate (mma.sync, wmma.mma) on gathered fragment registers
 
 # sub-operation codes (in SUB field)
+MMA_SHAPES = {"m16n8k16": 1, "m16n8k8": 2, "m16n16k16": 3}  # M x N x K: 16x8x16, 16x8x8, 16x16x16 (wmma)
 VSIMD_OPS = {"vadd": 1, "vsub": 2, "vavrg": 3, "vabsdiff": 4, "vmin": 5, "vmax": 6, "vset": 7}
 ATOM_OPS = {"add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5, "and": 6, "or": 7, "xor": 8, "exch": 9,
             "cas": 10, "mbarrier_arrive": 11, "mbarrier_arrive_drop": 12}  # the last two: the decoder's mbarrier

@@ -14,6 +14,7 @@ created. ``ndpgpu.Device(machine="gtx480")`` also times every launch on that mac
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import math
 import re
@@ -29,7 +30,8 @@ from .frontend import nvcc
 from .frontend.demangle import demangle, name_key, qualified_name
 from .frontend.ir import Module, Param
 from .frontend.parser import parse_ptx
-from .functional.decode import Program, UnsupportedPTX, decode_kernel
+from .functional import isa
+from .functional.decode import HEAP_CONTROL, Program, UnsupportedPTX, decode_kernel
 from .functional.launch import BoundsCheckError, LaunchOptions, LaunchResult, execute
 from .functional.memory import DeviceMemory, MemoryLayout
 
@@ -191,6 +193,13 @@ class DeviceArray:
         shape = (self.nbytes // dtype.itemsize,) if self.ndim <= 1 else \
             (*self.shape[:-1], self.shape[-1] * self.dtype.itemsize // dtype.itemsize)
         return DeviceArray(shape, dtype, self.device, ptr=self.ptr, _owner=self)
+
+    def __setitem__(self, key, value) -> None:
+        """``a[...] = host`` / ``a[2:5] = 0`` as in CuPy: the elements ``key`` selects take ``value``
+        (broadcast and cast as NumPy assigns); copied through the host."""
+        host = self.get()
+        host[key] = value
+        self.set(host)
 
     def copy_to_host(self) -> np.ndarray:
         return self.get()
@@ -363,10 +372,23 @@ class RawModule:
             found = keys.get(name_key(expr), [])
             if len(found) != 1:
                 what = "matches no kernel or variable" if not found else f"matches {', '.join(found)}"
-                raise ValueError(f"RawModule: name expression {expr!r} {what}; the module defines "
-                                 f"{', '.join(self._describe(s) for s in self._symbols()) or 'nothing'}")
+                raise ValueError(f"RawModule: name expression {expr!r} {what}; {self._closest(expr)} (template "
+                                 "arguments are matched as the demangler spells them, e.g. an enum value as "
+                                 "(Alg)1)")
             out[expr] = found[0]
         return out
+
+    def _closest(self, expr: str, most: int = 8) -> str:
+        """The module's symbols whose demangled names are most like ``expr`` (a long module, such as one
+        including CUB, defines thousands)."""
+        symbols = self._symbols()
+        if not symbols:
+            return "the module defines nothing"
+        names = {s: qualified_name(demangle(s)) if demangle(s) else s for s in symbols}
+        near = difflib.get_close_matches(expr, list(names.values()), n=most, cutoff=0.0)
+        shown = [next(s for s, n in names.items() if n == name) for name in near]
+        more = f" (of {len(symbols)})" if len(symbols) > len(shown) else ""
+        return f"the closest it defines{more}: {', '.join(self._describe(s) for s in shown)}"
 
     @staticmethod
     def _describe(sym: str) -> str:
@@ -471,6 +493,11 @@ class _LoadedModule:
             if var.init:
                 pending_init.append((var, addr))
         self.const_range = (const_lo, const_hi)
+        if "malloc" in ir.functions:  # device-side malloc / new: the device's heap
+            self.symbols[HEAP_CONTROL] = _device_heap(dev.memory)
+        # device functions have addresses too: function pointers and vtables hold them (indirect calls)
+        for i, fname in enumerate(sorted(n for n, f in ir.functions.items() if not f.is_entry)):
+            self.symbols.setdefault(fname, isa.FUNCTION_WINDOW + 16 * i)
         for var, addr in pending_init:
             dev.memory.write(addr, _init_bytes(var, self.symbols))
         self.programs: dict[str, tuple[Program, int]] = {}
@@ -483,6 +510,20 @@ class _LoadedModule:
             prog.const_range = self.const_range
             self.programs[kernel] = (prog, static_bytes)
         return self.programs[kernel]
+
+
+DEVICE_HEAP_BYTES = 8 * 1024 * 1024  # CUDA's default cudaLimitMallocHeapSize
+
+
+def _device_heap(memory: DeviceMemory) -> int:
+    """The device's malloc heap (made on first use): the address of its control block, which holds the next
+    free address and the heap's end."""
+    if not memory.heap_control:
+        control = memory.alloc(16, "device malloc heap control", 16)
+        base = memory.alloc(DEVICE_HEAP_BYTES, "device malloc heap", 16)
+        memory.write(control, struct.pack("<QQ", base, base + DEVICE_HEAP_BYTES))
+        memory.heap_control = control
+    return memory.heap_control
 
 
 def _init_bytes(var, symbols: dict[str, int]) -> bytes:

@@ -92,6 +92,9 @@ STATIC_SPECIALS = (
 GRID_SYNC_SPECIALS = ("%envreg1", "%envreg2")
 DYNAMIC_SPECIALS = {"%clock": isa.CLK_CLOCK, "%clock64": isa.CLK_CLOCK64, "%globaltimer": isa.CLK_GLOBALTIMER}
 CARRY_REG = "%cc"
+# calls the decoder lowers itself: printf, assert, and the device heap (malloc/free)
+_BUILTIN_CALLS = ("vprintf", "__assertfail", "malloc", "free")
+HEAP_CONTROL = "$ndpgpu_heap"  # symbol of the device heap's control block: next free address, end (u64 each)
 # opcodes of the ALU table that only the decoder itself emits (vector mov), never valid PTX opcodes
 _INTERNAL_OPS = ("pack", "unpack", "movpf", "vsimd", "cvtpack")  # no PTX opcode has these names
 # ALU opcodes defined for floating-point types only / for integer and bit types only: other types would
@@ -212,6 +215,7 @@ class _Decoder:
         self.lines: list[int] = []
         self.fn_of_pc: list[str] = []
         self.has_printf = False
+        self._address_taken: set[str] | None = None
 
     # -- registers and frame --------------------------------------------------------------------
     def _new_reg(self, key: str, bits: int) -> int:
@@ -254,21 +258,49 @@ class _Decoder:
                 if ins.opcode != "call":
                     continue
                 target = _call_target(ins)
-                if target is None:
-                    raise UnsupportedPTX("indirect calls", self.kernel.name, ins.line, ins.full)
-                if target in ("vprintf", "__assertfail"):
-                    continue
-                callee = self.module.functions.get(target)
-                if callee is None or not callee.defined:
-                    raise UnsupportedPTX(f"call to external function {target!r}", self.kernel.name, ins.line)
-                if state.get(target) == 1:
-                    raise UnsupportedPTX(f"recursive call to {target!r}", self.kernel.name, ins.line)
-                if target not in state:
-                    visit(callee, [*path, target])
+                targets = [target] if target is not None else [f.name for f in self.indirect_targets(ins)]
+                for target in targets:
+                    if target in _BUILTIN_CALLS:
+                        continue
+                    callee = self.module.functions.get(target)
+                    if callee is None or not callee.defined:
+                        raise UnsupportedPTX(f"call to external function {target!r}", self.kernel.name, ins.line)
+                    if state.get(target) == 1:
+                        raise UnsupportedPTX(f"recursive call to {target!r}", self.kernel.name, ins.line)
+                    if target not in state:
+                        visit(callee, [*path, target])
             state[fn.name] = 2
 
         visit(self.kernel, [self.kernel.name])
         return order
+
+    def address_taken(self) -> set[str]:
+        """Device functions whose address the module takes (a ``mov`` of the name, a vtable or pointer
+        initialiser): the possible targets of its indirect calls."""
+        if self._address_taken is None:
+            names = {n for n, f in self.module.functions.items() if not f.is_entry}
+            taken: set[str] = set()
+            for f in self.module.functions.values():
+                for ins in f.body:
+                    if ins.opcode == "call":
+                        continue
+                    for op in ins.operands:
+                        base = op.base if isinstance(op, Addr) else op
+                        if isinstance(base, Sym) and base.name in names:
+                            taken.add(base.name)
+            for var in self.module.variables.values():
+                for item in var.init or []:
+                    if isinstance(item, tuple) and item[1] in names:
+                        taken.add(item[1])
+            self._address_taken = taken
+        return self._address_taken
+
+    def indirect_targets(self, ins: Instruction) -> list[Function]:
+        """The functions an indirect ``call`` may reach: address-taken ones with its prototype's shape."""
+        rets, args = _call_lists(ins)
+        fns = self.module.functions
+        return [fns[n] for n in sorted(self.address_taken())
+                if fns[n].defined and len(fns[n].params) == len(args) and len(fns[n].returns) == len(rets)]
 
     def decode(self) -> Program:
         funcs = self.call_order()
@@ -1200,6 +1232,10 @@ class _Decoder:
         self._atomic(fn, ins, isa.OP_RED)
 
     def d_bar(self, fn, ins, pending, pending_calls) -> None:
+        if "warp" in ins.mods:  # __syncwarp(mask): a warp in lock step needs only its member-mask check
+            flag = self._temp(fn, "wsync", 1)
+            self._emit(fn, ins, "vote", ("sync", "uni", "pred"), [flag, flag, ins.operands[0]])
+            return
         if "arrive" in ins.mods:
             raise UnsupportedPTX("bar.arrive (producer/consumer barriers)", self.kernel.name, ins.line, ins.full)
         row = self.emit(fn, ins, isa.OP_BAR, ins.full, ins.line)
@@ -1262,9 +1298,62 @@ class _Decoder:
         row = self.emit(fn, ins, isa.OP_EXIT, ins.full, ins.line)
         self.finish_static(row)
 
+    def _indirect_call(self, fn, ins, pending, pending_calls) -> None:
+        """``call (r), %fp, (a), proto``: a direct call to each possible target, guarded by the pointer's
+        equality with that target's address; a pointer matching none of them traps (isa.TRAP_BAD_CALL)."""
+        pointer = next(op for op in ins.operands if isinstance(op, Reg))
+        plain = Instruction(ins.opcode, ins.mods, ins.operands, None, ins.line, ins.text)  # unguarded helpers
+        hit, seen = self._temp(fn, "icp", 1), self._temp(fn, "ics", 1)
+        self._emit(fn, plain, "setp", ("ne", "u64"), [seen, pointer, pointer])  # false: none matched yet
+        for callee in self.indirect_targets(ins):
+            address = Imm(self.symbols[callee.name])
+            if ins.guard is not None:
+                self._emit(fn, plain, "setp", ("eq", "and", "u64"), [hit, pointer, address, ins.guard])
+            else:
+                self._emit(fn, plain, "setp", ("eq", "u64"), [hit, pointer, address])
+            self._emit(fn, plain, "or", ("pred",), [seen, seen, hit])
+            operands = [Sym(callee.name) if op is pointer else op
+                        for op in ins.operands if not isinstance(op, Sym)]  # the prototype dropped
+            self.d_call(fn, Instruction("call", ins.mods, operands, hit, ins.line, ins.text), pending, pending_calls)
+        missed = Reg(seen.name, negate=True)
+        if ins.guard is not None:
+            self._emit(fn, plain, "and", ("pred",), [seen, Reg(seen.name, negate=True), ins.guard])
+            missed = seen
+        self._emit(fn, plain, "trap", (), [], guard=missed)
+        self.rows[-1][F_AUX] = isa.TRAP_BAD_CALL << SUB_SHIFT
+
+    def _heap_call(self, fn, ins, target: str, rets: list[str], args: list[str]) -> None:
+        """malloc: a bump allocation of 16-byte granules from the device heap (NULL once it is exhausted, as
+        CUDA's malloc returns); free: nothing (the heap is not reused)."""
+        if target == "free":
+            row = self.emit(fn, ins, isa.OP_NOP, ins.full, ins.line)
+            self.finish_static(row)
+            return
+        if HEAP_CONTROL not in self.symbols:
+            raise UnsupportedPTX("malloc without a device heap", self.kernel.name, ins.line, ins.full)
+        control = self.symbols[HEAP_CONTROL]
+        size, old, end = self._temp(fn, "hsz", 64), self._temp(fn, "hold", 64), self._temp(fn, "hend", 64)
+        full = self._temp(fn, "hfull", 1)
+        self._emit(fn, ins, "ld", ("param", "b64"), [size, Addr(Sym(args[0]))])
+        self._emit(fn, ins, "add", ("u64",), [size, size, Imm(15)])
+        self._emit(fn, ins, "and", ("b64",), [size, size, Imm(-16)])
+        self._emit(fn, ins, "atom", ("global", "add", "u64"), [old, Addr(None, control), size])
+        self._emit(fn, ins, "add", ("u64",), [size, old, size])
+        self._emit(fn, ins, "ld", ("global", "u64"), [end, Addr(None, control + 8)])
+        self._emit(fn, ins, "setp", ("gt", "u64"), [full, size, end])
+        self._emit(fn, ins, "selp", ("b64",), [old, Imm(0), old, full])
+        if rets:
+            self._emit(fn, ins, "st", ("param", "b64"), [Addr(Sym(rets[0])), old])
+
     def d_call(self, fn, ins, pending, pending_calls) -> None:
         target = _call_target(ins)
+        if target is None:
+            self._indirect_call(fn, ins, pending, pending_calls)
+            return
         rets, args = _call_lists(ins)
+        if target in ("malloc", "free"):
+            self._heap_call(fn, ins, target, rets, args)
+            return
         if target == "vprintf":
             self.has_printf = True
             row = self.emit(fn, ins, isa.OP_PRINTF, ins.full, ins.line)
@@ -1462,7 +1551,8 @@ def _call_target(ins: Instruction) -> str | None:
 def _call_lists(ins: Instruction) -> tuple[list[str], list[str]]:
     """Return-value and argument variable names of a ``call``."""
     lists = [op for op in ins.operands if isinstance(op, ArgList)]
-    target_pos = next(i for i, op in enumerate(ins.operands) if isinstance(op, Sym))
+    # the target: the first operand that is not a list (a function name, or an indirect call's register)
+    target_pos = next(i for i, op in enumerate(ins.operands) if not isinstance(op, ArgList))
     rets: list[str] = []
     args: list[str] = []
     for i, op in enumerate(ins.operands):

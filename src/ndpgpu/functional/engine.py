@@ -923,6 +923,19 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
             stall[ws] = 0
             return ST_DONE, executed
         if op == OP_CALL:
+            if m != mask:  # a guarded call: the lanes whose guard is false wait at the return site
+                if m == 0:
+                    simt_pc[ws, top] = pc + 1
+                    continue
+                if top + 1 >= simt_pc.shape[1]:
+                    fault(err, ST_STACK, pc, cta, w_in_cta, 0, 0, 0)
+                    return ST_STACK, executed
+                simt_pc[ws, top] = pc + 1
+                simt_pc[ws, top + 1] = pc
+                simt_rpc[ws, top + 1] = pc + 1
+                simt_mask[ws, top + 1] = m
+                sp[ws] = top + 1
+                continue
             c = csp[ws]
             if c >= call_stack.shape[1]:
                 fault(err, ST_STACK, pc, cta, w_in_cta, 0, 0, 0)
@@ -1166,80 +1179,76 @@ def exec_warp_op(op, pc, m, mask, code, regs, rb, vals):
                 if d2 >= 0:
                     regs[rb + d2 * 32 + lane] = U64(1) if ok else U64(0)
         return
+    has_members = (bk & 7) != K_NONE  # the .sync member mask: each lane combines with the lanes it names
     if op == OP_VOTE:
-        ballot = np.int64(0)
-        for lane in range(32):
-            if (m >> lane) & 1 and (vals[lane] & U64(1)):
-                ballot |= np.int64(1) << lane
-        if sub == 4:
-            r = U64(ballot)
-        elif sub == 1:
-            r = U64(1) if ballot == m else U64(0)
-        elif sub == 2:
-            r = U64(1) if ballot != 0 else U64(0)
-        else:
-            r = U64(1) if (ballot == 0 or ballot == m) else U64(0)
         for lane in range(32):
             if (m >> lane) & 1:
+                grp = m & np.int64(fetch(regs, rb, bk, bv, lane) & U64(0xFFFFFFFF)) if has_members else m
+                ballot = np.int64(0)
+                for k in range(32):
+                    if (grp >> k) & 1 and (vals[k] & U64(1)):
+                        ballot |= np.int64(1) << k
+                if sub == 4:
+                    r = U64(ballot)
+                elif sub == 1:
+                    r = U64(1) if ballot == grp else U64(0)
+                elif sub == 2:
+                    r = U64(1) if ballot != 0 else U64(0)
+                else:
+                    r = U64(1) if (ballot == 0 or ballot == grp) else U64(0)
                 regs[rb + d * 32 + lane] = r
         return
     if op == OP_REDUX:
         t = code[pc, F_TYPE]
         signed = t == T_S32
-        acc = np.int64(0)
-        first = True
         for lane in range(32):
-            if (m >> lane) & 1:
-                if signed:
-                    x = np.int64(np.int32(np.uint32(vals[lane] & U64(0xFFFFFFFF))))
-                else:
-                    x = np.int64(vals[lane] & U64(0xFFFFFFFF))
-                if first:
-                    acc = x
-                    first = False
-                elif sub == 1:
-                    acc += x
-                elif sub == 2:
-                    acc = min(acc, x)
-                elif sub == 3:
-                    acc = max(acc, x)
-                elif sub == 4:
-                    acc &= x
-                elif sub == 5:
-                    acc |= x
-                else:
-                    acc ^= x
-        r = U64(acc) & U64(0xFFFFFFFF)
-        for lane in range(32):
-            if (m >> lane) & 1:
-                regs[rb + d * 32 + lane] = r
+            if not (m >> lane) & 1:
+                continue
+            grp = m & np.int64(fetch(regs, rb, bk, bv, lane) & U64(0xFFFFFFFF)) if has_members else m
+            acc = np.int64(0)
+            first = True
+            for k in range(32):
+                if (grp >> k) & 1:
+                    if signed:
+                        x = np.int64(np.int32(np.uint32(vals[k] & U64(0xFFFFFFFF))))
+                    else:
+                        x = np.int64(vals[k] & U64(0xFFFFFFFF))
+                    if first:
+                        acc = x
+                        first = False
+                    elif sub == 1:
+                        acc += x
+                    elif sub == 2:
+                        acc = min(acc, x)
+                    elif sub == 3:
+                        acc = max(acc, x)
+                    elif sub == 4:
+                        acc &= x
+                    elif sub == 5:
+                        acc |= x
+                    else:
+                        acc ^= x
+            regs[rb + d * 32 + lane] = U64(acc) & U64(0xFFFFFFFF)
         return
     if op == OP_MATCH:
         t = code[pc, F_TYPE]
         wide = t == T_B64 or t == T_U64 or t == T_S64
         vm = U64(0xFFFFFFFFFFFFFFFF) if wide else U64(0xFFFFFFFF)
-        all_same = True
-        first_v = U64(0)
-        seen = False
         for lane in range(32):
-            if (m >> lane) & 1:
-                if not seen:
-                    first_v = vals[lane] & vm
-                    seen = True
-                elif (vals[lane] & vm) != first_v:
-                    all_same = False
-        for lane in range(32):
-            if (m >> lane) & 1:
-                if sub == 1:
-                    r = np.int64(0)
-                    for k in range(32):
-                        if (m >> k) & 1 and (vals[k] & vm) == (vals[lane] & vm):
-                            r |= np.int64(1) << k
-                    regs[rb + d * 32 + lane] = U64(r)
-                else:
-                    regs[rb + d * 32 + lane] = U64(m) if all_same else U64(0)
-                    if d2 >= 0:
-                        regs[rb + d2 * 32 + lane] = U64(1) if all_same else U64(0)
+            if not (m >> lane) & 1:
+                continue
+            grp = m & np.int64(fetch(regs, rb, bk, bv, lane) & U64(0xFFFFFFFF)) if has_members else m
+            same = np.int64(0)
+            for k in range(32):
+                if (grp >> k) & 1 and (vals[k] & vm) == (vals[lane] & vm):
+                    same |= np.int64(1) << k
+            if sub == 1:
+                regs[rb + d * 32 + lane] = U64(same)
+            else:
+                all_same = same == grp
+                regs[rb + d * 32 + lane] = U64(grp) if all_same else U64(0)
+                if d2 >= 0:
+                    regs[rb + d2 * 32 + lane] = U64(1) if all_same else U64(0)
 
 
 @njit(cache=True, _nrt=False)

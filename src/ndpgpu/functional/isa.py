@@ -218,6 +218,7 @@ SHARED_WINDOW = 0x0000_7E00_0000_0000  # generic address of shared offset 0
 LOCAL_WINDOW = 0x0000_7F00_0000_0000  # generic address of local offset 0 (per thread)
 WINDOW_SIZE = 0x0000_0001_0000_0000
 PFRAME_TAG = 0x0100_0000  # param-space addresses at or above this are per-thread call frames
+FUNCTION_WINDOW = 0x0000_7C00_0000_0000  # device functions' addresses (function pointers, vtables): 16 apart
 
 # ---- engine status codes -----------------------------------------------------------------------------
 ST_DONE = 0
@@ -233,7 +234,7 @@ ST_STACK = 9
 ST_BAD_SHFL = 10
 ST_YIELD = 11  # the launch's slice of instructions ran out: Python may handle signals, then continue
 # trap sub-codes (the error's message): 0 trap, 1 a failed assert, 2 a cp.async src-size the engine refuses
-TRAP_PLAIN, TRAP_ASSERT, TRAP_CP_ASYNC = 0, 1, 2
+TRAP_PLAIN, TRAP_ASSERT, TRAP_CP_ASYNC, TRAP_BAD_CALL = 0, 1, 2, 3
 
 # ---- fast paths of the commonest ALU instructions (no modifiers, plain register/immediate operands) ----
 FAST_NONE = 0

@@ -338,7 +338,10 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
     if status == isa.ST_TRAP:
         what = {isa.TRAP_ASSERT: "device-side assert failed",
                 isa.TRAP_CP_ASYNC: "cp.async with a register src-size that is not a multiple of 4 bytes (not "
-                                   "supported: sizes of whole 32-bit words are)"}.get(int(err[E.E_SPACE]),
+                                   "supported: sizes of whole 32-bit words are)",
+                isa.TRAP_BAD_CALL: "an indirect call through a pointer that is no device function's address "
+                                   "with the call's shape (a null or corrupt function pointer or vtable)",
+                }.get(int(err[E.E_SPACE]),
                                                                                    "trap executed")
         return cls(f"{where}: {what}")
     return cls(f"{where}: SIMT or call stack overflow")

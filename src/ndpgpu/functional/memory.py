@@ -72,6 +72,7 @@ class DeviceMemory:
         self.top = 0  # bytes allocated (offset of the next free byte)
         self.allocations: list[Allocation] = []
         self.grid_sync_workspace = 0  # address of the cooperative launches' grid-sync counter, once made
+        self.heap_control = 0  # address of the device malloc heap's control block, once made
 
     # -- allocation -----------------------------------------------------------------------------
     def alloc(self, nbytes: int, label: str = "", alignment: int | None = None) -> int:

@@ -258,6 +258,8 @@ class _Decoder:
                 if ins.opcode != "call":
                     continue
                 target = _call_target(ins)
+                if target is None and not any(isinstance(op, Reg) for op in ins.operands):
+                    raise UnsupportedPTX("a call without a target", self.kernel.name, ins.line, ins.full)
                 targets = [target] if target is not None else [f.name for f in self.indirect_targets(ins)]
                 for target in targets:
                     if target in _BUILTIN_CALLS:
@@ -1552,7 +1554,7 @@ def _call_lists(ins: Instruction) -> tuple[list[str], list[str]]:
     """Return-value and argument variable names of a ``call``."""
     lists = [op for op in ins.operands if isinstance(op, ArgList)]
     # the target: the first operand that is not a list (a function name, or an indirect call's register)
-    target_pos = next(i for i, op in enumerate(ins.operands) if not isinstance(op, ArgList))
+    target_pos = next((i for i, op in enumerate(ins.operands) if not isinstance(op, ArgList)), len(ins.operands))
     rets: list[str] = []
     args: list[str] = []
     for i, op in enumerate(ins.operands):

@@ -108,3 +108,35 @@ def test_a_name_expression_that_matches_nothing_lists_the_closest_names():
     out = ndpgpu.zeros(1, np.int32)
     fn((1,), (1,), (out,))
     assert out.get()[0] == 1
+
+
+PRODUCER_CONSUMER_SRC = r"""
+// warp 0 produces a row into shared memory, warp 1 consumes it: named barriers 1 (full) and 2 (empty)
+extern "C" __global__ void pipeline(const int* in, int* out, int rows) {
+  __shared__ int buf[32];
+  int lane = threadIdx.x & 31;
+  if (threadIdx.x < 32) {
+    for (int r = 0; r < rows; r++) {
+      if (r > 0) asm volatile("bar.sync 2, 64;");      // wait until the consumer has read the last row
+      buf[lane] = in[r * 32 + lane] * 2;
+      asm volatile("bar.arrive 1, 64;" ::: "memory");  // the row is full: signal and go on
+    }
+  } else {
+    for (int r = 0; r < rows; r++) {
+      asm volatile("bar.sync 1, 64;" ::: "memory");    // wait for a full row
+      out[r * 32 + lane] = buf[lane] + r;
+      if (r + 1 < rows) asm volatile("bar.arrive 2, 64;" ::: "memory");  // the row is read
+    }
+  }
+}
+"""
+
+
+@needs_nvcc
+def test_named_barriers_with_bar_arrive():
+    fn = ndpgpu.RawModule(code=PRODUCER_CONSUMER_SRC).get_function("pipeline")
+    rows = 6
+    x = np.arange(rows * 32, dtype=np.int32)
+    out = ndpgpu.zeros(rows * 32, np.int32)
+    fn((2,), (64,), (ndpgpu.asarray(x), out, np.int32(rows)))
+    np.testing.assert_array_equal(out.get().reshape(rows, 32), x.reshape(rows, 32) * 2 + np.arange(rows)[:, None])

@@ -1238,9 +1238,12 @@ class _Decoder:
             flag = self._temp(fn, "wsync", 1)
             self._emit(fn, ins, "vote", ("sync", "uni", "pred"), [flag, flag, ins.operands[0]])
             return
-        if "arrive" in ins.mods:
-            raise UnsupportedPTX("bar.arrive (producer/consumer barriers)", self.kernel.name, ins.line, ins.full)
+        arrive = "arrive" in ins.mods
+        if arrive and len(ins.operands) != 2:
+            raise UnsupportedPTX("bar.arrive needs a thread count", self.kernel.name, ins.line, ins.full)
         row = self.emit(fn, ins, isa.OP_BAR, ins.full, ins.line)
+        if arrive:
+            row[F_AUX] = isa.A_BAR_ARRIVE
         ops = ins.operands
         red = [m for m in ins.mods if m in isa.BAR_RED]
         if "red" in ins.mods:

@@ -35,6 +35,7 @@ F_SPACE, F_AREG, F_AOFF, F_VEC, F_V0 = isa.F_SPACE, isa.F_AREG, isa.F_AOFF, isa.
 F_TARGET, F_RPC, F_WIDTH, F_DK, F_DV, F_REGREC = isa.F_TARGET, isa.F_RPC, isa.F_WIDTH, isa.F_DK, isa.F_DV, isa.F_REGREC
 K_REG = isa.K_REG
 K_NONE = isa.K_NONE
+K_IMM = isa.K_IMM
 F_FAST = isa.F_FAST
 M32 = np.uint64(0xFFFFFFFF)
 M32_I = np.int64(0xFFFFFFFF)
@@ -436,6 +437,8 @@ def init_cta(slot, cta, cfg, regs, scratch8, simt_pc, simt_rpc, simt_mask, sp, e
         icount[ws] = 0
         stall[ws] = 0
         wbar[ws, 0] = -1
+        for k in range(8, wbar.shape[1]):
+            wbar[ws, k] = 0  # (row slot * wpc: the arrivals of bar.arrive per barrier id)
         wstate[ws] = W_RUN if mask != 0 else W_DONE
 
 
@@ -535,7 +538,10 @@ def run(code, cfg, ctr, err, regs,
                             want = wbar[ws, 1]
                 if arrived == 0:
                     continue
-                if (want == 0 and arrived == live) or (want > 0 and arrived * 32 >= want):
+                early = wbar[s * wpc, 8 + bid]  # threads that passed it with bar.arrive
+                if (want == 0 and arrived == live) or (want > 0 and arrived * 32 + early >= want):
+                    if want > 0:
+                        wbar[s * wpc, 8 + bid] = max(0, early + arrived * 32 - want)  # the rest count next time
                     release_barrier(s, bid, wpc, cfg, regs, wstate, wbar)
                     wbar[s * wpc, 7] = 0
                     progress = True
@@ -900,6 +906,10 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
                     if (mask >> lane) & 1:
                         want = np.int64(fetch(regs, rb, code[pc, F_BK], code[pc, F_BV], lane) & U64(0xFFFFFFFF))
                         break
+            if code[pc, F_AUX] & isa.A_BAR_ARRIVE:  # count the warp's arrival and go on without waiting
+                wbar[ws - w_in_cta, 8 + bid] += 32
+                simt_pc[ws, top] = pc + 1
+                continue
             wbar[ws, 0] = bid
             wbar[ws, 1] = want
             redop = (code[pc, F_AUX] >> SUB_SHIFT) & 31
@@ -1181,6 +1191,24 @@ def exec_warp_op(op, pc, m, mask, code, regs, rb, vals):
         return
     has_members = (bk & 7) != K_NONE  # the .sync member mask: each lane combines with the lanes it names
     if op == OP_VOTE:
+        if has_members and (bk & 7) == K_IMM:  # one mask for every lane: the ballot is the same for all
+            grp = m & np.int64(U64(bv) & U64(0xFFFFFFFF))
+            ballot = np.int64(0)
+            for k in range(32):
+                if (grp >> k) & 1 and (vals[k] & U64(1)):
+                    ballot |= np.int64(1) << k
+            if sub == 4:
+                r = U64(ballot)
+            elif sub == 1:
+                r = U64(1) if ballot == grp else U64(0)
+            elif sub == 2:
+                r = U64(1) if ballot != 0 else U64(0)
+            else:
+                r = U64(1) if (ballot == 0 or ballot == grp) else U64(0)
+            for lane in range(32):
+                if (m >> lane) & 1:
+                    regs[rb + d * 32 + lane] = r
+            return
         for lane in range(32):
             if (m >> lane) & 1:
                 grp = m & np.int64(fetch(regs, rb, bk, bv, lane) & U64(0xFFFFFFFF)) if has_members else m

@@ -89,6 +89,7 @@ A_VIDEO_DSIGNED = 1 << 33  # the destination type is .s32 (.sat clamps to the si
 A_VIDEO_QUAD = 1 << 34  # four byte elements (vop4), else two half-word elements (vop2)
 A_SEXT_DST = 1 << 35  # cvt to a narrow signed type in a wider register: sign-extend into it (PTX's rule)
 A_DST64 = 1 << 36  # ... whose register has 64 bits (else 32)
+A_BAR_ARRIVE = 1 << 37  # bar.arrive: count the warp at the barrier without waiting
 
 # ---- opcodes -----------------------------------------------------------------------------------------
 # Per-lane ALU operations (result = f(a, b, c[, d])) come first, then warp-level operations.

@@ -208,7 +208,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     icount = np.zeros(nws, dtype=np.int64)
     stall = np.zeros(nws, dtype=np.int64)
     slot_cta = np.full(nslots, -1, dtype=np.int64)
-    wbar = np.zeros((nws, 8), dtype=np.int64)
+    wbar = np.zeros((nws, 8 + 16), dtype=np.int64)  # per warp; per CTA in its first warp: bar.arrive counts
     ctr = np.zeros(E.N_SIZE, dtype=np.int64)
     err = np.zeros(8, dtype=np.int64)
     g8, g16, g32, g64 = _views(memory.buf)

@@ -294,8 +294,9 @@ class RawModule:
     ``options`` are nvcc options (``-I``, ``-D``, ``-std=``, ``--use_fast_math``...); ``arch`` defaults to
     ``sm_75``. The compiled module is loaded into each device (its globals allocated) on first use.
     ``name_expressions`` (CuPy's): C++ names such as ``"scale<float>"`` or ``"ns::f<3>"``; templates among
-    them are instantiated, and ``get_function``/``get_global`` accept them, matched by demangling the
-    module's symbols (``frontend.demangle``). CuPy's ``backend``, ``translate_cucomplex``,
+    them are instantiated, and ``get_function``/``get_global`` accept them: the compiler resolves each one to
+    its symbol (enum and typedef arguments included, as NVRTC does), and for PTX text they are matched by
+    demangling the module's symbols (``frontend.demangle``). CuPy's ``backend``, ``translate_cucomplex``,
     ``enable_cooperative_groups`` and ``jitify`` are accepted and have no effect here (nvcc always compiles);
     any other keyword is a ``TypeError``.
     """
@@ -357,7 +358,16 @@ class RawModule:
         return list(self.ir.kernels)
 
     def _symbols(self) -> list[str]:
-        return [*self.ir.kernels, *(n for n, v in self.ir.variables.items() if v.space in ("global", "const"))]
+        return [*self.ir.kernels, *(n for n, v in self.ir.variables.items()
+                                    if v.space in ("global", "const") and not n.startswith(NAME_EXPRESSION_PREFIX))]
+
+    def _compiled_name(self, index: int) -> str | None:
+        """The symbol nvcc put in name expression ``index``'s pointer (None for PTX given as text)."""
+        if self.source is None:  # PTX text: its pointers (if any) belong to another list of expressions
+            return None
+        var = self.ir.variables.get(f"{NAME_EXPRESSION_PREFIX}{index}")
+        items = [x for x in (var.init or []) if isinstance(x, tuple)] if var is not None else []
+        return items[0][1] if len(items) == 1 and items[0][1] in self._symbols() else None
 
     def _map_name_expressions(self) -> dict[str, str]:
         """Each name expression -> the mangled symbol it names (by the demangled qualified name)."""
@@ -368,7 +378,11 @@ class RawModule:
             decl = demangle(sym)
             keys.setdefault(name_key(qualified_name(decl) if decl else sym), []).append(sym)
         out: dict[str, str] = {}
-        for expr in self.name_expressions:
+        for i, expr in enumerate(self.name_expressions):
+            compiled = self._compiled_name(i)
+            if compiled is not None:
+                out[expr] = compiled
+                continue
             found = keys.get(name_key(expr), [])
             if len(found) != 1:
                 what = "matches no kernel or variable" if not found else f"matches {', '.join(found)}"
@@ -450,10 +464,14 @@ def _check_name_expressions(names: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
+NAME_EXPRESSION_PREFIX = "__ndpgpu_name_expression_"
+
+
 def _instantiations(names: tuple[str, ...]) -> str:
-    """Source lines that make nvcc instantiate each named template (taking its address, as NVRTC's name
-    expressions do); a name that is not a function template compiles to an unused pointer."""
-    lines = [f"void *__ndpgpu_name_expression_{i} = (void *)&{n};" for i, n in enumerate(names)]
+    """Source lines that make nvcc instantiate each named template by taking its address, as NVRTC's name
+    expressions do. The address goes into a ``__device__`` pointer, so the PTX names the symbol the compiler
+    chose for it (enum and other template arguments resolved as C++ resolves them)."""
+    lines = [f"__device__ void *{NAME_EXPRESSION_PREFIX}{i} = (void *)&{n};" for i, n in enumerate(names)]
     return ("\n" + "\n".join(lines) + "\n") if lines else ""
 
 

@@ -224,3 +224,50 @@ def test_a_grid_sync_larger_than_the_device_holds_is_refused():
     with pytest.raises(ndpgpu.LaunchConfigError, match="cooperative launch too large"):
         fn((700,), (128,), args)  # 8 blocks of 128 threads per SM: 640 at most
     fn((640,), (128,), args)
+
+
+BARRIER_COPY_SRC = r"""
+#include <cuda/barrier>
+extern "C" __global__ void with_barrier(const float4* in, float* out) {
+  #pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  __shared__ float4 s[64];
+  if (threadIdx.x == 0) init(&bar, blockDim.x);
+  __syncthreads();
+  cuda::memcpy_async(&s[threadIdx.x], &in[threadIdx.x], sizeof(float4), bar);  // cp.async.mbarrier.arrive
+  bar.arrive_and_wait();
+  const float* f = reinterpret_cast<const float*>(s);
+  out[threadIdx.x] = f[4 * (63 - threadIdx.x)] + f[4 * threadIdx.x + 3];
+}
+extern "C" __global__ void noinc(const int* in, int* out) {
+  __shared__ unsigned long long bar;
+  __shared__ int s[32];
+  unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+  if (threadIdx.x == 0) asm volatile("mbarrier.init.shared.b64 [%0], %1;" :: "r"(b), "r"(2 * blockDim.x));
+  __syncthreads();
+  unsigned dst = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(dst), "l"(in + threadIdx.x));
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" :: "r"(b));  // one arrival per thread
+  unsigned long long state;
+  asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(b));  // and a second one
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{ .reg .pred p; mbarrier.test_wait.shared.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done) : "r"(b), "l"(state));
+  out[threadIdx.x] = s[31 - threadIdx.x];
+}
+"""
+
+
+@needs_nvcc
+def test_memcpy_async_completing_on_a_barrier():
+    module = ndpgpu.RawModule(code=BARRIER_COPY_SRC, options=SM80)
+    x = np.arange(256, dtype=np.float32)
+    out = ndpgpu.zeros(64, np.float32)
+    module.get_function("with_barrier")((1,), (64,), (ndpgpu.asarray(x), out))
+    i = np.arange(64)
+    np.testing.assert_array_equal(out.get(), x[4 * (63 - i)] + x[4 * i + 3])
+    y = np.arange(32, dtype=np.int32) * 7
+    out2 = ndpgpu.zeros(32, np.int32)
+    module.get_function("noinc")((1,), (32,), (ndpgpu.asarray(y), out2))
+    np.testing.assert_array_equal(out2.get(), y[::-1])

@@ -143,3 +143,56 @@ def test_a_call_only_some_lanes_make(module):
     callers = np.arange(64) % 4 == 1
     assert (got[~callers] == -1).all()
     assert sorted(got[callers].tolist()) == list(range(16)) and counter.get()[0] == 16
+
+
+COMPOSITE_SRC = r"""
+struct Node { __device__ virtual int eval() const = 0; };
+struct Leaf : Node {
+  int v;
+  __device__ Leaf(int x) : v(x) {}
+  __device__ int eval() const override { return v; }
+};
+struct Sum : Node {
+  Node *a, *b;
+  __device__ Sum(Node* x, Node* y) : a(x), b(y) {}
+  __device__ int eval() const override { return a->eval() + b->eval(); }  // a virtual call inside one
+};
+struct Shape { __device__ virtual float area() const = 0; };
+struct Square : Shape {
+  float s;
+  __device__ Square(float x) : s(x) {}
+  __device__ float area() const override { return s * s; }
+};
+struct Printer { __device__ virtual float measure() const = 0; };
+struct Twice : Printer {
+  Shape* sh;
+  __device__ Twice(Shape* s) : sh(s) {}
+  __device__ float measure() const override { return 2.0f * sh->area(); }  // same shape, other hierarchy
+};
+extern "C" __global__ void build(Node** root, int nested) {
+  Node* leaves = new Sum(new Leaf(3), new Leaf(4));
+  *root = nested ? new Sum(leaves, new Leaf(5)) : leaves;
+}
+extern "C" __global__ void run(Node** root, int* out) { out[0] = (*root)->eval(); }
+extern "C" __global__ void measure(float* out) {
+  Printer* p = new Twice(new Square(3.0f));
+  out[0] = p->measure();
+}
+"""
+
+
+@needs_nvcc
+def test_virtual_calls_inside_virtual_functions():
+    """A composite's eval calling its children's: the candidates that could lead back to the caller are left
+    out of its call site (recursion is not supported), the others run; a tree that would recurse traps."""
+    module = ndpgpu.RawModule(code=COMPOSITE_SRC)
+    root, out = ndpgpu.zeros(1, np.uint64), ndpgpu.zeros(1, np.int32)
+    module.get_function("build")((1,), (1,), (root, np.int32(0)))
+    module.get_function("run")((1,), (1,), (root, out))
+    assert out.get()[0] == 7
+    area = ndpgpu.zeros(1, np.float32)
+    module.get_function("measure")((1,), (1,), (area,))
+    assert area.get()[0] == 18.0
+    module.get_function("build")((1,), (1,), (root, np.int32(1)))  # a Sum inside a Sum: eval would recurse
+    with pytest.raises(ndpgpu.KernelTrap, match="recursion is not supported"):
+        module.get_function("run")((1,), (1,), (root, out))

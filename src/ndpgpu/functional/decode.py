@@ -216,6 +216,7 @@ class _Decoder:
         self.fn_of_pc: list[str] = []
         self.has_printf = False
         self._address_taken: set[str] | None = None
+        self._reach: dict[str, set[str]] | None = None
 
     # -- registers and frame --------------------------------------------------------------------
     def _new_reg(self, key: str, bits: int) -> int:
@@ -260,7 +261,7 @@ class _Decoder:
                 target = _call_target(ins)
                 if target is None and not any(isinstance(op, Reg) for op in ins.operands):
                     raise UnsupportedPTX("a call without a target", self.kernel.name, ins.line, ins.full)
-                targets = [target] if target is not None else [f.name for f in self.indirect_targets(ins)]
+                targets = [target] if target is not None else [f.name for f in self.indirect_targets(fn, ins)]
                 for target in targets:
                     if target in _BUILTIN_CALLS:
                         continue
@@ -297,12 +298,59 @@ class _Decoder:
             self._address_taken = taken
         return self._address_taken
 
-    def indirect_targets(self, ins: Instruction) -> list[Function]:
-        """The functions an indirect ``call`` may reach: address-taken ones with its prototype's shape."""
+    def _shaped_targets(self, fn: Function, ins: Instruction) -> list[str]:
+        """Address-taken functions whose parameters and returns have the sizes of the call's arguments."""
         rets, args = _call_lists(ins)
+
+        def sizes(names: list[str]) -> list[int | None]:
+            return [v.size if (v := _find_var(fn, n)) is not None else None for n in names]
+
+        want_args, want_rets = sizes(args), sizes(rets)
         fns = self.module.functions
-        return [fns[n] for n in sorted(self.address_taken())
-                if fns[n].defined and len(fns[n].params) == len(args) and len(fns[n].returns) == len(rets)]
+        out = []
+        for n in sorted(self.address_taken()):
+            f = fns[n]
+            if not f.defined or len(f.params) != len(args) or len(f.returns) != len(rets):
+                continue
+            if all(w is None or w == p.size for w, p in zip(want_args + want_rets, f.params + f.returns,
+                                                             strict=True)):
+                out.append(n)
+        return out
+
+    def _reaches(self) -> dict[str, set[str]]:
+        """Every function each function can call, directly or through a pointer of the right shape."""
+        if self._reach is None:
+            edges: dict[str, set[str]] = {}
+            for f in self.module.functions.values():
+                out: set[str] = set()
+                for ins in f.body:
+                    if ins.opcode == "call":
+                        t = _call_target(ins)
+                        if t is not None:
+                            out.add(t)
+                        elif any(isinstance(op, Reg) for op in ins.operands):
+                            out.update(self._shaped_targets(f, ins))
+                edges[f.name] = out
+            reach: dict[str, set[str]] = {}
+            for name in edges:
+                seen: set[str] = set()
+                todo = list(edges[name])
+                while todo:
+                    n = todo.pop()
+                    if n not in seen:
+                        seen.add(n)
+                        todo.extend(edges.get(n, ()))
+                reach[name] = seen
+            self._reach = reach
+        return self._reach
+
+    def indirect_targets(self, fn: Function, ins: Instruction) -> list[Function]:
+        """The functions an indirect ``call`` in ``fn`` may reach: address-taken ones of the call's shape,
+        less those that could lead back to ``fn`` (recursion is not supported; a pointer to one of them traps
+        at run time, naming the cause)."""
+        reach = self._reaches()
+        return [self.module.functions[n] for n in self._shaped_targets(fn, ins)
+                if n != fn.name and fn.name not in reach.get(n, ())]
 
     def decode(self) -> Program:
         funcs = self.call_order()
@@ -863,6 +911,14 @@ class _Decoder:
             row = self.emit(fn, ins, isa.OP_NOP, ins.full, ins.line)
             self.finish_static(row)
             return
+        if "mbarrier" in mods and "arrive" in mods and "bulk" not in mods:
+            # the copies are complete already: the default form's +1 and arrival cancel; .noinc is an arrival
+            if "noinc" in mods:
+                self._emit(fn, ins, "mbarrier", ("arrive", "shared", "b64"), [Reg("_"), ins.operands[0]])
+            else:
+                row = self.emit(fn, ins, isa.OP_NOP, ins.full, ins.line)
+                self.finish_static(row)
+            return
         if {"bulk", "mbarrier", "tensor"} & set(mods) or not any(m.startswith("shared") for m in mods) \
                 or "global" not in mods:
             raise UnsupportedPTX(f"{ins.full}: only cp.async.{{ca,cg}}.shared.global is supported (not the "
@@ -1310,7 +1366,7 @@ class _Decoder:
         plain = Instruction(ins.opcode, ins.mods, ins.operands, None, ins.line, ins.text)  # unguarded helpers
         hit, seen = self._temp(fn, "icp", 1), self._temp(fn, "ics", 1)
         self._emit(fn, plain, "setp", ("ne", "u64"), [seen, pointer, pointer])  # false: none matched yet
-        for callee in self.indirect_targets(ins):
+        for callee in self.indirect_targets(fn, ins):
             address = Imm(self.symbols[callee.name])
             if ins.guard is not None:
                 self._emit(fn, plain, "setp", ("eq", "and", "u64"), [hit, pointer, address, ins.guard])

@@ -340,7 +340,8 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
                 isa.TRAP_CP_ASYNC: "cp.async with a register src-size that is not a multiple of 4 bytes (not "
                                    "supported: sizes of whole 32-bit words are)",
                 isa.TRAP_BAD_CALL: "an indirect call through a pointer that is no device function's address "
-                                   "with the call's shape (a null or corrupt function pointer or vtable)",
+                                   "with the call's shape (a null or corrupt function pointer or vtable), or "
+                                   "to a function that leads back to the caller (recursion is not supported)",
                 }.get(int(err[E.E_SPACE]),
                                                                                    "trap executed")
         return cls(f"{where}: {what}")

@@ -1,8 +1,9 @@
 """Golden statistics of the timing engine: a fixed matrix of workloads x machines x policies.
 
-The golden file (``golden/stats.json.gz``) was written at a named commit (recorded in the file) before the
-engine was split into components; ``test_golden.py`` recomputes every case and compares, row by row and
-raw table by raw table. Regenerate only for a deliberate, stated change of behaviour::
+The golden file (``golden/stats.json.gz``) was written at a named commit (recorded in the file): first before
+the engine was split into components, last when ``__syncwarp`` became warp-local; ``test_golden.py``
+recomputes every case and compares, row by row and raw table by raw table. Regenerate only for a
+deliberate, stated change of behaviour::
 
     python tests/timing/golden.py --write          # all cases
     python tests/timing/golden.py --check          # compare, print the differing rows

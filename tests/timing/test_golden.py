@@ -1,6 +1,7 @@
 """The timing engine's statistics on a fixed matrix equal the golden ones, row by row.
 
-The golden file was written before the engine was split into components (its commit is recorded in it);
+The golden file was first written before the engine was split into components, and regenerated when
+``__syncwarp`` became warp-local (its commit is recorded in it);
 ``golden.py`` says how it is computed and compared. A deliberate change of behaviour regenerates it in the
 same commit, with the reason in the message.
 """

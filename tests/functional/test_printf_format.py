@@ -189,3 +189,24 @@ def test_device_printf_end_to_end():
     with ndpgpu.Device(echo_printf=False) as dev:
         fn((1,), (1,), (np.int32(0x1FF),))
     assert dev.printf_output == ["-3|65535|   42|3.14|0x1p+0\n", "-1 2345 7   | 0.500000 0x1.9ap-4 0X1.8P+0\n"]
+
+
+MANY_SRC = r"""
+#include <cstdio>
+extern "C" __global__ void lines() { printf("%d\n", blockIdx.x * blockDim.x + threadIdx.x); }
+extern "C" __global__ void wide() {
+  printf("%d %d %d %d %d %d %d %d %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
+         1, 2, 3, 4, 5, 6, 7, 8, 9ll, 10ll, 11ll, 12ll, 13ll, 14ll, 15ll, 16ll, 17ll, 18ll, 19ll, 20ll, 21ll, 22ll,
+         23ll, 24ll);
+}
+"""
+
+
+@needs_nvcc
+def test_ten_thousand_lines_and_a_call_with_many_arguments():
+    module = ndpgpu.RawModule(code=MANY_SRC)
+    with ndpgpu.Device(echo_printf=False) as dev:
+        module.get_function("lines")((40,), (256,), ())
+        module.get_function("wide")((1,), (1,), ())
+    assert sorted(int(x) for x in dev.printf_output[:-1]) == list(range(10240))
+    assert dev.printf_output[-1] == " ".join(str(v) for v in range(1, 25)) + "\n"  # 160 bytes of arguments

@@ -185,9 +185,11 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
         code = code.copy()
         for pc, rid in options.record_regs.items():
             code[pc, isa.F_REGREC] = rid
-    pf_cap = 4096 if program.has_printf else 1
+    # printf records per launch (CUDA's 1 MiB FIFO holds about as many short lines) and argument bytes per
+    # call (CUDA allows 32 arguments of at most 8 bytes)
+    pf_cap = 32768 if program.has_printf else 1
     pf_meta = np.zeros((pf_cap, 4), dtype=np.int64)
-    pf_bytes = np.zeros((pf_cap, 128), dtype=np.uint8)
+    pf_bytes = np.zeros((pf_cap, 256 if program.has_printf else 1), dtype=np.uint8)
     alloc_lo, alloc_hi = memory.allocation_bounds() if options.bounds_check else (
         np.zeros(1, np.int64), np.zeros(1, np.int64))
     bc = np.zeros((1024 if options.bounds_check else 1, 4), dtype=np.int64)

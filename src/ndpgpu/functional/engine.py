@@ -1147,6 +1147,22 @@ def exec_mma(pc, m, code, regs, rb):
                     regs[rb + (hd + 4 * h + ci) * 32 + lane] = bits
 
 
+@njit(inline="always", cache=True)
+def vote_result(sub, grp, vals):
+    """vote.sync over the lanes of ``grp``: ballot (4), all (1), any (2) or uni (3) of their predicates."""
+    ballot = np.int64(0)
+    for k in range(32):
+        if (grp >> k) & 1 and (vals[k] & U64(1)):
+            ballot |= np.int64(1) << k
+    if sub == 4:
+        return U64(ballot)
+    if sub == 1:
+        return U64(1) if ballot == grp else U64(0)
+    if sub == 2:
+        return U64(1) if ballot != 0 else U64(0)
+    return U64(1) if (ballot == 0 or ballot == grp) else U64(0)
+
+
 @njit(cache=True, _nrt=False)
 def exec_warp_op(op, pc, m, mask, code, regs, rb, vals):
     d = code[pc, F_D]
@@ -1191,40 +1207,17 @@ def exec_warp_op(op, pc, m, mask, code, regs, rb, vals):
         return
     has_members = (bk & 7) != K_NONE  # the .sync member mask: each lane combines with the lanes it names
     if op == OP_VOTE:
-        if has_members and (bk & 7) == K_IMM:  # one mask for every lane: the ballot is the same for all
-            grp = m & np.int64(U64(bv) & U64(0xFFFFFFFF))
-            ballot = np.int64(0)
-            for k in range(32):
-                if (grp >> k) & 1 and (vals[k] & U64(1)):
-                    ballot |= np.int64(1) << k
-            if sub == 4:
-                r = U64(ballot)
-            elif sub == 1:
-                r = U64(1) if ballot == grp else U64(0)
-            elif sub == 2:
-                r = U64(1) if ballot != 0 else U64(0)
-            else:
-                r = U64(1) if (ballot == 0 or ballot == grp) else U64(0)
+        if not has_members or (bk & 7) == K_IMM:  # one group for every lane: one result for all
+            grp = m & np.int64(U64(bv) & U64(0xFFFFFFFF)) if has_members else m
+            r = vote_result(sub, grp, vals)
             for lane in range(32):
                 if (m >> lane) & 1:
                     regs[rb + d * 32 + lane] = r
             return
         for lane in range(32):
             if (m >> lane) & 1:
-                grp = m & np.int64(fetch(regs, rb, bk, bv, lane) & U64(0xFFFFFFFF)) if has_members else m
-                ballot = np.int64(0)
-                for k in range(32):
-                    if (grp >> k) & 1 and (vals[k] & U64(1)):
-                        ballot |= np.int64(1) << k
-                if sub == 4:
-                    r = U64(ballot)
-                elif sub == 1:
-                    r = U64(1) if ballot == grp else U64(0)
-                elif sub == 2:
-                    r = U64(1) if ballot != 0 else U64(0)
-                else:
-                    r = U64(1) if (ballot == 0 or ballot == grp) else U64(0)
-                regs[rb + d * 32 + lane] = r
+                grp = m & np.int64(fetch(regs, rb, bk, bv, lane) & U64(0xFFFFFFFF))
+                regs[rb + d * 32 + lane] = vote_result(sub, grp, vals)
         return
     if op == OP_REDUX:
         t = code[pc, F_TYPE]

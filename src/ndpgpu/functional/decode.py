@@ -5,7 +5,8 @@ first; every device function it calls (transitively) follows, each ending with a
 instruction to which its ``ret`` instructions branch, so that divergence inside a function reconverges
 before it returns. A ``call`` becomes: copies of the arguments into the callee's parameter slots, the
 call, and copies of the return values back. Parameters of device functions and call-site ``.param``
-variables live in a per-thread frame (with the ``.local`` arrays). Recursion is not supported.
+variables live in a per-thread frame (with the ``.local`` arrays); a call that can recurse saves the caller's
+registers and frame slots on a per-thread stack around it.
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ DYNAMIC_SPECIALS = {"%clock": isa.CLK_CLOCK, "%clock64": isa.CLK_CLOCK64, "%glob
 CARRY_REG = "%cc"
 # calls the decoder lowers itself: printf, assert, and the device heap (malloc/free)
 _BUILTIN_CALLS = ("vprintf", "__assertfail", "malloc", "free")
+RECURSION_STACK_BYTES = 16 * 1024  # per thread, when some call recurses (CUDA's default stack is 1 KiB)
+STACK_POINTER = "%ndpgpu_sp"  # the per-thread offset into that stack
 HEAP_CONTROL = "$ndpgpu_heap"  # symbol of the device heap's control block: next free address, end (u64 each)
 # opcodes of the ALU table that only the decoder itself emits (vector mov), never valid PTX opcodes
 _INTERNAL_OPS = ("pack", "unpack", "movpf", "vsimd", "cvtpack")  # no PTX opcode has these names
@@ -147,6 +150,7 @@ class Program:
     uses_dynamic_shared: bool
     used_specials: int = (1 << len(STATIC_SPECIALS)) - 1  # bit i: STATIC_SPECIALS[i] is read
     const_range: tuple[int, int] = (0, 0)  # [lo, hi) of the module's __constant__ variables (isspacep)
+    recursive: bool = False  # some call may lead back to its caller (deeper SIMT and call stacks)
 
     @property
     def grid_sync(self) -> bool:
@@ -217,6 +221,8 @@ class _Decoder:
         self.has_printf = False
         self._address_taken: set[str] | None = None
         self._reach: dict[str, set[str]] | None = None
+        self.recursive = False  # some call can lead back to its caller
+        self.stack_base = 0  # frame offset of the per-thread stack that recursive calls save state on
 
     # -- registers and frame --------------------------------------------------------------------
     def _new_reg(self, key: str, bits: int) -> int:
@@ -248,7 +254,7 @@ class _Decoder:
 
     # -- functions ------------------------------------------------------------------------------
     def call_order(self) -> list[Function]:
-        """The kernel and every function it calls, kernel first; refuses recursion."""
+        """The kernel and every function it calls, kernel first; notes whether some call recurses."""
         order: list[Function] = []
         state: dict[str, int] = {}
 
@@ -269,7 +275,7 @@ class _Decoder:
                     if callee is None or not callee.defined:
                         raise UnsupportedPTX(f"call to external function {target!r}", self.kernel.name, ins.line)
                     if state.get(target) == 1:
-                        raise UnsupportedPTX(f"recursive call to {target!r}", self.kernel.name, ins.line)
+                        self.recursive = True  # call sites inside a cycle save the caller's state (d_call)
                     if target not in state:
                         visit(callee, [*path, target])
             state[fn.name] = 2
@@ -345,12 +351,9 @@ class _Decoder:
         return self._reach
 
     def indirect_targets(self, fn: Function, ins: Instruction) -> list[Function]:
-        """The functions an indirect ``call`` in ``fn`` may reach: address-taken ones of the call's shape,
-        less those that could lead back to ``fn`` (recursion is not supported; a pointer to one of them traps
-        at run time, naming the cause)."""
-        reach = self._reaches()
-        return [self.module.functions[n] for n in self._shaped_targets(fn, ins)
-                if n != fn.name and fn.name not in reach.get(n, ())]
+        """The functions an indirect ``call`` in ``fn`` may reach: address-taken ones of the call's shape
+        (one that can lead back to ``fn`` makes that call a recursive one, see ``_recursive_call``)."""
+        return [self.module.functions[n] for n in self._shaped_targets(fn, ins)]
 
     def decode(self) -> Program:
         funcs = self.call_order()
@@ -359,6 +362,9 @@ class _Decoder:
             for var in fn.variables:
                 if var.space == "local":
                     self.slot(fn, var.name, var.size, var.alignment)
+        if self.recursive:  # the stack that recursive call sites save their caller's state on
+            self.stack_base = self.slot(self.kernel, "$ndpgpu_stack", RECURSION_STACK_BYTES, 16).offset
+            self._new_reg(STACK_POINTER, 32)
         self.local_bytes = self.frame_top
         for fn in funcs:
             if not fn.is_entry:
@@ -453,7 +459,7 @@ class _Decoder:
         return Program(
             kernel=self.kernel.name, code=code, num_regs=len(self.reg_bits), reg_ids=dict(self.reg_ids),
             reg_bits=np.array(self.reg_bits, dtype=np.int32), static=static,
-            opcode_names=self.opcode_names, frame_bytes=frame_bytes,
+            opcode_names=self.opcode_names, frame_bytes=frame_bytes, recursive=self.recursive,
             local_bytes=(self.local_bytes + 15) // 16 * 16,
             shared_static_bytes=0, dynamic_shared_align=16, param_bytes=top, param_offsets=offsets,
             params=list(self.kernel.params), pc_of_line=pc_of_line,
@@ -1415,6 +1421,64 @@ class _Decoder:
         if target in ("malloc", "free"):
             self._heap_call(fn, ins, target, rets, args)
             return
+        if self.recursive and (target == fn.name or fn.name in self._reaches().get(target, ())):
+            self._recursive_call(fn, ins, target, rets, args, pending_calls)
+            return
+        self._direct_call(fn, ins, target, rets, args, pending_calls)
+
+    def _saved_state(self, fn: Function, skip: set[str]) -> tuple[list[Reg], list[tuple[int, int]]]:
+        """What a recursive call in ``fn`` must keep: every register ``fn`` declares, and its frame slots
+        (parameters, returns, locals, call-site parameters) as (offset, size), less the names in ``skip``."""
+        regs = [Reg(name) for name in fn.regs if name != "_"]
+        prefix = f"{fn.name}::__ndpgpu_"  # the decoder's own registers that hold values across the call
+        regs += [Reg(key.split("::", 1)[1]) for key in self.reg_ids
+                 if key.startswith(prefix) and key[len(prefix):] not in ("spfull", "spw")]
+        slots = [(slot.offset, slot.size) for (owner, name), slot in self.frame.items()
+                 if owner == fn.name and name not in skip and name != "$ndpgpu_stack"]
+        return regs, slots
+
+    def _recursive_call(self, fn, ins, target: str, rets: list[str], args: list[str], pending_calls) -> None:
+        """A call that can lead back to ``fn``: its registers and frame slots go onto the thread's stack
+        before the call and come back after it (the return values excepted); a stack overflow traps. Every
+        active lane saves and restores, whatever the call's guard, so the guard itself survives the call."""
+        sp = Reg(STACK_POINTER)
+        guarded, ins = ins, Instruction(ins.opcode, ins.mods, ins.operands, None, ins.line, ins.text)
+        callee = self.module.functions[target]
+        # the return values are copied after the state (the guard among it) is back: the call's return
+        # variables, and the callee's return slots when it is this function, are not restored
+        skip = set(rets) | ({p.name for p in callee.returns} if callee.name == fn.name else set())
+        regs, slots = self._saved_state(fn, skip)
+        words = [(o + k, min(4, size - k)) for o, size in slots for k in range(0, size, 4)]
+        size = 8 * len(regs) + 4 * len(words)
+        size = (size + 15) // 16 * 16
+        base = self.stack_base
+        full = self._temp(fn, "spfull", 1)
+        word = self._temp(fn, "spw", 32)
+        self._emit(fn, ins, "setp", ("gt", "u32"), [full, sp, Imm(RECURSION_STACK_BYTES - size)])  # no room
+        self._emit(fn, ins, "trap", (), [], guard=full)
+        self.rows[-1][F_AUX] = isa.TRAP_STACK << SUB_SHIFT
+        for i, r in enumerate(regs):
+            self._emit(fn, ins, "st", ("local", "b64"), [Addr(sp, base + 8 * i), r])
+        for j, (off, width) in enumerate(words):
+            kind = "b32" if width == 4 else "b8"
+            for k in range(1 if width == 4 else width):
+                src = Addr(None, off + k)
+                self._emit(fn, ins, "ld", ("local", kind), [word, src])
+                self._emit(fn, ins, "st", ("local", kind), [Addr(sp, base + 8 * len(regs) + 4 * j + k), word])
+        self._emit(fn, ins, "add", ("u32",), [sp, sp, Imm(size)])
+        self._direct_call(fn, guarded, target, rets, args, pending_calls, copy_returns=False)
+        self._emit(fn, ins, "sub", ("u32",), [sp, sp, Imm(size)])
+        for j, (off, width) in enumerate(words):
+            kind = "b32" if width == 4 else "b8"
+            for k in range(1 if width == 4 else width):
+                self._emit(fn, ins, "ld", ("local", kind), [word, Addr(sp, base + 8 * len(regs) + 4 * j + k)])
+                self._emit(fn, ins, "st", ("local", kind), [Addr(None, off + k), word])
+        for i, r in enumerate(regs):
+            self._emit(fn, ins, "ld", ("local", "b64"), [r, Addr(sp, base + 8 * i)])
+        self._return_copies(fn, guarded, callee, rets)
+
+    def _direct_call(self, fn, ins, target: str, rets: list[str], args: list[str], pending_calls,
+                     copy_returns: bool = True) -> None:
         if target == "vprintf":
             self.has_printf = True
             row = self.emit(fn, ins, isa.OP_PRINTF, ins.full, ins.line)
@@ -1440,6 +1504,11 @@ class _Decoder:
         row = self.emit(fn, ins, isa.OP_CALL, ins.full, ins.line)
         pending_calls.append((len(self.rows) - 1, target))
         self.finish_static(row)
+        if copy_returns:
+            self._return_copies(fn, ins, callee, rets)
+
+    def _return_copies(self, fn, ins, callee: Function, rets: list[str]) -> None:
+        """The callee's return values into the call's return variables (for the lanes the guard selects)."""
         for r, p in zip(rets, callee.returns, strict=True):
             src = self.slot(callee, p.name, p.size, p.alignment).offset
             dst = self.symbol_address(fn, r, ins) - isa.PFRAME_TAG

@@ -84,7 +84,9 @@ C_SPECIALS = 34  # bit mask of the special registers the program reads
 C_SLICE, C_BARWAIT_LIMIT = 35, 36  # warp-instructions per call of run; a CTA's while a warp waits
 C_CONST_LO, C_CONST_HI = 37, 38  # the module's __constant__ variables (isspacep.const)
 C_GRID_SYNC = 39  # address of the grid-sync workspace of a cooperative launch (0: none)
-C_SIZE = 40
+C_CALL_FRAMES = 40  # 1: each call pushes a SIMT entry of its own (recursive programs: a function's
+# reconvergence points then belong to one activation)
+C_SIZE = 41
 
 # counters
 N_WARP_INSTR, N_THREAD_INSTR, N_SEG, N_MEM, N_ADDR, N_PF, N_REGREC, N_NEXT_CTA, N_CTAS_DONE = range(9)
@@ -776,7 +778,7 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
         if ctr[N_WARP_INSTR] > cfg[C_BUDGET]:
             fault(err, ST_BUDGET, pc, cta, w_in_cta, 0, 0, 0)
             return ST_BUDGET, executed
-        if top > 0:
+        if top > (csp[ws] if cfg[C_CALL_FRAMES] else 0):  # diverged (call frames are not divergence)
             stall[ws] += 1
             if stall[ws] > cfg[C_ITS_LIMIT]:
                 fault(err, ST_ITS, pc, cta, w_in_cta, 0, 0, 0)
@@ -952,12 +954,25 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
                 return ST_STACK, executed
             call_stack[ws, c] = pc + 1
             csp[ws] = c + 1
-            simt_pc[ws, top] = code[pc, F_TARGET]
+            if cfg[C_CALL_FRAMES]:  # the callee runs in an entry of its own, which its return site pops
+                if top + 1 >= simt_pc.shape[1]:
+                    fault(err, ST_STACK, pc, cta, w_in_cta, 0, 0, 0)
+                    return ST_STACK, executed
+                simt_pc[ws, top] = pc + 1
+                simt_pc[ws, top + 1] = code[pc, F_TARGET]
+                simt_rpc[ws, top + 1] = -3  # no reconvergence point: only the return site ends it
+                simt_mask[ws, top + 1] = mask
+                sp[ws] = top + 1
+            else:
+                simt_pc[ws, top] = code[pc, F_TARGET]
             continue
         if op == OP_RETSITE:
             c = csp[ws] - 1
-            simt_pc[ws, top] = call_stack[ws, c]
             csp[ws] = c
+            if cfg[C_CALL_FRAMES]:
+                sp[ws] = top - 1  # back to the caller's entry, already at the return address
+            else:
+                simt_pc[ws, top] = call_stack[ws, c]
             continue
         if op == OP_CALLCOPY:
             width = code[pc, F_WIDTH]

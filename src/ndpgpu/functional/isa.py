@@ -235,7 +235,7 @@ ST_STACK = 9
 ST_BAD_SHFL = 10
 ST_YIELD = 11  # the launch's slice of instructions ran out: Python may handle signals, then continue
 # trap sub-codes (the error's message): 0 trap, 1 a failed assert, 2 a cp.async src-size the engine refuses
-TRAP_PLAIN, TRAP_ASSERT, TRAP_CP_ASYNC, TRAP_BAD_CALL = 0, 1, 2, 3
+TRAP_PLAIN, TRAP_ASSERT, TRAP_CP_ASYNC, TRAP_BAD_CALL, TRAP_STACK = 0, 1, 2, 3, 4
 
 # ---- fast paths of the commonest ALU instructions (no modifiers, plain register/immediate operands) ----
 FAST_NONE = 0

@@ -170,6 +170,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     cfg[E.C_SPECIALS] = program.used_specials
     cfg[E.C_CONST_LO], cfg[E.C_CONST_HI] = program.const_range
     cfg[E.C_GRID_SYNC] = grid_sync
+    cfg[E.C_CALL_FRAMES] = 1 if program.recursive else 0
 
     seg_cap = 1 << 18 if options.trace else 1
     mem_cap = 1 << 18 if options.trace else 1
@@ -195,14 +196,14 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     bc = np.zeros((1024 if options.bounds_check else 1, 4), dtype=np.int64)
 
     nws = nslots * wpc
-    depth = 66
+    depth = 514 if program.recursive else 66  # SIMT stack entries per warp
     simt_pc = np.zeros((nws, depth), dtype=np.int64)
     simt_rpc = np.zeros((nws, depth), dtype=np.int64)
     simt_mask = np.zeros((nws, depth), dtype=np.int64)
     sp = np.full(nws, -1, dtype=np.int64)
     exited = np.zeros(nws, dtype=np.int64)
     wstate = np.zeros(nws, dtype=np.int64)
-    call_stack = np.zeros((nws, 32), dtype=np.int64)
+    call_stack = np.zeros((nws, 256 if program.recursive else 32), dtype=np.int64)
     csp = np.zeros(nws, dtype=np.int64)
     cs_pc = np.zeros(nws, dtype=np.int64)
     cs_count = np.zeros(nws, dtype=np.int64)
@@ -342,8 +343,8 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
                 isa.TRAP_CP_ASYNC: "cp.async with a register src-size that is not a multiple of 4 bytes (not "
                                    "supported: sizes of whole 32-bit words are)",
                 isa.TRAP_BAD_CALL: "an indirect call through a pointer that is no device function's address "
-                                   "with the call's shape (a null or corrupt function pointer or vtable), or "
-                                   "to a function that leads back to the caller (recursion is not supported)",
+                                   "with the call's shape (a null or corrupt function pointer or vtable)",
+                isa.TRAP_STACK: "the recursion stack is full (16 KiB per thread: the recursion is too deep)",
                 }.get(int(err[E.E_SPACE]),
                                                                                    "trap executed")
         return cls(f"{where}: {what}")

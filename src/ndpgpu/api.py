@@ -792,10 +792,66 @@ class Function:
 
     @property
     def attributes(self) -> dict[str, int]:
-        dev = get_device()
-        prog, static = self.module._load(dev).program(self.name)
-        return {"num_regs": self.num_regs, "shared_size_bytes": static, "local_size_bytes": prog.local_bytes,
-                "max_threads_per_block": MAX_THREADS_PER_BLOCK}
+        """CuPy's attribute dictionary (cudaFuncAttributes)."""
+        return {name: getattr(self, name) for name in (
+            "binary_version", "cache_mode_ca", "const_size_bytes", "local_size_bytes", "max_dynamic_shared_size_bytes",
+            "max_threads_per_block", "num_regs", "preferred_shared_memory_carveout", "ptx_version",
+            "shared_size_bytes")}
+
+    @property
+    def max_threads_per_block(self) -> int:
+        """The largest block this kernel launches with: 1024, its ``__launch_bounds__``, and what the register
+        file holds at its register count (as :func:`check_resources` enforces)."""
+        limit = MAX_THREADS_PER_BLOCK
+        bounds = self.kernel.directives.get("maxntid") or self.kernel.directives.get("reqntid")
+        if bounds:
+            limit = min(limit, math.prod(bounds))
+        regs = self.module.registers.get(self.name)
+        if regs:
+            per_warp = -(-regs * 32 // REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
+            limit = min(limit, REGISTERS_PER_SM // per_warp * 32)
+        return limit
+
+    @property
+    def shared_size_bytes(self) -> int:
+        """Static ``__shared__`` bytes."""
+        return int(self.module._load(get_device()).program(self.name)[1])
+
+    @property
+    def local_size_bytes(self) -> int:
+        return int(self.module._load(get_device()).program(self.name)[0].local_bytes)
+
+    @property
+    def const_size_bytes(self) -> int:
+        """Bytes of the module's ``__constant__`` variables."""
+        return sum(v.size for v in self.module.ir.variables.values() if v.space == "const")
+
+    @property
+    def ptx_version(self) -> int:
+        """The PTX ISA version of the module, as CUDA reports it (9.0 -> 90)."""
+        m = re.search(r"^\s*\.version\s+(\d+)\.(\d+)", self.module.ptx, re.M)
+        return int(m.group(1)) * 10 + int(m.group(2)) if m else 0
+
+    @property
+    def binary_version(self) -> int:
+        """The target architecture (sm_80 -> 80)."""
+        return int(re.sub(r"\D", "", self.module.arch or "") or 0)
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        """CUDA's default, 48 KiB less the static shared memory, until set (as CuPy code does before launching
+        with more); the launch accepts up to the 227 KiB limit either way."""
+        return getattr(self, "_max_dynamic_shared", MAX_STATIC_SHARED - self.shared_size_bytes)
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, value: int) -> None:
+        if not 0 <= int(value) <= MAX_SHARED_PER_BLOCK - self.shared_size_bytes:
+            raise ValueError(f"{self.name}: max_dynamic_shared_size_bytes = {value} is outside 0 to "
+                             f"{MAX_SHARED_PER_BLOCK - self.shared_size_bytes}")
+        self._max_dynamic_shared = int(value)
+
+    cache_mode_ca = 0
+    preferred_shared_memory_carveout = -1  # settable as in CuPy; a hint without effect here
 
     def program(self, device: Device | None = None) -> Program:
         """The decoded program of this kernel for ``device`` (the current one by default)."""

@@ -132,3 +132,24 @@ def test_raw_kernel() -> None:
     assert ker.attributes["max_threads_per_block"] == 1024
     with pytest.raises(TypeError, match="optoins"):
         cp.RawKernel("extern \"C\" __global__ void k() {}", "k", optoins=("-DX",))
+
+
+def test_kernel_attributes_as_cupy_reports_them() -> None:
+    src = r"""
+    __constant__ float w[4];
+    extern "C" __global__ void __launch_bounds__(256) k(int* o) {
+      __shared__ int s[16];
+      s[threadIdx.x & 15] = 1;
+      o[threadIdx.x] = s[0] + (int)w[0];
+    }
+    """
+    fn = cp.RawModule(code=src, options=("-arch=sm_80",)).get_function("k")
+    attrs = fn.attributes
+    assert attrs["binary_version"] == 80 and attrs["ptx_version"] >= 80
+    assert attrs["shared_size_bytes"] == 64 and attrs["const_size_bytes"] == 16
+    assert attrs["max_threads_per_block"] == 256  # its __launch_bounds__
+    assert fn.max_dynamic_shared_size_bytes == 48 * 1024 - 64  # CUDA's default, less the static 64 bytes
+    fn.max_dynamic_shared_size_bytes = 100 * 1024  # as CuPy code sets it before a larger launch
+    assert fn.attributes["max_dynamic_shared_size_bytes"] == 100 * 1024
+    with pytest.raises(ValueError, match="max_dynamic_shared_size_bytes"):
+        fn.max_dynamic_shared_size_bytes = 300 * 1024

@@ -536,12 +536,11 @@ DEVICE_HEAP_BYTES = 8 * 1024 * 1024  # CUDA's default cudaLimitMallocHeapSize
 def _device_heap(memory: DeviceMemory) -> int:
     """The device's malloc heap (made on first use): the address of its control block, which holds the next
     free address and the heap's end."""
-    if not memory.heap_control:
-        control = memory.alloc(16, "device malloc heap control", 16)
-        base = memory.alloc(DEVICE_HEAP_BYTES, "device malloc heap", 16)
+    control, made = memory.workspace("device malloc heap control", 16)
+    if made:
+        base, _ = memory.workspace("device malloc heap", DEVICE_HEAP_BYTES)
         memory.write(control, struct.pack("<QQ", base, base + DEVICE_HEAP_BYTES))
-        memory.heap_control = control
-    return memory.heap_control
+    return control
 
 
 def _init_bytes(var, symbols: dict[str, int]) -> bytes:
@@ -652,6 +651,11 @@ REGISTERS_PER_SM = 65536  # the register file of one SM (compute capability 7.5 
 REGISTER_ALLOCATION_UNIT = 256  # registers are given to a warp in units of this many
 
 
+def warp_registers(registers: int) -> int:
+    """Registers a warp of threads with ``registers`` each is given (rounded up to the allocation unit)."""
+    return -(-registers * 32 // REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
+
+
 def check_resources(kernel: str, block: tuple[int, int, int], directives: dict[str, tuple[int, ...]],
                     registers: int | None) -> None:
     """Raise :class:`LaunchConfigError` for a block CUDA refuses for this kernel: more threads than its
@@ -667,9 +671,7 @@ def check_resources(kernel: str, block: tuple[int, int, int], directives: dict[s
         raise LaunchConfigError(f"{kernel}: block {block} differs from the required .reqntid "
                                 f"{', '.join(map(str, reqntid))}")
     if registers:
-        unit = REGISTER_ALLOCATION_UNIT
-        per_warp = -(-registers * 32 // unit) * unit
-        need = -(-nthreads // 32) * per_warp
+        need = -(-nthreads // 32) * warp_registers(registers)
         if need > REGISTERS_PER_SM:
             raise LaunchConfigError(f"{kernel}: {nthreads} threads x {registers} registers need {need} registers, "
                                     f"more than an SM's {REGISTERS_PER_SM} (CUDA: too many resources requested "
@@ -692,8 +694,7 @@ def check_cooperative(kernel: str, grid: tuple[int, int, int], block: tuple[int,
     warps = -(-nthreads // 32)
     per_sm = min(ctas_per_sm, threads_per_sm // (warps * 32))
     if registers:
-        per_warp = -(-registers * 32 // REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
-        per_sm = min(per_sm, REGISTERS_PER_SM // (warps * per_warp))
+        per_sm = min(per_sm, REGISTERS_PER_SM // (warps * warp_registers(registers)))
     ncta = grid[0] * grid[1] * grid[2]
     if ncta > per_sm * num_sms:
         raise LaunchConfigError(f"{kernel}: synchronises its whole grid (cooperative groups' grid.sync()), so all "
@@ -808,8 +809,7 @@ class Function:
             limit = min(limit, math.prod(bounds))
         regs = self.module.registers.get(self.name)
         if regs:
-            per_warp = -(-regs * 32 // REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
-            limit = min(limit, REGISTERS_PER_SM // per_warp * 32)
+            limit = min(limit, REGISTERS_PER_SM // warp_registers(regs) * 32)
         return limit
 
     @property

@@ -940,10 +940,11 @@ class _Decoder:
         ignore = None  # the ignore-src predicate: zeros are written instead of the source
         if isinstance(extra, Reg) and self.reg_bits[self.reg(fn, extra.name, ins)] == 1:
             ignore, extra = extra, None
-        line, guard = ins.line, ins.guard
+        guard = ins.guard
+        plain = Instruction(ins.opcode, ins.mods, ins.operands, None, ins.line, ins.text)  # guards given each time
 
         def emit(opcode: str, mods_: tuple[str, ...], operands: list, g: Reg | None) -> None:
-            self.decode_instruction(fn, Instruction(opcode, mods_, operands, g, line, ins.text), [], [])
+            self._emit(fn, plain, opcode, mods_, operands, g)
 
         def at(addr: Addr, off: int) -> Addr:
             return Addr(addr.base, addr.offset + off)
@@ -1243,10 +1244,10 @@ class _Decoder:
                 not ("pending_count" in mods or any(m.startswith("shared") for m in mods)):
             raise UnsupportedPTX(f"{ins.full}: the shared-memory mbarrier without transaction counts is supported",
                                  self.kernel.name, ins.line, ins.full)
-        ops, line, guard = ins.operands, ins.line, ins.guard
+        ops = ins.operands
 
         def emit(opcode: str, mods_: tuple[str, ...], operands: list) -> None:
-            self.decode_instruction(fn, Instruction(opcode, mods_, operands, guard, line, ins.text), [], [])
+            self._emit(fn, ins, opcode, mods_, operands)
 
         word = self._temp(fn, "mbw", 64)
         if "init" in mods:  # pending = expected = count, phase 0
@@ -1452,6 +1453,9 @@ class _Decoder:
         size = 8 * len(regs) + 4 * len(words)
         size = (size + 15) // 16 * 16
         base = self.stack_base
+        # (frame offset, stack offset, type) of each piece of the frame slots: whole words, bytes at a slot's end
+        moves = [(off + k, base + 8 * len(regs) + 4 * j + k, "b32" if width == 4 else "b8")
+                 for j, (off, width) in enumerate(words) for k in range(1 if width == 4 else width)]
         full = self._temp(fn, "spfull", 1)
         word = self._temp(fn, "spw", 32)
         self._emit(fn, ins, "setp", ("gt", "u32"), [full, sp, Imm(RECURSION_STACK_BYTES - size)])  # no room
@@ -1459,20 +1463,15 @@ class _Decoder:
         self.rows[-1][F_AUX] = isa.TRAP_STACK << SUB_SHIFT
         for i, r in enumerate(regs):
             self._emit(fn, ins, "st", ("local", "b64"), [Addr(sp, base + 8 * i), r])
-        for j, (off, width) in enumerate(words):
-            kind = "b32" if width == 4 else "b8"
-            for k in range(1 if width == 4 else width):
-                src = Addr(None, off + k)
-                self._emit(fn, ins, "ld", ("local", kind), [word, src])
-                self._emit(fn, ins, "st", ("local", kind), [Addr(sp, base + 8 * len(regs) + 4 * j + k), word])
+        for frame_off, stack_off, kind in moves:
+            self._emit(fn, ins, "ld", ("local", kind), [word, Addr(None, frame_off)])
+            self._emit(fn, ins, "st", ("local", kind), [Addr(sp, stack_off), word])
         self._emit(fn, ins, "add", ("u32",), [sp, sp, Imm(size)])
         self._direct_call(fn, guarded, target, rets, args, pending_calls, copy_returns=False)
         self._emit(fn, ins, "sub", ("u32",), [sp, sp, Imm(size)])
-        for j, (off, width) in enumerate(words):
-            kind = "b32" if width == 4 else "b8"
-            for k in range(1 if width == 4 else width):
-                self._emit(fn, ins, "ld", ("local", kind), [word, Addr(sp, base + 8 * len(regs) + 4 * j + k)])
-                self._emit(fn, ins, "st", ("local", kind), [Addr(None, off + k), word])
+        for frame_off, stack_off, kind in moves:
+            self._emit(fn, ins, "ld", ("local", kind), [word, Addr(sp, stack_off)])
+            self._emit(fn, ins, "st", ("local", kind), [Addr(None, frame_off), word])
         for i, r in enumerate(regs):
             self._emit(fn, ins, "ld", ("local", "b64"), [r, Addr(sp, base + 8 * i)])
         self._return_copies(fn, guarded, callee, rets)

@@ -754,6 +754,7 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
     w_in_cta = ws - slot * wpc
     gwarp = cta * wpc + w_in_cta
     tracing = cfg[C_TRACE] != 0
+    call_frames = cfg[C_CALL_FRAMES] != 0  # each call pushes a SIMT entry of its own (recursive programs)
     executed = 0
     while executed < quantum:
         top = sp[ws]
@@ -778,7 +779,7 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
         if ctr[N_WARP_INSTR] > cfg[C_BUDGET]:
             fault(err, ST_BUDGET, pc, cta, w_in_cta, 0, 0, 0)
             return ST_BUDGET, executed
-        if top > (csp[ws] if cfg[C_CALL_FRAMES] else 0):  # diverged (call frames are not divergence)
+        if top > (csp[ws] if call_frames else 0):  # diverged (call frames are not divergence)
             stall[ws] += 1
             if stall[ws] > cfg[C_ITS_LIMIT]:
                 fault(err, ST_ITS, pc, cta, w_in_cta, 0, 0, 0)
@@ -954,7 +955,7 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
                 return ST_STACK, executed
             call_stack[ws, c] = pc + 1
             csp[ws] = c + 1
-            if cfg[C_CALL_FRAMES]:  # the callee runs in an entry of its own, which its return site pops
+            if call_frames:  # the callee runs in an entry of its own, which its return site pops
                 if top + 1 >= simt_pc.shape[1]:
                     fault(err, ST_STACK, pc, cta, w_in_cta, 0, 0, 0)
                     return ST_STACK, executed
@@ -969,7 +970,7 @@ def run_warp(ws, slot, quantum, code, cfg, ctr, err, regs, g8, g16, g32, g64, s8
         if op == OP_RETSITE:
             c = csp[ws] - 1
             csp[ws] = c
-            if cfg[C_CALL_FRAMES]:
+            if call_frames:
                 sp[ws] = top - 1  # back to the caller's entry, already at the return address
             else:
                 simt_pc[ws, top] = call_stack[ws, c]

@@ -275,10 +275,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
 def _grid_sync_workspace(memory: DeviceMemory) -> int:
     """The device's grid-sync workspace (allocated once, zeroed before each cooperative launch): cooperative
     groups' grid.sync() counts arrivals in its second 32-bit word, which the driver's %envreg1/2 point to."""
-    address = memory.grid_sync_workspace
-    if not address:
-        address = memory.alloc(16, "grid-sync workspace", 16)
-        memory.grid_sync_workspace = address
+    address, _ = memory.workspace("grid-sync workspace", 16)
     memory.write(address, bytes(16))
     return address
 

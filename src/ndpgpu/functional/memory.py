@@ -71,8 +71,7 @@ class DeviceMemory:
         self.buf = np.zeros(1 << 20, dtype=np.uint8)
         self.top = 0  # bytes allocated (offset of the next free byte)
         self.allocations: list[Allocation] = []
-        self.grid_sync_workspace = 0  # address of the cooperative launches' grid-sync counter, once made
-        self.heap_control = 0  # address of the device malloc heap's control block, once made
+        self.workspaces: dict[str, int] = {}  # the engine's own allocations by name (grid sync, malloc heap)
 
     # -- allocation -----------------------------------------------------------------------------
     def alloc(self, nbytes: int, label: str = "", alignment: int | None = None) -> int:
@@ -92,6 +91,14 @@ class DeviceMemory:
         addr = self.layout.base + off
         self.allocations.append(Allocation(addr, nbytes, label))
         return addr
+
+    def workspace(self, name: str, nbytes: int) -> tuple[int, bool]:
+        """The address of the engine's allocation ``name`` (16-byte aligned), made on first use; and whether
+        this call made it."""
+        if name in self.workspaces:
+            return self.workspaces[name], False
+        self.workspaces[name] = self.alloc(nbytes, name, 16)
+        return self.workspaces[name], True
 
     def free(self, address: int) -> None:
         for a in self.allocations:

@@ -60,7 +60,8 @@ def _check_row(c: Check) -> dict[str, Any]:
         return format_value(v) + (unit if isinstance(v, (int, float)) and not isinstance(v, bool) else "")
 
     return {"name": c.name, "paper": show(c.paper), "ours": show(c.ours), "passed": c.passed,
-            "calibrated": c.calibrated, "verdict": c.verdict, "criterion": c.criterion, "why": c.why}
+            "calibrated": c.calibrated, "verdict": c.verdict, "criterion": c.criterion, "why": c.why,
+            "kind": c.kind, "averaging": c.averaging, "source": c.source, "band": c.band_source}
 
 
 def render_report(data: dict[str, Any], checks: Sequence[Check], out_dir: Path, captions: dict[str, str],

@@ -7,7 +7,9 @@ and checks. :func:`reproduce` runs its sweep and writes ``report.md``, ``report.
 ``report.schema.json``) and ``figures/*.png``.
 
 A check compares one of our numbers with the paper's. A check marked ``calibrated`` (a parameter was
-fitted to it) is shown but not counted as evidence.
+fitted to it) is shown but not counted as evidence. Each check carries its :class:`CheckRule`, fixed from the
+paper's wording before any rerun: what kind of check it is (``measured`` or ``arithmetic``), how its number is
+averaged, the sentence or figure of the paper it comes from, and why its band is as wide as it is.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import dataclasses
 import json
 import math
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from ..registry import Registry, import_submodules
 from .plots import BarChart, draw_bar_chart
@@ -34,9 +36,36 @@ class ReproductionError(LookupError):
     """An unknown reproduction, or one asked for a scale it does not support."""
 
 
+CHECK_KINDS = ("measured", "arithmetic")
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckRule:
+    """How a check is defined, from the paper's text, fixed before the runs it judges.
+
+    ``kind``: ``measured`` (the value comes out of simulation) or ``arithmetic`` (it restates constants, a
+    static analysis or bookkeeping: hardware cost, buffer geometry, every point ran); ``averaging``: how the
+    number is formed (``"geometric mean over 10 workloads"``, ``"arithmetic mean"``, ``"per-kernel mean"``,
+    ``"pooled over every register"``, ``"suite-level ratio"``, ``"one value"``); ``source``: the paper's
+    sentence, table or figure it comes from; ``band``: why the pass band is as wide as it is.
+    """
+
+    kind: Literal["measured", "arithmetic"]
+    averaging: str
+    source: str
+    band: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in CHECK_KINDS:
+            raise ValueError(f"CheckRule.kind must be one of {CHECK_KINDS}, not {self.kind!r}")
+        for field in ("averaging", "source", "band"):
+            if not str(getattr(self, field)).strip():
+                raise ValueError(f"CheckRule.{field} is empty: say it from the paper's text")
+
+
 @dataclasses.dataclass
 class Check:
-    """One claim of the paper held against our number."""
+    """One claim of the paper held against our number (``rule``: its definition, :class:`CheckRule`)."""
 
     name: str
     paper: float | str | None
@@ -46,6 +75,27 @@ class Check:
     unit: str = ""
     criterion: str = ""  # how ``passed`` was decided, e.g. "within 20%"
     why: str = ""  # for a failing check: what the run's statistics show (the reproduction's, may be empty)
+    rule: CheckRule | None = None
+
+    def ruled(self, rule: CheckRule) -> Check:
+        """This check with its definition attached."""
+        return dataclasses.replace(self, rule=rule)
+
+    @property
+    def kind(self) -> str:
+        return self.rule.kind if self.rule else ""
+
+    @property
+    def averaging(self) -> str:
+        return self.rule.averaging if self.rule else ""
+
+    @property
+    def source(self) -> str:
+        return self.rule.source if self.rule else ""
+
+    @property
+    def band_source(self) -> str:
+        return self.rule.band if self.rule else ""
 
     @classmethod
     def close(
@@ -284,7 +334,7 @@ def _report_data(
             "evidence_passed": sum(c.passed for c in evidence),
             "calibrated": len(checks) - len(evidence),
         },
-        "checks": [dataclasses.asdict(c) for c in checks],
+        "checks": [_check_json(c) for c in checks],
         "points": points,
         "tables": [t.to_json() for t in tables],
         "figures": [{"name": f.name, "title": f.title, "file": file} for f, file in figures],
@@ -292,6 +342,14 @@ def _report_data(
         "differences": repro.differences.strip(),
     }
     return _finite(json.loads(json.dumps(data, default=str)))
+
+
+def _check_json(c: Check) -> dict[str, Any]:
+    """A check in report.json: its fields, with its rule's (kind, averaging, source, band) beside them."""
+    out = {k: v for k, v in dataclasses.asdict(c).items() if k != "rule"}
+    if c.rule is not None:
+        out.update(kind=c.rule.kind, averaging=c.rule.averaging, source=c.rule.source, band=c.rule.band)
+    return out
 
 
 def machines_note(machines: list[str]) -> str:
@@ -345,6 +403,23 @@ def _markdown(
             ours = format_value(c.ours) + (unit if isinstance(c.ours, (int, float)) else "")
             out.append(f"| {c.name} | {paper} | {ours} | **{c.verdict}** | {c.criterion} |")
         out.append("")
+        ruled = [c for c in checks if c.rule is not None]
+        if ruled:
+            out += [
+                "### How each check is defined",
+                "",
+                "Fixed from the paper's text before the runs: *measured* checks come out of simulation, "
+                "*arithmetic* ones restate constants or a static analysis.",
+                "",
+                "| check | kind | averaging | from the paper | band |",
+                "| --- | --- | --- | --- | --- |",
+            ]
+            for c in ruled:
+                r = c.rule
+                assert r is not None
+                cells = [c.name, r.kind, r.averaging, r.source, r.band]
+                out.append("| " + " | ".join(x.replace("|", "/").replace("\n", " ") for x in cells) + " |")
+            out.append("")
     if figures:
         out += ["## Figures", ""]
         for chart, file in figures:

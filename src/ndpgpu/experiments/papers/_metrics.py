@@ -30,11 +30,15 @@ L2_MISS_RATE = ("l2.miss_rate", "l2_miss_rate")
 L1D_MISS_RATE = ("l1d.miss_rate", "l1d_miss_rate")
 
 
-def kernel_energy(get: Callable[[str], float | None]) -> float | None:
-    """A point's energy over its kernels alone (pJ), from its metrics (``get(name)``): the power model prices
-    static power over the application's time, host copies included; a paper without a host counts only the
-    kernels' share of it: dynamic + static x kernel time / application time. None when a metric is missing."""
-    dyn, stat = get("energy.dynamic"), get("energy.static")
+def kernel_energy(get: Callable[[str], float | None], component: str | None = None) -> float | None:
+    """A point's energy over its kernels' window (pJ; of one ``component``, e.g. ``"noc"``, or of the whole
+    machine), from its metrics (``get(name)``). The power model prices static power over the application's
+    time, host copies included; the kernel window (GPUWattch's, which the papers used) counts only the kernels'
+    share of it: dynamic + static x kernel time / application time, the ``energy.kernel.*`` and
+    ``energy.<component>.kernel`` rows (docs/metrics.md). Computed from the dynamic and static rows so it also
+    reads points stored before those rows existed. None when a metric is missing."""
+    path = f"energy.{component}" if component else "energy"
+    dyn, stat = get(f"{path}.dynamic"), get(f"{path}.static")
     kt, at = get("kernel.time"), get("application.time")
     if dyn is None or stat is None or kt is None or not at:
         return None

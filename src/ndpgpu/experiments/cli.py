@@ -145,6 +145,14 @@ def add_subcommands(subparsers: Any) -> None:
         help="run nothing: write the report from the points already in the store and list the others as missing "
         "(a long run reported on while it is resumed in parts)",
     )
+    p.add_argument(
+        "--from-points",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="run nothing: re-evaluate the checks, tables and figures with today's code from the metric rows of "
+        "a points file (a committed report's points.parquet); points are matched by identity, not key",
+    )
     _add_run_options(p)
     p.set_defaults(func=reproduce_main)
 
@@ -312,7 +320,7 @@ def reproduce_main(args: argparse.Namespace) -> int:
     """``ndpgpu reproduce PAPER``."""
     from .dask_pool import SchedulerError
     from .points import SpecError
-    from .report import ReproductionError, all_reproductions, reproduce, write_document
+    from .report import ReproductionError, all_reproductions, reevaluate, reproduce, write_document
     from .store import StoreError
 
     if args.list or not args.paper:
@@ -322,21 +330,22 @@ def reproduce_main(args: argparse.Namespace) -> int:
     opts = _executor_options(args.executor_option)
     progress = False if args.no_progress else None
     if args.paper == "all":
+        if getattr(args, "from_points", None) is not None:
+            _err("--from-points re-evaluates one reproduction: name it (ndpgpu reproduce tom --scale paper ...)")
+            return EXIT_USAGE
         return _reproduce_all_main(args, opts, progress)
     try:
-        report = reproduce(
-            args.paper,
-            args.scale,
-            args.out,
-            args.jobs,
-            args.store,
-            args.traces,
-            args.executor,
-            opts,
-            progress,
-            getattr(args, "scheduler", None),
-            stored_only=getattr(args, "stored_only", False),
-        )
+        if getattr(args, "from_points", None) is not None:
+            if not args.scale:
+                raise ReproductionError("--from-points needs one reproduction and its --scale")
+            if not args.from_points.is_file():
+                raise ReproductionError(f"--from-points {args.from_points}: no such file")
+            report = reevaluate(args.paper, args.scale, args.from_points,
+                                args.out or Path("reports") / f"{args.paper}-{args.scale}")
+        else:
+            report = reproduce(args.paper, args.scale, args.out, args.jobs, args.store, args.traces, args.executor,
+                               opts, progress, getattr(args, "scheduler", None),
+                               stored_only=getattr(args, "stored_only", False))
         if args.doc:
             write_document(report, args.doc)
             print(f"wrote {args.doc}")

@@ -523,6 +523,19 @@ def reproduce(
     return build_report(repro, scale, spec, results, out_dir or Path("reports") / f"{paper}-{scale}", index_href)
 
 
+def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | Path,
+               index_href: str | None = None) -> Report:
+    """Write reproduction ``paper``'s report at ``scale`` from the metric rows of a points file (a committed
+    report's ``points.parquet``) without running anything: the checks, tables and figures are computed anew by
+    today's code from rows stored by the run that made the file (points matched by identity, not key). The
+    report says so. ``ndpgpu reproduce NAME --scale S --from-points FILE``."""
+    repro = get_reproduction(paper)()
+    spec = repro.spec(scale)
+    results = ResultSet.from_points_file(points_file, spec.expand(scale))
+    report = build_report(repro, scale, spec, results, out_dir, index_href)
+    return report
+
+
 def write_document(report: Report, path: str | Path) -> Path:
     """Write a report's tables alone as a markdown document marked as generated (for ``docs/``: the
     workload characterization and GPGPU-Sim cross-check tables come from ``reproduce`` this way)."""

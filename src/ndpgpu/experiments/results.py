@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .points import DEFAULT_POLICY, Point, config_label
-from .provenance import code_version, workload_source_hash
+from .provenance import canonical_json, code_version, workload_source_hash
 from .store import Filters, ResultStore
 
 
@@ -220,6 +220,38 @@ class ResultSet:
                     row["config_hash"] if row else "",
                 )
             )
+        return cls(out)
+
+    @classmethod
+    def from_points_file(cls, path: str | Path, points: Sequence[Point]) -> ResultSet:
+        """The given points' results read from a points file (a report's ``points.parquet``: every metric row
+        of every point, as ``ndpgpu results --parquet`` exports them), matched by identity (workload, scale,
+        machine, policy, overrides) rather than by key, so a report can be re-evaluated from rows stored by an
+        earlier code version. A point the file lacks is ``missing``."""
+        import duckdb
+
+        con = duckdb.connect()
+        try:
+            quoted = str(path).replace("'", "''")
+            rows = con.execute(
+                "SELECT key, workload, scale, machine, policy, overrides, config_hash, name, value, unit "
+                f"FROM read_parquet('{quoted}')").fetchall()
+        finally:
+            con.close()
+        by_identity: dict[tuple[str, ...], tuple[str, str, dict[str, tuple[float, str]]]] = {}
+        for key, wl, sc, mach, pol, ovr, chash, name, value, unit in rows:
+            ident = (wl, sc, mach, pol, canonical_json(json.loads(ovr) if ovr else {}))
+            entry = by_identity.setdefault(ident, (key, chash or "", {}))
+            if entry[0] == key:  # one stored point per identity: the first key seen
+                entry[2][name] = (value, unit)
+        out = []
+        for point in points:
+            found = by_identity.get(point.identity())
+            if found is None:
+                out.append(PointResult(point, "", "missing", f"not in {path}", {}))
+            else:
+                key, chash, metrics = found
+                out.append(PointResult(point, key, "ok", None, metrics, chash))
         return cls(out)
 
     # -- frames ------------------------------------------------------------------------------------

@@ -71,12 +71,15 @@ class Device:
         self.copies: list[dict] = []  # host<->device copies in program order: direction, bytes, addr, before_launch
         self.printf_output: list[str] = []
         self.timing = None
+        self.measurement = None  # the one measuring path (ndpgpu.timing.measure), fed as the program runs
         self.launch_stats: list = []
         if machine is not None:
             from .timing import TimingSession, load_machine  # imported lazily: timing is optional
+            from .timing.measure import Measurement
 
             self.machine = load_machine(machine, overrides=self.overrides)
             self.timing = TimingSession(self.machine)
+            self.measurement = Measurement(self.timing)
             self.num_sms = int(getattr(self.machine, "num_sms", None) or num_sms or 15)
         else:
             self.machine = None
@@ -99,8 +102,8 @@ class Device:
         """Log a host<->device copy (replayed by the experiment executor) and time it on the machine."""
         self.copies.append({"direction": direction, "bytes": int(nbytes), "addr": int(addr),
                             "before_launch": len(self.launches)})
-        if self.timing is not None:
-            self.timing.copy(int(nbytes), direction, addr=int(addr))
+        if self.measurement is not None:
+            self.measurement.copy(direction, int(nbytes), int(addr))
 
     def totals(self):
         """Timing statistics over every launch (requires a machine)."""
@@ -911,8 +914,8 @@ class Function:
                 f"{self.name}: {len(v)} access(es) outside their allocation; first at PTX line {first['line']}, "
                 f"block {first['block']}, thread {first['thread']}, address {first['address']:#x}"
                 f" ({first['where']})", v)
-        if dev.timing is not None and result.trace is not None:
-            dev.launch_stats.append(dev.timing.run_launch(result.trace))
+        if dev.measurement is not None and result.trace is not None:
+            dev.launch_stats.append(dev.measurement.launch(result.trace))
 
 
 def _uses_dynamic_shared(ir: Module, kernel: str) -> bool:

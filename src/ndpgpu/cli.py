@@ -11,6 +11,7 @@ import argparse
 import importlib
 import json
 import sys
+import time
 
 from . import __version__
 from .cliargs import EXIT_USAGE, Subcommands, UsageError, positive_int
@@ -94,43 +95,83 @@ def _print_file_outputs(run) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    """``ndpgpu run``: run and check a workload; with ``--machine``, measure it along the one measuring path
+    (:func:`ndpgpu.timing.measure.measure`), with ``--policy`` or without (``baseline``)."""
     from .workloads.runner import run_workload
 
+    t0 = time.perf_counter()
     target = _run_target(args)
     if not isinstance(target, str) and args.scale not in (None, "tiny"):
         raise UsageError(f"ndpgpu run {args.workload}: a kernel file has the one size its launch gives; drop "
                          f"--scale {args.scale}")
     scale = args.scale if isinstance(target, str) else "given"
     overrides = dict(_parse_override(o) for o in args.set or [])
-    if overrides and not args.machine:
-        raise UsageError("ndpgpu run: --set overrides a machine's parameters; name the machine with --machine "
-                         "(see `ndpgpu machines`)")
-    if args.policy and not args.machine:
-        raise UsageError("ndpgpu run: --policy times the run with a mechanism's policy; name the machine with "
-                         "--machine (see `ndpgpu machines`)")
+    for flag, given in (("--set", bool(overrides)), ("--policy", bool(args.policy)), ("--no-copies", args.no_copies)):
+        if given and not args.machine:
+            raise UsageError(f"ndpgpu run: {flag} belongs to timing; name the machine with --machine "
+                             "(see `ndpgpu machines`)")
+    policy = None
     if args.policy and args.policy != "baseline":
-        return _run_with_policy(args, overrides, target, scale)
-    run = run_workload(target, scale, machine=args.machine, overrides=overrides or None,
-                       bounds_check=args.bounds_check)
+        from .experiments.policies import make_policy
+
+        policy = make_policy(args.policy)  # an unknown policy fails before the functional run
+    session = None
+    if args.machine:
+        from .timing import TimingSession
+
+        session = TimingSession(args.machine, overrides or None)  # a bad machine or override fails first too
+    # recorded as a sweep records it (the default device), whatever the machine: every path times one program
+    run = run_workload(target, scale, trace=args.machine is not None, bounds_check=args.bounds_check)
+    m = None
+    t_timing = time.perf_counter()
+    if session is not None:
+        from .timing.measure import measure
+
+        m = measure(session, run.device.traces, run.device.copies, policy=policy, recording=_recording_of(run),
+                    with_copies=not args.no_copies)
+    t_end = time.perf_counter()
+    seconds = {"wall_seconds": t_end - t0, "functional_seconds": run.wall_seconds,
+               "timing_seconds": t_end - t_timing if m is not None else 0.0}
     if args.json:
-        totals = run.device.totals() if run.device.timing is not None else None
-        print(json.dumps(_run_json(run, args, totals.rows() if totals is not None else None), default=_jsonable))
+        print(json.dumps(_run_json(run, args, m, seconds), default=_jsonable))
         return 0 if run.passed else 1
     print(run.summary())
     if not isinstance(target, str):
         _print_file_outputs(run)
     prov = run.provenance
     print(f"  nvcc {prov['nvcc_version']}, {prov['arch']}; source {prov['source_hash']}, inputs {prov['input_hash']}")
-    if run.device.timing is not None:
-        totals = run.device.totals()
-        print(f"  timed on {args.machine}: {RUN_TIMING_NOTE}")
-        print(totals.table() if hasattr(totals, "table") else totals)
+    if m is not None:
+        print(f"  timed on {args.machine} with policy {args.policy or 'baseline'}: {timing_note(args.no_copies)}")
+        print(m.totals().table())
+        rows = m.policy_rows()
+        if rows:
+            print(f"[{args.policy}]")
+            for path, metric, value, unit in rows:
+                print(f"  {path}.{metric:<28} {value:>14.6g} {unit}")
+        print(f"  {seconds['wall_seconds']:.1f} s in all: functional {seconds['functional_seconds']:.1f} s, "
+              f"timing {seconds['timing_seconds']:.1f} s")
     return 0 if run.passed else 1
 
 
-RUN_TIMING_NOTE = ("kernels and the program's host copies in program order (copies.*, application.time); "
-                   "kernel.time and every rate exclude the copies; `ndpgpu workloads characterize` times "
-                   "kernels only unless --copies")
+def timing_note(no_copies: bool = False) -> str:
+    """What ``ndpgpu run --machine`` timed, in words."""
+    if no_copies:
+        return ("kernels alone, from cold caches (--no-copies: no host copy is timed or warms the L2, for every "
+                "policy alike)")
+    return ("kernels and the program's host copies in program order (copies.*, application.time), the same for "
+            "every policy; kernel.time and every rate exclude the copies")
+
+
+RUN_TIMING_NOTE = timing_note(False)
+
+
+def _recording_of(run):
+    """What a session policy reads of a recording, from an in-process run (as a sweep's manifest holds it)."""
+    from types import SimpleNamespace
+
+    allocs = [{"addr": a.address, "bytes": a.size, "label": a.label} for a in run.device.memory.allocations]
+    return SimpleNamespace(workload=run.name, name=run.name, scale=run.scale, allocations=allocs,
+                           copies=list(run.device.copies), module=run.module, provenance=run.provenance)
 
 
 def _jsonable(v: object) -> object:
@@ -140,53 +181,22 @@ def _jsonable(v: object) -> object:
     return str(v)
 
 
-def _run_json(run, args: argparse.Namespace, rows: list | None) -> dict:
-    """``ndpgpu run --json``: the run's checks, functional statistics, provenance and (when timed) rows."""
+def _run_json(run, args: argparse.Namespace, m, seconds: dict[str, float]) -> dict:
+    """``ndpgpu run --json``: the run's checks, functional statistics, provenance, the whole command's time split
+    into functional and timing, and (when timed) every row of the measurement."""
+    rows = m.totals().rows() if m is not None else None
     return {
         "workload": run.name, "scale": run.scale, "passed": run.passed, "launches": run.launches,
-        "wall_seconds": run.wall_seconds, "stats": run.stats, "provenance": run.provenance,
+        **seconds, "stats": run.stats, "provenance": run.provenance,
         "checks": [{"name": c.name, "passed": c.passed, "max_abs_error": c.max_abs_error,
                     "max_rel_error": c.max_rel_error, "message": c.message} for c in run.checks],
-        "machine": args.machine, "policy": args.policy, "timing_note": RUN_TIMING_NOTE if rows is not None else None,
-        "timing": None if rows is None else [{"path": p, "metric": m, "value": v, "unit": u} for p, m, v, u in rows],
+        "machine": args.machine, "policy": args.policy,
+        "timing_note": timing_note(args.no_copies) if rows is not None else None,
+        "timing": None if rows is None else [{"path": p, "metric": n, "value": v, "unit": u} for p, n, v, u in rows],
+        "policy_rows": [] if m is None else [list(r) for r in m.policy_rows()],
+        "launch_rows": [] if m is None else [list(r) for r in m.launch_rows()],
         "outputs": _file_outputs(run),
     }
-
-
-def _run_with_policy(args: argparse.Namespace, overrides: dict, target, scale: str) -> int:
-    """``ndpgpu run W --machine M --policy P``: run W functionally with traces, let the policy prepare a
-    timing session from them (as a sweep point does), time every launch, print the totals and the policy's rows."""
-    from types import SimpleNamespace
-
-    from .experiments.policies import make_policy
-    from .timing import TimingSession
-    from .workloads.runner import run_workload
-
-    policy = make_policy(args.policy)  # an unknown policy fails before the functional run
-    session = TimingSession(args.machine, overrides or None)
-    run = run_workload(target, scale, trace=True, bounds_check=args.bounds_check)
-    if not args.json:
-        print(run.summary())
-        if not isinstance(target, str):
-            _print_file_outputs(run)
-    allocs = [{"addr": a.address, "bytes": a.size} for a in run.device.memory.allocations]
-    recording = SimpleNamespace(workload=run.name, name=run.name, allocations=allocs, module=run.module)
-    policy.prepare(session, recording, run.device.traces)
-    for trace in run.device.traces:
-        session.run_launch(trace)
-    if args.json:
-        doc = _run_json(run, args, session.totals().rows())
-        doc["policy_rows"] = [list(r) for r in policy.rows()]
-        print(json.dumps(doc, default=_jsonable))
-        return 0 if run.passed else 1
-    print(f"  timed on {args.machine} with policy {args.policy}")
-    print(session.totals().table())
-    rows = policy.rows()
-    if rows:
-        print(f"[{args.policy}]")
-        for path, metric, value, unit in rows:
-            print(f"  {path}.{metric:<28} {value:>14.6g} {unit}")
-    return 0 if run.passed else 1
 
 
 def _parse_override(text: str) -> tuple[str, object]:
@@ -288,8 +298,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper-times", action="store_true", help="also time each workload at paper scale (functional)")
     p.add_argument("--time-limit", type=float, default=600.0, help="per-workload limit of --paper-times (s)")
     p.add_argument("--no-characterize", action="store_true", help="skip the characterization pass")
-    p.add_argument("--copies", action="store_true", help="characterize --machine: replay the program's host copies "
-                   "too, as `ndpgpu run --machine` does (default: kernels only, cold caches)")
+    p.add_argument("--copies", action="store_true", help="(the default) replay the program's host copies in program "
+                   "order, as `ndpgpu run` and sweeps do")
+    p.add_argument("--no-copies", action="store_true", help="characterize --machine: time the kernels alone, from "
+                   "cold caches (no host copies)")
     p.add_argument("--jobs", type=positive_int, default=1, help="characterize in this many child processes")
     p.add_argument("--timeout", type=float, help="per-workload limit of characterize (runs in a child process)")
     p.set_defaults(func=_cmd_workloads)
@@ -306,6 +318,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", help="time with a mechanism's session policy, e.g. tom:ctrl+tmap (needs --machine)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout: checks, statistics, timing")
     p.add_argument("--bounds-check", action="store_true", help="report accesses outside allocations")
+    p.add_argument("--no-copies", action="store_true", help="time the kernels alone, from cold caches (no host copy "
+                   "timed or left in the L2; the same for any policy)")
     g = p.add_argument_group("a kernel of a .cu file")
     g.add_argument("--kernel", help="the kernel to launch (its C++ name, or the mangled one)")
     g.add_argument("--grid", help="grid dimensions, e.g. 64 or 16,16")

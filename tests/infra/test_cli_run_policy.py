@@ -7,7 +7,7 @@ from ndpgpu.cli import main
 
 def test_policy_needs_a_machine(capsys):
     assert main(["run", "vecadd", "--policy", "tom:ctrl+bmap"]) == 2  # a usage error's exit status
-    assert "--policy times the run with a mechanism's policy" in capsys.readouterr().err
+    assert "--policy belongs to timing; name the machine with --machine" in capsys.readouterr().err
 
 
 def test_an_unknown_policy_is_refused_before_running(capsys):

@@ -144,35 +144,15 @@ class SimulatorExecutor(Executor):
             KernelTrace.verify(path)
 
     def time(self, point: Point, recording: RecordingManifest) -> list[MetricRow]:
-        from ndpgpu.timing import TimingSession
+        from ndpgpu.timing.measure import measure
         from ndpgpu.trace.format import KernelTrace
 
-        session = TimingSession(self._load_machine(point))
-        policy = self._policy(point)
         traces = [KernelTrace.load(p) for p in recording.trace_paths]
-        if policy is not None:
-            policy.prepare(session, recording, traces)
-        per_launch: list[MetricRow] = []
-        copies = sorted(recording.copies, key=lambda c: c["before_launch"])  # stable: program order kept
-
-        def replay_copies_before(launch: int) -> None:
-            # the workload's host copies as the program made them: h2d copies may leave lines in L2
-            while copies and copies[0]["before_launch"] <= launch:
-                c = copies.pop(0)
-                session.copy(c["bytes"], c["direction"], addr=c["addr"])
-
-        for i, trace in enumerate(traces):
-            replay_copies_before(i)
-            st = session.run_launch(trace)
-            per_launch += [MetricRow(f"launch{i}", "cycles", float(st.cycles), "cycles"),
-                           MetricRow(f"launch{i}", "warp_instructions", float(st.c("WARP_INSTS")), "warp-instr")]
-        replay_copies_before(len(recording.trace_paths))
-        rows = session.totals().rows()
+        m = measure(self._load_machine(point), traces, recording.copies, policy=self._policy(point),
+                    recording=recording)
         # identity rows (kernel name, machine, hash) are strings: the point's key already records them
-        if policy is not None:
-            rows = [*rows, *policy.rows()]
-        return [MetricRow(str(p), str(m), float(v), str(u)) for p, m, v, u in rows
-                if isinstance(v, numbers.Real) and not _is_wall_time(str(m))] + per_launch
+        return [MetricRow(str(p), str(name), float(v), str(u)) for p, name, v, u in m.rows()
+                if isinstance(v, numbers.Real) and not _is_wall_time(str(name))]
 
 
 def _is_wall_time(stat: str) -> bool:

@@ -25,9 +25,9 @@ of tens of millions of records take seconds:
     warp-instructions that access shared memory, local memory, or are atomics (any space), with at least
     one lane accessing memory, as a fraction of all warp-instructions (counts in the JSON output).
 
-With a machine (``--machine gtx480``) the traces are also replayed on a fresh :class:`TimingSession`
-(kernels only, from cold caches: host copies are not timed; ``--copies`` replays the program's host copies in
-program order, as ``ndpgpu run --machine`` and the experiment machinery's replay do, so the two then agree),
+With a machine (``--machine gtx480``) the traces are also measured along the one measuring path
+(:mod:`ndpgpu.timing.measure`: the program's host copies in program order, as ``ndpgpu run`` and sweeps do;
+``--no-copies``: kernels only, from cold caches),
 adding ``cycles``, ``ipc`` (thread-instructions per core cycle), ``l1_hit_rate``, ``l2_hit_rate``, ``dram_utilisation``
 (achieved DRAM bandwidth over the preset's peak) and ``tom_selected`` (utilisation above 50%, the
 criterion TOM used to choose its workloads). The functional run then uses the machine's SM count (as
@@ -256,24 +256,13 @@ def characterize_traces(traces: Sequence[KernelTrace]) -> dict[str, Any]:
 
 def timing_columns(traces: Sequence[KernelTrace], machine: str,
                    copies: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Replay the traces on a fresh :class:`TimingSession` of ``machine``: kernels only (cold caches), or with
-    ``copies`` (``Device.copies``) the program's host copies too, in program order, as ``ndpgpu run`` times them."""
-    from ..timing import TimingSession
+    """Measure the traces on ``machine`` along the one measuring path (:func:`ndpgpu.timing.measure.measure`):
+    with ``copies`` (``Device.copies``) the program's host copies in program order, as ``ndpgpu run`` and sweeps
+    time them; ``copies=None``: kernels only, from cold caches (``--no-copies``)."""
+    from ..timing.measure import measure
 
     t0 = time.perf_counter()
-    sess = TimingSession(machine)
-    pending = sorted(copies or [], key=lambda c: c["before_launch"])
-
-    def copies_before(launch: int) -> None:
-        while pending and pending[0]["before_launch"] <= launch:
-            c = pending.pop(0)
-            sess.copy(c["bytes"], c["direction"], addr=c["addr"])
-
-    for i, tr in enumerate(traces):
-        copies_before(i)
-        sess.run_launch(tr)
-    copies_before(len(traces))
-    tot = sess.totals()
+    tot = measure(machine, traces, copies or [], with_copies=copies is not None).totals()
     peak = float(tot.get("dram", "peak_bandwidth", 0.0) or 0.0)
     bw = float(tot.get("dram", "bandwidth", 0.0) or 0.0)
     util = bw / peak if peak else 0.0
@@ -306,7 +295,7 @@ def _workload_info(name: str) -> dict[str, Any]:
 
 
 def characterize_workload(name: str, scale: str = "small", machine: str | None = None,
-                          copies: bool = False) -> dict[str, Any]:
+                          copies: bool = True) -> dict[str, Any]:
     """One workload's row: registry info, the run's check, the characterization (and timing) metrics
     (``copies``: the timing replays the program's host copies too, see :func:`timing_columns`).
 
@@ -669,9 +658,9 @@ def _select(names: Sequence[str], suite: str | None) -> list[str]:
 def timing_mode(copies: bool) -> str:
     """What the timing columns replay, shown with them."""
     if copies:
-        return "kernels and the program's host copies, in program order (as `ndpgpu run --machine` times them)"
-    return ("kernels only, from cold caches (no host copies; `ndpgpu run --machine` times the copies too, so its "
-            "L2 and cycles can differ: --copies replays them here)")
+        return ("kernels and the program's host copies, in program order (the one measuring path: as `ndpgpu run` "
+                "and sweeps time them)")
+    return "kernels only, from cold caches (--no-copies: no host copies timed, none warms the L2)"
 
 
 def characterize_main(args: Any) -> int:
@@ -687,7 +676,7 @@ def characterize_main(args: Any) -> int:
     time_limit = float(getattr(args, "time_limit", 600.0) or 600.0)
     do_char = not getattr(args, "no_characterize", False)
     do_paper = bool(getattr(args, "paper_times", False))
-    copies = bool(getattr(args, "copies", False))
+    copies = not bool(getattr(args, "no_copies", False))
     quiet = fmt == "json"
 
     def progress(row: dict[str, Any]) -> None:

@@ -171,12 +171,22 @@ def evaluate(st: LaunchStats) -> EnergyReport | None:
 
 
 def put_rows(st: LaunchStats, put: Put) -> EnergyReport | None:
-    """Add the energy rows of ``st``: per event ``energy.<event>`` (count, price, energy), per component
-    ``energy.<component>`` (dynamic, static, total), ``energy`` (total, dynamic, static) and ``power``
-    (average, dynamic, static in W). Nothing when the machine has no model."""
+    """Add the energy rows of ``st`` in both windows (docs/metrics.md, "Energy windows").
+
+    The application window (kernels and host copies: static power draws during the copies too):
+    ``energy.application`` (total, dynamic, static), per event ``energy.<event>`` (count, price, energy), per
+    component ``energy.<component>`` (dynamic, static, total) and ``energy`` (total, dynamic, static; the same
+    as ``energy.application``). The kernels' window (GPUWattch's: what the papers report): ``energy.kernel``
+    (total, dynamic, static) and per component ``energy.<component>.kernel``; dynamic energy is the kernels'
+    alone in both windows (a copy prices no event), static energy scales with the window's time.
+    ``power`` (average, dynamic, static) is over the kernels' time, ``power.application`` over the
+    application's. Nothing when the machine has no model."""
     rep = evaluate(st)
     if rep is None:
         return None
+    app_s = rep.time_s
+    kernel_s = st.time_ps * 1e-12
+    share = kernel_s / app_s if app_s > 0 else 1.0  # the kernels' share of the static energy
     for e in rep.events:
         put(f"energy.{e.name}", "count", e.count, e.unit)
         put(f"energy.{e.name}", "price", e.price_pj, "pJ")
@@ -185,12 +195,19 @@ def put_rows(st: LaunchStats, put: Put) -> EnergyReport | None:
         put(f"energy.{comp}", "dynamic", dyn, "pJ")
         put(f"energy.{comp}", "static", stat, "pJ")
         put(f"energy.{comp}", "total", dyn + stat, "pJ")
+        put(f"energy.{comp}", "kernel", dyn + stat * share, "pJ")
     put("energy", "model", rep.model, "")
     put("energy", "dynamic", rep.dynamic_pj, "pJ")
     put("energy", "static", rep.static_pj, "pJ")
     put("energy", "total", rep.total_pj, "pJ")
-    t = rep.time_s
-    put("power", "average", rep.average_power_w, "W")
-    put("power", "dynamic", rep.dynamic_pj * 1e-12 / t if t > 0 else 0.0, "W")
-    put("power", "static", rep.static_pj * 1e-12 / t if t > 0 else 0.0, "W")
+    kernel_static = rep.static_pj * share
+    for window, dyn, stat in (("kernel", rep.dynamic_pj, kernel_static),
+                              ("application", rep.dynamic_pj, rep.static_pj)):
+        put(f"energy.{window}", "dynamic", dyn, "pJ")
+        put(f"energy.{window}", "static", stat, "pJ")
+        put(f"energy.{window}", "total", dyn + stat, "pJ")
+    put("power", "average", (rep.dynamic_pj + kernel_static) * 1e-12 / kernel_s if kernel_s > 0 else 0.0, "W")
+    put("power", "dynamic", rep.dynamic_pj * 1e-12 / kernel_s if kernel_s > 0 else 0.0, "W")
+    put("power", "static", kernel_static * 1e-12 / kernel_s if kernel_s > 0 else 0.0, "W")
+    put("power", "application", rep.average_power_w, "W")
     return rep

@@ -231,7 +231,7 @@ def combine(stats: list[LaunchStats], *, copies: dict[str, float] | None = None,
     extra: dict[str, int] = {}
     for s in stats:
         for k, v in s.extra.items():
-            extra[k] = extra.get(k, 0) + v
+            extra[k] = max(extra.get(k, v), v) if is_maximum_counter(k) else extra.get(k, 0) + v
     return LaunchStats(
         kernel="(total)", launch_id=-1, machine=first.machine, config_hash=first.config_hash,
         cycles=sum(s.cycles for s in stats), time_ps=time_ps if time_ps is not None else sum(s.time_ps for s in stats),
@@ -244,15 +244,25 @@ def combine(stats: list[LaunchStats], *, copies: dict[str, float] | None = None,
     )
 
 
+def is_maximum_counter(name: str) -> bool:
+    """A counter that holds a maximum (a queue's high-water mark, the busiest unit's time): its name has the word
+    ``MAX`` (``CH_OQ_MAX``, ``TSV_BUSY_MAX_PS``). Over several launches it is the largest launch's, not a sum."""
+    return "MAX" in name.upper().split("_")
+
+
 def _combine_mechanism(stats: list[LaunchStats]) -> dict[str, Any]:
-    """The mechanism's counters summed over the launches it ran in."""
+    """The mechanism's counters over the launches it ran in: summed, except maxima (:func:`is_maximum_counter`),
+    which stay maxima."""
     with_mech = [s for s in stats if s.mechanism is not None]
     if not with_mech:
         return {}
     counters: dict[str, int] = {}
     for s in with_mech:
         for k, v in s.mechanism_counters.items():
-            counters[k] = counters.get(k, 0) + v
+            if is_maximum_counter(k):
+                counters[k] = max(counters.get(k, v), v)
+            else:
+                counters[k] = counters.get(k, 0) + v
     first = with_mech[0]
     return {"mechanism": first.mechanism, "mechanism_counters": counters, "mechanism_metrics": first.mechanism_metrics}
 

@@ -32,10 +32,11 @@ I64 = np.int64
 # columns of ``OffloadPlan.instances``, in order (``hardware.OI_*`` columns up to ``OI_WL1``)
 OFFLOAD_INSTANCE_FIELDS = (
     "warp",       # global warp id
-    "seg0", "off0",  # where the block's stretch of the warp's stream starts: (segment index, offset in it)
+    "seg0", "off0",  # where the stack SM's stretch of the warp's stream starts (segment index, offset in it):
+                     # the decision point, since the GPU ran the block's part before it
     "dseg", "doff",  # decision point: the block's first memory instruction (the GPU runs the part before it)
     "seg1", "off1",  # where the warp continues after the block
-    "rec0", "rec1",  # the block's memory records [rec0, rec1)
+    "rec0", "rec1",  # the memory records the stack SM runs [rec0, rec1) (from the decision point's)
     "line",       # line address of the first memory access (its stack is the destination), -1 if none
     "allowed",    # 1 when the block's condition holds for this instance (e.g. its trip count), else 0
     "adds_tx", "adds_rx",  # 1 when offloading this instance adds traffic on TX / RX (the 2-bit tag, negated)

@@ -26,6 +26,7 @@ from .candidates import Candidate, CandidateTable
 from .cost import DEFAULT_PARAMS, CostParams
 from .instances import (
     I_DOFF,
+    I_DREC,
     I_DSEG,
     I_OFF0,
     I_OFF1,
@@ -128,10 +129,15 @@ class TomOffload(BlockOffload):
             nw = np.zeros_like(nw)
         ack = ack_regs + np.ceil(nw * cfg.address_bytes / cfg.flit_bytes).astype(np.int64)
         no_mem = t[:, I_DSEG] < 0
+        # the GPU runs the block up to its decision point (G6); the stack SM runs the rest, from the decision
+        # point on, so no instruction of the block is issued twice (the timing engine's instruction counts equal
+        # the functional run's)
+        dseg = np.where(no_mem, t[:, I_SEG0], t[:, I_DSEG])
+        doff = np.where(no_mem, t[:, I_OFF0], t[:, I_DOFF])
+        drec = np.where(no_mem, t[:, I_REC0], t[:, I_DREC])
         cols = {
-            "warp": t[:, I_WARP], "seg0": t[:, I_SEG0], "off0": t[:, I_OFF0],
-            "dseg": np.where(no_mem, t[:, I_SEG0], t[:, I_DSEG]), "doff": np.where(no_mem, t[:, I_OFF0], t[:, I_DOFF]),
-            "seg1": t[:, I_SEG1], "off1": t[:, I_OFF1], "rec0": t[:, I_REC0], "rec1": t[:, I_REC1],
+            "warp": t[:, I_WARP], "seg0": dseg, "off0": doff, "dseg": dseg, "doff": doff,
+            "seg1": t[:, I_SEG1], "off1": t[:, I_OFF1], "rec0": drec, "rec1": t[:, I_REC1],
             "line": inst.first_line, "allowed": allowed, "adds_tx": adds_tx, "adds_rx": adds_rx,
             "req_flits": req, "ack_flits": ack, "wl0": inst.written_start[:-1], "wl1": inst.written_start[1:],
         }

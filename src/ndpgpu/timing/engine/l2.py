@@ -226,13 +226,20 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     mb = j * nm
     ent = -1
     free_e = -1
+    pending = False  # the line has a miss outstanding that cannot take this request
     for m in range(mb, mb + nm):
         if l2m[m, M_NREQ] > 0:
-            if l2m[m, M_LINE] == line and (mm & ~l2m[m, M_SECT]) == 0 and l2m[m, M_NWAIT] < cfg[C_L2_MERGE]:
-                ent = m
-                break
+            if l2m[m, M_LINE] == line:
+                if (mm & ~l2m[m, M_SECT]) == 0 and l2m[m, M_NWAIT] < cfg[C_L2_MERGE]:
+                    ent = m
+                    break
+                pending = True
         elif free_e < 0:
             free_e = m
+    if ent < 0 and pending:
+        # the line's entry is full (mshr_merge requests) or lacks some of these sectors: the request waits at
+        # the head of the queue until the fill (as GPGPU-Sim's reservation failure); never a second DRAM read
+        return False
     if ent >= 0:
         # merge into the outstanding miss
         dr = l2m[ent, M_DREQ]

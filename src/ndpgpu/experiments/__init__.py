@@ -7,7 +7,7 @@ See ``docs/experiments.md``. The main entry points::
     report = reproduce("builtin", scale="tiny", out_dir="reports/builtin")
 """
 
-from .interfaces import Executor, MachineConfig, MetricRow, Provenance, RecordingManifest
+from .interfaces import Executor, MachineConfig, MetricRow, Provenance, RecordingManifest, RecordingMismatchWarning
 from .points import Grid, Point, SpecError, SweepSpec, load_spec, spec_from_dict
 from .report import Check, Reproduction, all_reproductions, register_reproduction, reproduce, write_document
 from .results import ResultSet, Table, pivot, query, write_csv
@@ -24,6 +24,7 @@ __all__ = [
     "Point",
     "Provenance",
     "RecordingManifest",
+    "RecordingMismatchWarning",
     "Reproduction",
     "ResultSet",
     "ResultStore",

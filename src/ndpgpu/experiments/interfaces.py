@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import hashlib
 import json
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
@@ -56,7 +57,10 @@ class RecordingManifest:
     """A persisted functional run of one (workload, scale): outputs checked, one trace per launch.
 
     ``trace_paths`` are relative to the recording's directory while persisted (``manifest.json``) and
-    absolute once loaded.
+    absolute once loaded. ``key`` is the identity it was recorded for (workload, scale and the
+    :class:`Provenance` fields) and ``trace_digests`` the sha256 of each trace file's bytes: a reused
+    recording must match both (:meth:`identity_mismatches`), since a trace file's own CRC proves only that
+    the file is intact, not that it is this key's trace.
     """
 
     workload: str
@@ -70,8 +74,32 @@ class RecordingManifest:
     reused: bool = False
     copies: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # host<->device copies, in order
     allocations: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # device allocations: addr, bytes
+    key: dict[str, Any] = dataclasses.field(default_factory=dict)  # the identity it was recorded for
+    trace_digests: list[str] = dataclasses.field(default_factory=list)  # sha256 of each trace file, in order
 
     FILE: ClassVar[str] = "manifest.json"
+
+    def seal(self, key: dict[str, Any]) -> None:
+        """Record the identity this recording was made for and the digest of each of its trace files."""
+        self.key = {str(k): v for k, v in key.items()}
+        self.trace_digests = [file_digest(Path(p)) for p in self.trace_paths]
+
+    def identity_mismatches(self, key: dict[str, Any]) -> list[str]:
+        """What differs between this (loaded) recording and the identity ``key`` it should have: each
+        differing key field, and each trace file whose bytes are not the ones recorded. Empty: reusable."""
+        if not self.key or len(self.trace_digests) != len(self.trace_paths):
+            return ["the manifest carries no recorded identity or trace digests (recorded by an older version)"]
+        out = []
+        for field in sorted(set(key) | set(self.key)):
+            want, have = key.get(field), self.key.get(field)
+            if str(want) != str(have):
+                out.append(f"{field} is {have!r} in the manifest, expected {want!r}")
+        for path, digest in zip(self.trace_paths, self.trace_digests, strict=True):
+            actual = file_digest(Path(path))
+            if actual != digest:
+                out.append(f"trace file {path} has sha256 {actual[:16]}..., the recording's was {digest[:16]}... "
+                           "(replaced or modified since it was recorded)")
+        return out
 
     def failure_message(self) -> str:
         """The failed output checks, one per line."""
@@ -102,6 +130,20 @@ class RecordingManifest:
         data = json.loads((directory / cls.FILE).read_text())
         data["trace_paths"] = [str(directory / p) for p in data["trace_paths"]]
         return cls(**data, reused=True)
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of a file's bytes (hex)."""
+    h = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class RecordingMismatchWarning(UserWarning):
+    """A stored recording is not the one its key asks for (another key's manifest, or a trace file replaced
+    since it was recorded): it is moved aside and recorded again."""
 
 
 class Executor(abc.ABC):

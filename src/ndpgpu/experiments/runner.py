@@ -132,6 +132,7 @@ class _Group:
     scale: str
     rec_dir: Path
     points: list[PlannedPoint]
+    key: dict[str, Any] = dataclasses.field(default_factory=dict)  # the identity its recording is made for
 
 
 @dataclasses.dataclass
@@ -145,7 +146,8 @@ class _Task:
     def submit(self, pool: Any, executor: str, options: dict[str, Any]) -> Future:
         if self.kind == "record":
             g = self.group
-            return pool.submit(worker.run_record, executor, options, g.workload, g.scale, str(g.rec_dir))
+            return pool.submit(worker.run_record, executor, options, g.workload, g.scale, str(g.rec_dir),
+                               g.key or None)
         assert self.point is not None
         return pool.submit(worker.run_time, executor, options, self.point.point.model_dump(mode="json"), self.manifest)
 
@@ -450,7 +452,8 @@ def run_sweep(
             )
             if rec_key not in groups:
                 rec_dir = traces_root / p.point.workload / p.point.scale / rec_key
-                groups[rec_key] = _Group(p.point.workload, p.point.scale, rec_dir, [])
+                groups[rec_key] = _Group(p.point.workload, p.point.scale, rec_dir, [],
+                                         worker.recording_key(p.point.workload, p.point.scale, p.provenance))
             groups[rec_key].points.append(p)
         show = sys.stderr.isatty() if progress is None else progress
         result = _Sweep(plan, db, jobs, show, resolve_scheduler(scheduler)).run(list(groups.values()))

@@ -30,6 +30,7 @@ from .functional.launch import (
     MemoryFault,
     MisalignedAccess,
 )
+from .functional.memory import DeviceMemoryError
 
 __version__ = "0.1.0"
 
@@ -38,5 +39,5 @@ __all__ = [
     "Function", "RawKernel", "RawModule", "UnsupportedPTX", "asarray", "empty",
     "get_device", "zeros", "CompileError", "ToolchainError", "PTXParseError", "BarrierDeadlock",
     "BoundsCheckError", "IndependentThreadSchedulingRequired", "InstructionBudgetExceeded", "KernelError",
-    "KernelTrap", "MemoryFault", "MisalignedAccess", "__version__",
+    "KernelTrap", "MemoryFault", "MisalignedAccess", "DeviceMemoryError", "__version__",
 ]

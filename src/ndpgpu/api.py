@@ -33,7 +33,7 @@ from .frontend.parser import parse_ptx
 from .functional import isa
 from .functional.decode import HEAP_CONTROL, Program, UnsupportedPTX, decode_kernel
 from .functional.launch import BoundsCheckError, LaunchOptions, LaunchResult, execute
-from .functional.memory import DeviceMemory, MemoryLayout
+from .functional.memory import DeviceMemory, DeviceMemoryError, MemoryLayout
 
 __all__ = [
     "Device", "DeviceArray", "RawModule", "RawKernel", "Function", "asarray", "zeros", "empty",
@@ -152,7 +152,27 @@ class DeviceArray:
         _check_c_layout(self.dtype)
         self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
         self.ptr = ptr if ptr is not None else self.device.memory.alloc(self.nbytes, label, self.dtype.alignment)
+        self.label = label
         self._owner = _owner
+
+    @property
+    def freed(self) -> bool:
+        """True once :meth:`free` returned this array's memory (or that of the array it views)."""
+        return self.device.memory.freed_at(self.ptr) is not None
+
+    def free(self) -> None:
+        """Return the array's device memory now (cudaFree) instead of with its device. Afterwards ``get``,
+        ``set`` and launches with the array raise :class:`DeviceMemoryError`; a second ``free`` says "already
+        freed". A kernel that reaches the memory through another pointer is reported (naming the freed
+        allocation) only under ``Device(bounds_check=True)``: freed pages stay mapped."""
+        self.device.memory.free(self.ptr)
+
+    def _check_live(self, what: str) -> None:
+        alloc = self.device.memory.freed_at(self.ptr)
+        if alloc is not None:
+            raise DeviceMemoryError(f"{what} of a freed device array {self!r} ({alloc.describe()}): its memory was "
+                                    "returned by free(); copy it to the host before freeing it, or allocate a new "
+                                    "array")
 
     @property
     def size(self) -> int:
@@ -174,12 +194,14 @@ class DeviceArray:
 
     def get(self) -> np.ndarray:
         """Copy to a new host array."""
+        self._check_live("get()")
         self.device.record_copy("d2h", self.nbytes, self.ptr)
         raw = self.device.memory.read(self.ptr, self.nbytes)
         return raw.view(self.dtype).reshape(self.shape).copy()
 
     def set(self, host) -> None:
         """Copy ``host`` in; its total size in bytes must match (a dtype view is allowed)."""
+        self._check_live("set()")
         arr = np.ascontiguousarray(host)
         if arr.dtype != self.dtype and arr.nbytes != self.nbytes:
             raise ValueError(f"cannot set a {self.dtype}{self.shape} device array from {arr.dtype}{arr.shape}")
@@ -208,7 +230,8 @@ class DeviceArray:
         return self.get()
 
     def __repr__(self) -> str:
-        return f"<ndpgpu.DeviceArray shape={self.shape} dtype={self.dtype} ptr={self.ptr:#x}>"
+        label = f" label={self.label!r}" if self.label else ""
+        return f"<ndpgpu.DeviceArray shape={self.shape} dtype={self.dtype} ptr={self.ptr:#x}{label}>"
 
 
 class _MemoryPointer:
@@ -733,6 +756,7 @@ def _pack_arg(param: Param, value, index: int, kernel: str) -> bytes:
     if isinstance(value, DeviceArray):
         if size != 8 or param.array:
             raise TypeError(f"{where}: a device array (pointer) was passed to a {size}-byte parameter")
+        value._check_live(where + ": passing")
         return struct.pack("<Q", value.ptr)
     if value is None:
         if size != 8:

@@ -282,12 +282,12 @@ def _grid_sync_workspace(memory: DeviceMemory) -> int:
 
 def _where(memory: DeviceMemory, addr: int) -> str:
     """Where a stray address lies relative to the allocations (for bounds-check reports)."""
-    below = memory.nearest_below(addr)
+    below = memory.nearest_below(addr, freed=True)
     if below is None:
         return "below every allocation"
-    label = f" {below.label!r}" if below.label else ""
-    return (f"{addr - below.end} bytes past the end of the {below.size}-byte allocation{label} at "
-            f"{below.address:#x}")
+    if below.freed and addr < below.end:
+        return f"{addr - below.address} bytes into {below.describe()} (use after free)"
+    return f"{addr - below.end} bytes past the end of {below.describe()}"
 
 
 def _unlinear(i: int, dims: tuple[int, int, int]) -> tuple[int, int, int]:

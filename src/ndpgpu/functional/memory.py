@@ -3,7 +3,9 @@
 Layout (documented in ``docs/functional.md``): allocations are placed upward from ``base`` at
 ``alignment`` boundaries, as cudaMalloc does; memory is mapped in ``page_size`` pages, so a read just
 past an allocation but inside a mapped page returns what the padding holds (zeros), while an access
-beyond the last mapped page faults. Freed allocations are not reused within a device's lifetime.
+beyond the last mapped page faults. Freed allocations are not reused within a device's lifetime; their
+pages stay mapped, so a kernel's access to freed memory is reported only by the bounds-checking mode
+(which names the freed allocation), while the host side refuses it always (``DeviceArray.get``).
 
 With ``guard_zones`` (the bounds-checking mode) every allocation is followed by an unused guard zone as
 large as the allocation (at least ``GUARD_MIN`` bytes, at most ``GUARD_MAX``), so an access that runs
@@ -50,6 +52,11 @@ class Allocation:
     @property
     def end(self) -> int:
         return self.address + self.size
+
+    def describe(self) -> str:
+        """``the 4096-byte allocation 'x' at 0x700000000`` (freed ones say so)."""
+        label = f" {self.label!r}" if self.label else ""
+        return f"the {'freed ' if self.freed else ''}{self.size}-byte allocation{label} at {self.address:#x}"
 
 
 GUARD_MIN = 1024
@@ -101,11 +108,27 @@ class DeviceMemory:
         return self.workspaces[name], True
 
     def free(self, address: int) -> None:
+        """Free the allocation that starts at ``address`` (cudaFree): a second free of it says "already
+        freed", an address inside an allocation or outside every one says so."""
         for a in self.allocations:
             if a.address == address and not a.freed:
                 a.freed = True
                 return
+        for a in self.allocations:
+            if a.address == address:
+                raise DeviceMemoryError(f"double free: {a.describe()} was already freed")
+        inside = self.find(address)
+        if inside is not None:
+            raise DeviceMemoryError(f"free of {address:#x}, {address - inside.address} bytes inside "
+                                    f"{inside.describe()}: free takes the address an allocation starts at")
         raise DeviceMemoryError(f"free of an address that is not an allocation: {address:#x}")
+
+    def freed_at(self, address: int) -> Allocation | None:
+        """The freed allocation containing ``address`` (or starting at it, when empty), if any."""
+        for a in self.allocations:
+            if a.freed and (a.address <= address < a.end or a.address == address):
+                return a
+        return None
 
     def _round_page(self, n: int) -> int:
         p = self.layout.page_size
@@ -150,11 +173,12 @@ class DeviceMemory:
         hi = np.array([b for _, b in live], dtype=np.int64)
         return lo, hi
 
-    def nearest_below(self, address: int) -> Allocation | None:
-        """The live allocation that starts closest below (or at) ``address``, if any."""
+    def nearest_below(self, address: int, freed: bool = False) -> Allocation | None:
+        """The live allocation (any allocation, freed ones too, with ``freed``) that starts closest below (or
+        at) ``address``, if any."""
         best = None
         for a in self.allocations:
-            if not a.freed and a.address <= address and (best is None or a.address > best.address):
+            if (freed or not a.freed) and a.address <= address and (best is None or a.address > best.address):
                 best = a
         return best
 

@@ -1,0 +1,78 @@
+"""Freed device memory: ``DeviceArray.free`` returns an array's memory; reading it back, freeing it twice,
+passing it to a kernel or a kernel's access to it (under ``bounds_check``) is an error naming the freed
+allocation, never stale data or a misleading "past the end of a neighbour" report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ndpgpu
+from ndpgpu import DeviceMemoryError
+
+HEADER = ".version 9.0\n.target sm_75\n.address_size 64\n"
+# reads p[tid] through a pointer passed as a plain 64-bit integer (not a device array)
+READ = HEADER + """.visible .entry k(.param .u64 p, .param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u64 %rd4, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r2, [%rd3];
+  add.s64 %rd5, %rd4, %rd2;
+  st.global.u32 [%rd5], %r2;
+  ret;
+}
+"""
+
+
+def test_get_and_set_of_a_freed_array_name_it() -> None:
+    with ndpgpu.Device():
+        a = ndpgpu.DeviceArray(8, np.float32, label="weights")
+        a.set(np.ones(8, np.float32))
+        a.free()
+        assert a.freed
+        with pytest.raises(DeviceMemoryError, match=r"get\(\) of a freed device array .*label='weights'.*free\(\)"):
+            a.get()
+        with pytest.raises(DeviceMemoryError, match=r"set\(\) of a freed device array"):
+            a.set(np.zeros(8, np.float32))
+        with pytest.raises(DeviceMemoryError, match="freed"):
+            a.view(np.uint32).get()
+
+
+def test_a_double_free_says_already_freed() -> None:
+    with ndpgpu.Device():
+        a = ndpgpu.zeros(16, np.int32)
+        a.free()
+        with pytest.raises(DeviceMemoryError, match=r"double free: the freed 64-byte allocation at 0x[0-9a-f]+ "
+                                                    "was already freed"):
+            a.free()
+        b = ndpgpu.zeros(16, np.int32)
+        with pytest.raises(DeviceMemoryError, match="4 bytes inside the 64-byte allocation"):
+            b.device.memory.free(b.ptr + 4)
+
+
+def test_passing_a_freed_array_to_a_kernel_names_the_argument() -> None:
+    fn = ndpgpu.RawModule(ptx=READ).get_function("k")
+    with ndpgpu.Device():
+        a, out = ndpgpu.zeros(32, np.uint32), ndpgpu.zeros(32, np.uint32)
+        a.free()
+        with pytest.raises(DeviceMemoryError, match=r"argument 0 \(.*p.*\) of k: passing of a freed device array"):
+            fn((1,), (32,), (a, out))
+
+
+def test_a_kernel_reading_freed_memory_is_reported_as_freed_under_bounds_check() -> None:
+    fn = ndpgpu.RawModule(ptx=READ).get_function("k")
+    with ndpgpu.Device(bounds_check=True):
+        before = ndpgpu.zeros(32, np.uint32)  # a live neighbour below the freed array
+        a = ndpgpu.DeviceArray(32, np.uint32, label="stale")
+        out = ndpgpu.zeros(32, np.uint32)
+        a.set(np.arange(32, dtype=np.uint32))
+        a.free()
+        with pytest.raises(ndpgpu.BoundsCheckError, match=r"freed 128-byte allocation 'stale'.*use after free") as e:
+            fn((1,), (32,), (np.uint64(a.ptr), out))
+        assert "past the end" not in str(e.value)
+        del before

@@ -11,6 +11,7 @@ from .api import (
     LaunchConfigError,
     RawKernel,
     RawModule,
+    SymbolLookupError,
     UnsupportedPTX,
     asarray,
     empty,
@@ -39,5 +40,5 @@ __all__ = [
     "Function", "RawKernel", "RawModule", "UnsupportedPTX", "asarray", "empty",
     "get_device", "zeros", "CompileError", "ToolchainError", "PTXParseError", "BarrierDeadlock",
     "BoundsCheckError", "IndependentThreadSchedulingRequired", "InstructionBudgetExceeded", "KernelError",
-    "KernelTrap", "MemoryFault", "MisalignedAccess", "DeviceMemoryError", "__version__",
+    "KernelTrap", "MemoryFault", "MisalignedAccess", "DeviceMemoryError", "SymbolLookupError", "__version__",
 ]

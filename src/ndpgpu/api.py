@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import math
+import operator
 import re
 import struct
 import sys
@@ -37,8 +38,16 @@ from .functional.memory import DeviceMemory, DeviceMemoryError, MemoryLayout
 
 __all__ = [
     "Device", "DeviceArray", "RawModule", "RawKernel", "Function", "asarray", "zeros", "empty",
-    "get_device", "UnsupportedPTX",
+    "get_device", "UnsupportedPTX", "SymbolLookupError",
 ]
+
+
+class SymbolLookupError(KeyError):
+    """A module has no kernel or variable of that name (or the name is ambiguous); the message lists what
+    the module defines. A ``KeyError`` (so a ``LookupError``) whose text prints without KeyError's quotes."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 _device_ids = itertools.count()
 _local = threading.local()
@@ -146,7 +155,13 @@ class DeviceArray:
                  label: str = "", _owner: DeviceArray | None = None):
         self.device = device or get_device()
         self.dtype = np.dtype(dtype)
-        self.shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+        dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+        try:
+            self.shape = tuple(operator.index(s) for s in dims)
+        except TypeError:
+            bad = next(s for s in dims if not hasattr(s, "__index__"))
+            raise TypeError(f"device array shape {shape!r}: {type(bad).__name__!r} object cannot be interpreted as "
+                            "an integer (as in NumPy); pass whole numbers, e.g. int(n)") from None
         if any(s < 0 for s in self.shape):
             raise ValueError(f"negative dimension in shape {self.shape}")
         _check_c_layout(self.dtype)
@@ -264,7 +279,13 @@ def _check_c_layout(dtype: np.dtype) -> None:
 
 
 def asarray(host, dtype=None) -> DeviceArray:
-    """Copy a host array (or anything numpy accepts) to the current device."""
+    """Copy a host array (or anything numpy accepts) to the current device. A device array of the current
+    device with no other ``dtype`` requested is returned as it is (as CuPy does); another device's array, or
+    one converted to another ``dtype``, is copied through the host (recorded as host copies)."""
+    if isinstance(host, DeviceArray):
+        if host.device is get_device() and (dtype is None or np.dtype(dtype) == host.dtype):
+            return host
+        host = host.get()
     arr = np.ascontiguousarray(np.asarray(host, dtype=dtype))
     dev = get_device()
     d = DeviceArray(arr.shape, arr.dtype, dev)
@@ -435,7 +456,7 @@ class RawModule:
         decl = demangle(sym)
         return f"{sym} ({decl})" if decl else sym
 
-    def _resolve(self, name: str, kinds) -> str:
+    def _resolve(self, name: str, kinds, what: str = "kernel") -> str:
         table = kinds
         if name in table:
             return name
@@ -449,9 +470,14 @@ class RawModule:
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
-            raise KeyError(f"{name!r} is ambiguous: it names {', '.join(matches)}; pass the mangled name")
-        raise KeyError(f"no kernel or variable {name!r} in the module; it defines "
-                       f"{', '.join(self._describe(k) for k in table) or 'nothing'}")
+            raise SymbolLookupError(f"{name!r} is ambiguous: it names {', '.join(matches)}; pass the mangled name")
+        if not table:
+            decl = "`.entry`" if what == "kernel" else "`.global` or `.const` variable"
+            raise SymbolLookupError(f"no {what} {name!r} in the module: its PTX defines no {what} (no {decl}); check "
+                                    "that the source or PTX given to RawModule is the intended one and not empty")
+        raise SymbolLookupError(f"no kernel or variable {name!r} in the module; it defines "
+                                f"{', '.join(self._describe(k) for k in table)} (pass one of these names, a "
+                                "name expression given to RawModule, or a unique plain C++ name)")
 
     def get_function(self, name: str) -> Function:
         """A kernel by mangled name, by a name expression, or by plain C++ name when that is unique."""
@@ -463,7 +489,7 @@ class RawModule:
     def get_global(self, name: str) -> DeviceArray:
         """A ``__device__`` or ``__constant__`` variable of the current device, readable and writable."""
         variables = {n: v for n, v in self.ir.variables.items() if v.space in ("global", "const")}
-        vname = self._resolve(name, variables)
+        vname = self._resolve(name, variables, "variable")
         dev = get_device()
         loaded = self._load(dev)
         var = variables[vname]
@@ -668,7 +694,10 @@ def check_shared_memory(kernel: str, static_shared: int, dynamic_shared: int) ->
     if static_shared > MAX_STATIC_SHARED:
         raise LaunchConfigError(f"{kernel}: {static_shared} bytes of static __shared__ memory exceed CUDA's limit of "
                                 f"{MAX_STATIC_SHARED} per block (larger buffers must be dynamic shared memory)")
-    if dynamic_shared < 0 or static_shared + dynamic_shared > MAX_SHARED_PER_BLOCK:
+    if dynamic_shared < 0:
+        raise LaunchConfigError(f"{kernel}: shared_mem = {dynamic_shared} bytes of dynamic shared memory is negative; "
+                                "pass 0 or more")
+    if static_shared + dynamic_shared > MAX_SHARED_PER_BLOCK:
         raise LaunchConfigError(f"{kernel}: {static_shared} static + {dynamic_shared} dynamic bytes of shared memory "
                                 f"exceed the largest per-block limit ({MAX_SHARED_PER_BLOCK} bytes)")
 
@@ -729,6 +758,14 @@ def check_cooperative(kernel: str, grid: tuple[int, int, int], block: tuple[int,
                                 "large); launch fewer blocks (a grid-stride loop)")
 
 
+def _shared_mem_bytes(kernel: str, shared_mem: Any) -> int:
+    """``shared_mem`` as a byte count: an int (a float or a string is a TypeError, never truncated)."""
+    if isinstance(shared_mem, bool) or not hasattr(shared_mem, "__index__"):
+        raise TypeError(f"{kernel}: shared_mem must be an int number of bytes of dynamic shared memory, got "
+                        f"{shared_mem!r} ({type(shared_mem).__name__}); pass e.g. shared_mem=256 * 4")
+    return operator.index(shared_mem)
+
+
 def _dims(x, what: str) -> tuple[int, int, int]:
     if isinstance(x, (int, np.integer)):
         x = (int(x),)
@@ -781,7 +818,11 @@ def _pack_arg(param: Param, value, index: int, kernel: str) -> bytes:
         value = int(value)
     if isinstance(value, int):
         if kind == "f":
-            return np.array(value, dtype=np.float32 if size == 4 else np.float64).tobytes()
+            try:
+                as_float = float(value)
+            except OverflowError:  # beyond even a double: overflows every float type
+                as_float = math.inf if value > 0 else -math.inf
+            return _pack_float(as_float, size, where, value)
         if param.array or size not in _INT_RANGES:
             raise TypeError(f"{where}: a Python int cannot fill an aggregate parameter")
         lo, hi = _INT_RANGES[size]
@@ -791,12 +832,26 @@ def _pack_arg(param: Param, value, index: int, kernel: str) -> bytes:
     if isinstance(value, float):
         if kind != "f":
             raise TypeError(f"{where}: a Python float passed to an integer parameter")
-        if size == 4:
-            return np.array(value, dtype=np.float32).tobytes()
-        if size == 2:
-            return np.array(value, dtype=np.float16).tobytes()
-        return np.array(value, dtype=np.float64).tobytes()
+        return _pack_float(value, size, where, value)
     raise TypeError(f"{where}: cannot pass a {type(value).__name__}")
+
+
+_FLOAT_TYPES = {2: np.float16, 4: np.float32, 8: np.float64}
+
+
+def _pack_float(value: float, size: int, where: str, given: Any) -> bytes:
+    """A Python number as a ``size``-byte float; a finite value beyond the type's range is an OverflowError
+    (NumPy would make it inf with only a warning). inf and NaN pass as they are."""
+    ftype = _FLOAT_TYPES.get(size)
+    if ftype is None:
+        raise TypeError(f"{where}: a Python number cannot fill a {size}-byte floating-point parameter")
+    with np.errstate(over="ignore"):
+        packed = np.array(value, dtype=ftype)
+    if not np.isfinite(packed) and (isinstance(given, int) or math.isfinite(given)):
+        shown = repr(given) if len(repr(given)) <= 24 else f"{repr(given)[:12]}... ({len(repr(given))} digits)"
+        raise OverflowError(f"{where}: {shown} is beyond the range of a {size * 8}-bit float (largest "
+                            f"{float(np.finfo(ftype).max):g}); pass a value in range, or math.inf if inf is meant")
+    return packed.tobytes()
 
 
 class Function:
@@ -908,7 +963,7 @@ class Function:
             buf += raw
         loaded = self.module._load(dev)
         prog, static = loaded.program(self.name)
-        check_shared_memory(self.name, int(static), int(shared_mem))
+        check_shared_memory(self.name, int(static), _shared_mem_bytes(self.name, shared_mem))
         check_resources(self.name, block3, self.kernel.directives, self.module.registers.get(self.name))
         if prog.grid_sync:
             check_cooperative(self.name, grid3, block3, self.module.arch or "sm_75", dev.num_sms,
@@ -919,7 +974,7 @@ class Function:
         do_trace = dev.trace if trace is None else trace
         regs_per_thread = self.num_regs if do_trace else 0  # a trace is for timing: its count must be known
         opts = LaunchOptions(**{**options.__dict__, "trace": do_trace, "record_regs": record_regs or {}})
-        result = execute(prog, dev.memory, grid3, block3, bytes(buf), int(shared_mem), static, opts,
+        result = execute(prog, dev.memory, grid3, block3, bytes(buf), operator.index(shared_mem), static, opts,
                          launch_id=len(dev.launches), source_lines=self.module._ptx_lines)
         if result.trace is not None:
             result.trace.launch.regs_per_thread = regs_per_thread

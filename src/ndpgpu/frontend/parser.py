@@ -57,6 +57,37 @@ MEMORY_MODIFIERS = frozenset({
     *TYPE_NAMES,
 })
 
+# Every instruction the PTX ISA (up to 8.x) defines, by its first dot-separated part. A name outside this set
+# is not PTX (a typo such as ``frobnicate.u32``): a parse error when the module is loaded. A name inside it
+# that the engine does not implement is refused by the decoder as UnsupportedPTX when a kernel using it is
+# decoded.
+PTX_OPCODES = frozenset("""
+    abs activemask add addc alloca and applypriority atom bar barrier bfe bfi bfind bmsk bra brev brkpt brx
+    call clusterlaunchcontrol clz cnot copysign cos cp createpolicy cvt cvta discard div dp2a dp4a elect
+    ex2 exit fence fma fns getctarank griddepcontrol isspacep istypep ld ldmatrix ldu lg2 lop3 mad mad24
+    madc mapa match max mbarrier membar min mma mov movmatrix mul mul24 multimem nanosleep neg not or
+    pmevent popc prefetch prefetchu prmt rcp red redux rem ret rsqrt sad selp set setmaxnreg setp shf shfl
+    shl shr sin slct sqrt st stackrestore stacksave stmatrix sub subc suld suq sured sust szext tanh
+    tcgen05 tensormap testp tex tld4 trap txq vabsdiff vabsdiff2 vabsdiff4 vadd vadd2 vadd4 vavrg2 vavrg4
+    vmad vmax vmax2 vmax4 vmin vmin2 vmin4 vote vset vset2 vset4 vshl vshr vsub vsub2 vsub4 wgmma wmma xor
+""".split())
+# How many operands an instruction with a fixed operand list takes (the destination, a predicate pair
+# ``p|q`` and a vector ``{a, b}`` count as one): a wrong count would otherwise decode with a source
+# silently missing. Instructions not listed (memory, calls, warp and tensor-core instructions) are checked
+# by the decoder.
+_N = {
+    (0,): "ret exit",
+    (1,): "bra",
+    (2,): "mov abs neg not cnot popc clz bfind brev rcp sqrt rsqrt sin cos lg2 ex2 tanh testp cvta isspacep",
+    (3,): "add sub mul mul24 div rem and or xor shl shr copysign bmsk szext addc subc",
+    (4,): "mad mad24 madc sad fma selp slct prmt shf bfe fns dp4a dp2a",
+    (5,): "bfi",
+    (3, 4): "min max setp set",  # setp/set with a boolean operation take a predicate c; 3-input min/max
+    (2, 3, 4): "cvt",  # cvt.rn.f16x2.f32 d, a, b; cvt.pack.sat.u8.s32.b32 d, a, b, c; cvt.rs ... rbits
+    (5, 6): "lop3",  # lop3.BoolOp.b32 d|p, a, b, c, immLut, q
+}
+OPERAND_COUNTS = {op: counts for counts, ops in _N.items() for op in ops.split()}
+
 _TOKEN_RE = re.compile(
     r"""
     (?P<ws>[ \t\r]+)
@@ -426,6 +457,7 @@ class _Parser:
         scopes: list[dict[str, str]] = [{}]
         scope_counter = 0
         pending_labels: list[str] = []
+        label_lines: dict[str, tuple[int, int]] = {}  # label -> the line and block depth it is defined at
 
         def rename(name: str) -> str:
             for scope in reversed(scopes):
@@ -475,6 +507,14 @@ class _Parser:
             if tok.kind == "ident" and self.peek(1).text == ":":
                 self.next()
                 self.next()
+                if tok.text in label_lines:
+                    first_line, first_depth = label_lines[tok.text]
+                    note = "" if first_depth == len(scopes) == 1 else (
+                        "; a label repeated in separate { } blocks is not supported either: the engine keeps one "
+                        "label namespace per function")
+                    raise self.error(f"duplicate label {tok.text!r} in {fn.name} (first defined at line "
+                                     f"{first_line}){note}", tok)
+                label_lines[tok.text] = (tok.line, len(scopes))
                 fn.labels[tok.text] = len(fn.body)
                 pending_labels.append(tok.text)
                 continue
@@ -542,6 +582,9 @@ class _Parser:
                 self.next()
             self.expect(";")
             return Instruction(parts[0], tuple(parts[1:]), [], guard, start.line, op_tok.text)
+        if parts[0] not in PTX_OPCODES:
+            raise self.error(f"unknown instruction {parts[0]!r} (in {op_tok.text!r}): not a PTX instruction",
+                             op_tok)
         if parts[0] in MEMORY_OPCODES:
             for mod in parts[1:]:
                 if mod not in MEMORY_MODIFIERS:
@@ -553,6 +596,11 @@ class _Parser:
                 operands.append(self.parse_operand(rename))
         end = self.expect(";")
         del end
+        counts = OPERAND_COUNTS.get(parts[0])
+        if counts is not None and len(operands) not in counts:
+            want = " or ".join(str(c) for c in counts)
+            raise self.error(f"{op_tok.text} takes {want} operand{'s' if counts != (1,) else ''}, found "
+                             f"{len(operands)}", op_tok)
         text = f"{'@' + ('!' if guard and guard.negate else '') + guard.name + ' ' if guard else ''}{op_tok.text}"
         return Instruction(parts[0], tuple(parts[1:]), operands, guard, start.line, text)
 

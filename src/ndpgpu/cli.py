@@ -106,7 +106,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                          f"--scale {args.scale}")
     scale = args.scale if isinstance(target, str) else "given"
     overrides = dict(_parse_override(o) for o in args.set or [])
-    for flag, given in (("--set", bool(overrides)), ("--policy", bool(args.policy)), ("--no-copies", args.no_copies)):
+    for flag, given in (("--set", bool(overrides)), ("--policy", bool(args.policy)), ("--no-copies", args.no_copies),
+                        ("--all", getattr(args, "all", False))):
         if given and not args.machine:
             raise UsageError(f"ndpgpu run: {flag} belongs to timing; name the machine with --machine "
                              "(see `ndpgpu machines`)")
@@ -142,12 +143,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"  nvcc {prov['nvcc_version']}, {prov['arch']}; source {prov['source_hash']}, inputs {prov['input_hash']}")
     if m is not None:
         print(f"  timed on {args.machine} with policy {args.policy or 'baseline'}: {timing_note(args.no_copies)}")
-        print(m.totals().table())
-        rows = m.policy_rows()
-        if rows:
-            print(f"[{args.policy}]")
-            for path, metric, value, unit in rows:
-                print(f"  {path}.{metric:<28} {value:>14.6g} {unit}")
+        if getattr(args, "all", False):
+            print(m.totals().table())
+            rows = m.policy_rows()
+            if rows:
+                print(f"[{args.policy}]")
+                for path, metric, value, unit in rows:
+                    print(f"  {path}.{metric:<28} {value:>14.6g} {unit}")
+        else:
+            from .clisummary import summary
+
+            print(summary(m, run.device.traces, args.policy))
         print(f"  {seconds['wall_seconds']:.1f} s in all: functional {seconds['functional_seconds']:.1f} s, "
               f"timing {seconds['timing_seconds']:.1f} s")
     return 0 if run.passed else 1
@@ -183,7 +189,11 @@ def _jsonable(v: object) -> object:
 
 def _run_json(run, args: argparse.Namespace, m, seconds: dict[str, float]) -> dict:
     """``ndpgpu run --json``: the run's checks, functional statistics, provenance, the whole command's time split
-    into functional and timing, and (when timed) every row of the measurement."""
+    into functional and timing, and (when timed) every row of the measurement: the totals' (``timing``), the
+    policy's, and each launch's (``launch_stats``: kernel, grid, block, cycles, rows; ``launches`` stays the number
+    of launches)."""
+    from .clisummary import launches_json
+
     rows = m.totals().rows() if m is not None else None
     return {
         "workload": run.name, "scale": run.scale, "passed": run.passed, "launches": run.launches,
@@ -195,6 +205,7 @@ def _run_json(run, args: argparse.Namespace, m, seconds: dict[str, float]) -> di
         "timing": None if rows is None else [{"path": p, "metric": n, "value": v, "unit": u} for p, n, v, u in rows],
         "policy_rows": [] if m is None else [list(r) for r in m.policy_rows()],
         "launch_rows": [] if m is None else [list(r) for r in m.launch_rows()],
+        "launch_stats": [] if m is None else launches_json(m, run.device.traces),
         "outputs": _file_outputs(run),
     }
 
@@ -316,7 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--machine", help="time it on this machine preset (see `ndpgpu machines`)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="machine override, e.g. l1d.size_kb=48")
     p.add_argument("--policy", help="time with a mechanism's session policy, e.g. tom:ctrl+tmap (needs --machine)")
-    p.add_argument("--json", action="store_true", help="one JSON object on stdout: checks, statistics, timing")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout: checks, statistics, timing "
+                   "(every row of the totals, and under `launch_stats` every row of each launch)")
+    p.add_argument("--all", action="store_true", help="with --machine: print every statistic (the full table) "
+                   "instead of the one-screen summary")
     p.add_argument("--bounds-check", action="store_true", help="report accesses outside allocations")
     p.add_argument("--no-copies", action="store_true", help="time the kernels alone, from cold caches (no host copy "
                    "timed or left in the L2; the same for any policy)")

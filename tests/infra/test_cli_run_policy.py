@@ -20,8 +20,17 @@ def test_tom_policy_offloads_blocks_of_a_workload(capsys):
     assert main(["run", "kmeans", "--machine", "tom-ndp", "--policy", "tom:always+bmap"]) == 0
     out = capsys.readouterr().out
     assert "timed on tom-ndp with policy tom:always+bmap" in out
-    block = out[out.index("offload.blocks"):]
-    offloaded = next(line.split()[1] for line in block.splitlines() if line.strip().startswith("offloaded"))
-    offloaded = int(offloaded.replace(",", ""))
-    assert offloaded > 0
+    # the summary's headline row over the whole run: "offload.blocks.offloaded N of M"
+    totals = out[out.index("totals over"):]
+    offloaded = totals.split("offload.blocks.offloaded ", 1)[1].split()[0]
+    assert int(offloaded.replace(",", "")) > 0
     assert "[tom:always+bmap]" in out and "tom.candidates" in out
+
+
+def test_all_prints_the_full_table_with_the_policy_rows(capsys):
+    assert main(["run", "kmeans", "--machine", "tom-ndp", "--policy", "tom:always+bmap", "--all"]) == 0
+    out = capsys.readouterr().out
+    block = out[out.index("  offload.blocks"):]
+    offloaded = next(line.split()[1] for line in block.splitlines() if line.strip().startswith("offloaded"))
+    assert int(offloaded.replace(",", "")) > 0
+    assert "[tom:always+bmap]" in out and "tom.mapping.scores" in out

@@ -60,6 +60,9 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu reproduce tom --scale small": "ndpgpu reproduce tom --scale tiny --jobs 1",
     "ndpgpu reproduce gpgpusim": NotRun("times vector add of 2^20 floats and a 256 x 256 matmul on two machines "
                                         "(minutes); tests/experiments cover the reproduction machinery"),
+    "ndpgpu run vecadd --machine gtx480 --no-copies": "ndpgpu run vecadd --machine gtx480 --no-copies",
+    "ndpgpu reproduce tom --scale paper --from-points docs/tom/paper/points.parquet":
+        "ndpgpu reproduce tom --scale paper --from-points docs/tom/paper/points.parquet --out reports/tom-paper",
     "ndpgpu analyze tom libor": "ndpgpu analyze tom libor",
     "ndpgpu analyze mpu mpu_axpy": "ndpgpu analyze mpu mpu_axpy",
     "ndpgpu run llc_vecadd_strided --machine llc-mesh --policy llc:omni":
@@ -161,6 +164,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("readme")
     (d / "spec.yaml").write_text(SPEC)
     shutil.copytree(ROOT / "examples", d / "examples")  # the README's kernel-file lines name examples/
+    (d / "docs" / "tom" / "paper").mkdir(parents=True)  # the re-evaluation line reads a committed points file
+    shutil.copy(ROOT / "docs" / "tom" / "paper" / "points.parquet", d / "docs" / "tom" / "paper")
     # the store the `results` lines read: made here, since test workers may run those lines before the sweep's
     cwd = Path.cwd()
     os.chdir(d)

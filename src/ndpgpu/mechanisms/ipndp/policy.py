@@ -122,6 +122,6 @@ def balance_rows(session: Any) -> list[tuple[str, str, float, str]]:
             ("ipndp.balance", "sms_used", float(len(used)), "SMs")]
 
 
-@register_policy("ipndp")
+@register_policy("ipndp", words=(*ALLOCATIONS, *FLAGS, *KEYS, "row", "column", "tile"))
 def make_ipndp_policy(spec: str) -> IpndpPolicy:
     return IpndpPolicy(parse(spec))

@@ -76,6 +76,6 @@ class ChainOffloadPolicy(SessionPolicy):
         return list(self._rows)
 
 
-@register_policy("llc")
+@register_policy("llc", words=(*SCHEMES, *KEYS))
 def make_llc_policy(spec: str) -> ChainOffloadPolicy:
     return ChainOffloadPolicy(parse(spec))

@@ -93,6 +93,6 @@ class MpuPolicy(SessionPolicy):
                 ("mpu.config", "remote_cache", float(self.spec.remote_cache), "flag")]
 
 
-@register_policy("mpu")
+@register_policy("mpu", words=(*POLICIES, PONB, FAR_SMEM, NO_REMOTE_CACHE))
 def make_mpu_policy(spec: str) -> MpuPolicy:
     return MpuPolicy(parse(spec))

@@ -117,6 +117,7 @@ class TeleportPolicy(SessionPolicy):
         return list(self._rows)
 
 
-@register_policy("teleport")
+@register_policy("teleport", words=(*(m for m in MACHINES if m != "off"), "l1", "mthwp", *KEYS, *ARBITRATION,
+                                   *CONTROLLERS))
 def make_teleport_policy(spec: str) -> TeleportPolicy:
     return TeleportPolicy(*parse(spec))

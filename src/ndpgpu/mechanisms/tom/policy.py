@@ -374,6 +374,11 @@ class TomPolicy(SessionPolicy):
         return list(self._rows)
 
 
-@register_policy("tom")
+# the words of a tom: spec, for "did you mean" suggestions
+WORDS = (*CONTROL_NAMES, *MAPPING_NAMES, *(f.name for f in dataclasses.fields(TomPolicySpec)
+                                           if f.name not in ("control", "mapping")), "first_stack", "one_stack")
+
+
+@register_policy("tom", words=WORDS)
 def make_tom_policy(spec: str) -> TomPolicy:
     return TomPolicy(TomPolicySpec.parse(spec))

@@ -353,7 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--study", default="all", help="the reproduction to run (all: every one, in one store; or one "
                    "name: tom, llc, teleport, mpu, ipndp, builtin, ...)")
     p.add_argument("--scale", default="small")
-    p.add_argument("--out", default="out/main", help="report directory")
+    p.add_argument("--out", default="out/main", help="report directory: each study's report goes under OUT/STUDY/ "
+                   "(out/main/tom/), with all's index.html in OUT")
     p.add_argument("--jobs", type=positive_int, default=2)
     p.add_argument("--functional-only", action="store_true", help="only run and check the workloads")
     p.set_defaults(func=_cmd_main)
@@ -377,6 +378,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_given = sys.argv[1:] if argv is None else argv
+    if list(args_given) == ["--version"]:  # answered before the subcommands' modules are imported
+        print(f"ndpgpu {__version__}")
+        return 0
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

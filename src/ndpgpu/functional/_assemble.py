@@ -7,6 +7,9 @@ row its destination in O(n), and one loop writes the fields of the structured ou
 
 from __future__ import annotations
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import numba as nb
 import numpy as np
 

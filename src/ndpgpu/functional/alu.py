@@ -9,6 +9,9 @@ unsigned and -1 for signed types; remainder by zero gives the dividend).
 
 from __future__ import annotations
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import math
 
 import numpy as np

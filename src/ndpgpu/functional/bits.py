@@ -5,6 +5,9 @@ Registers hold raw 64-bit patterns; these helpers reinterpret them without going
 
 from __future__ import annotations
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import numpy as np
 from llvmlite import ir
 from numba import njit, types

@@ -13,6 +13,9 @@ memory and every resident thread's frame (local arrays and call parameters).
 
 from __future__ import annotations
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import numpy as np
 from numba import njit
 

@@ -15,6 +15,9 @@ mechanisms that look at single accesses.
 
 from __future__ import annotations
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import dataclasses
 
 import numba as nb

@@ -14,6 +14,9 @@ analyzer's input) and the lines it writes (the acknowledgement's list).
 
 from __future__ import annotations
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import dataclasses
 
 import numba as nb

@@ -31,6 +31,9 @@ its charged speedups (docs/tom.md, "The learning phase").
 
 from __future__ import annotations
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import dataclasses
 from typing import Any
 

@@ -9,6 +9,9 @@ the indices and the names cannot drift apart. The component modules import every
 
 from __future__ import annotations
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import numba as nb
 
 njit = nb.njit(cache=True, _nrt=False)

@@ -7,6 +7,9 @@ routing; the butterfly's destination-tag routing; the hierarchical mesh's dimens
 between chips.
 """
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 

@@ -1,6 +1,9 @@
 """Time and clock domains, bounded queues, and the request and load-operation pools.
 """
 
+# isort: off
+from ndpgpu import _numba_cache  # noqa: F401  (first: numba's cache stamps, before anything is decorated)
+# isort: on
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 

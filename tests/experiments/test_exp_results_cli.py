@@ -123,7 +123,9 @@ def test_main_job_runs_the_builtin_study(tmp_path: Path, capsys: pytest.CaptureF
     args = argparse.Namespace(study="builtin", scale="tiny", out=str(tmp_path / "main"), jobs=0,
                               store=str(tmp_path / "r.duckdb"), executor="fake", no_progress=True)
     assert cli.main_job(args) == 0
-    assert (tmp_path / "main" / "report.md").exists() and (tmp_path / "main" / "figures" / "ipc.png").exists()
+    out = tmp_path / "main" / "builtin"  # `ndpgpu main --study X` writes under out/main/X/, as `all` writes each
+    assert (out / "report.md").exists() and (out / "figures" / "ipc.png").exists()
+    assert not (tmp_path / "main" / "report.md").exists()
     assert "builtin: checks 2/2 pass; points 20/20 ran" in capsys.readouterr().out
 
 

@@ -170,7 +170,12 @@ def _interrupted(exc: BaseException) -> int:
     """The exit status of a sweep stopped by ``exc`` (a RuntimeError that is not an interruption re-raised)."""
     if isinstance(exc, RuntimeError) and "interrupted" not in str(exc).lower():
         raise exc
-    _err("interrupted; finished points are stored: run the same command again to resume")
+    state = getattr(exc, "sweep_state", None)  # how far the sweep got (runner.SweepState)
+    if state is not None:
+        _err(f"{state.line(interrupted=True)}; finished points are stored: run the same command again to run the "
+             f"{state.not_run} not run")
+    else:
+        _err("interrupted; finished points are stored: run the same command again to resume")
     return EXIT_INTERRUPTED
 
 
@@ -248,16 +253,21 @@ def results_main(args: argparse.Namespace) -> int:
                 added = store.import_bundle(args.import_bundle)
             _err_note(f"imported {added} point(s) from {args.import_bundle} into {store.path}")
             return EXIT_OK
-        with ResultStore(args.store or default_store_path(), read_only=True) as store:
+        store, note = ResultStore.open_for_reading(args.store or default_store_path())
+        if note:  # a sweep is writing the store: its snapshot is read instead
+            _err_note(note)
+        with store:
             if args.export_bundle:
                 store.export_bundle(args.export_bundle, filters)
                 _err_note(f"wrote the bundle {args.export_bundle}")
                 return EXIT_OK
             if args.experiments:
+                counts = store.experiment_counts()
                 if args.json:
-                    print(json.dumps([{"experiment": e, "points": n} for e, n in store.experiments()]))
+                    print(json.dumps([{"experiment": e, "points": n, "ok": ok, "failed": bad, "not_run": nr}
+                                      for e, n, ok, bad, nr in counts]))
                     return EXIT_OK
-                _print_table(["experiment", "points"], [list(r) for r in store.experiments()])
+                _print_table(["experiment", "points", "ok", "failed", "not run"], [list(r) for r in counts])
                 return EXIT_OK
             if args.failed:
                 failed = store.points(Filters(**{**filters.__dict__, "metrics": (), "status": "failed"}))
@@ -358,10 +368,13 @@ def reproduce_main(args: argparse.Namespace) -> int:
     print(
         f"{report.name}: checks {s['evidence_passed']}/{s['evidence']} pass"
         + (f" (+{s['calibrated']} calibrated)" if s["calibrated"] else "")
-        + f"; points {s['points_ok']}/{s['points']} ran; report {report.markdown_path}"
+        + f"; points {s['points_ok']}/{s['points']} ran"
+        + (f", {s['points_failed']} failed" if s["points_failed"] else "")
+        + (f", {s['points_not_run']} not run (a partial report)" if s.get("points_not_run") else "")
+        + f"; report {report.markdown_path}"
     )
     print(json.dumps({"report": str(report.markdown_path), "json": str(report.json_path)}))
-    return EXIT_FAILED_POINTS if s["points_failed"] else EXIT_OK
+    return EXIT_FAILED_POINTS if s["points_failed"] or s.get("points_not_run") else EXIT_OK
 
 
 def _reproduce_all_main(args: argparse.Namespace, opts: dict[str, Any] | None, progress: bool | None) -> int:
@@ -395,13 +408,19 @@ def main_job(args: argparse.Namespace) -> int:
     """``ndpgpu main``: the README's main job, reproductions with their reports (``study``: default ``all``,
     every registered reproduction in one store; or one by name, e.g. ``tom``).
 
-    Reads ``study``, ``scale``, ``out`` and ``jobs`` (and ``store`` when present) from ``args``.
+    Reads ``study``, ``scale``, ``out`` and ``jobs`` (and ``store`` when present) from ``args``. Every report goes
+    under ``<out>/<study>/`` (``out/main/tom/report.md``), one study's as every one's with ``all`` (whose
+    ``index.html`` is ``<out>/index.html``), so running one study never overwrites another's report.
     """
+    study = getattr(args, "study", None) or "all"
+    out = getattr(args, "out", None)
+    if out is not None and study != "all":
+        out = Path(out) / study
     ns = argparse.Namespace(
-        paper=getattr(args, "study", None) or "all",
+        paper=study,
         list=False,
         scale=getattr(args, "scale", None),
-        out=getattr(args, "out", None),
+        out=out,
         doc=None,
         jobs=getattr(args, "jobs", _default_jobs()),
         store=getattr(args, "store", None),

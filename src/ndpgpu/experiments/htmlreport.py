@@ -70,10 +70,11 @@ def render_report(data: dict[str, Any], checks: Sequence[Check], out_dir: Path, 
     figures = [{"title": f["title"], "caption": captions.get(f["name"], ""), "src": _data_uri(out_dir / f["file"])}
                for f in data["figures"]]
     failed = [{"label": p["label"], "error_line": ((p["error"] or "").strip().splitlines() or [""])[0]}
-              for p in data["points"] if p["status"] != "ok"]
+              for p in data["points"] if p["status"] == "failed"]
+    not_run = [p["label"] for p in data["points"] if p["status"] == "missing"]
     return _environment().get_template("report.html.j2").render(
         data=data, s=data["summary"], checks=[_check_row(c) for c in checks], figures=figures,
-        tables=data["tables"], failed=failed, css=_css(), index_href=index_href)
+        tables=data["tables"], failed=failed, not_run=not_run, css=_css(), index_href=index_href)
 
 
 def write_report_html(report: Report, captions: dict[str, str], index_href: str | None = None) -> Path:
@@ -96,7 +97,7 @@ def write_index(reports: Sequence[Report], out_dir: str | Path, scale: str, stor
         rows.append({"name": r.name, "title": r.data["title"], "scale": r.data["scale"],
                      "href": (rel / "report.html").as_posix(), "markdown_href": (rel / "report.md").as_posix(),
                      **{k: s[k] for k in ("evidence", "evidence_passed", "calibrated", "points", "points_ok",
-                                          "points_failed")}})
+                                          "points_failed")}, "points_not_run": s.get("points_not_run", 0)})
     from .provenance import code_version
 
     html = _environment().get_template("index.html.j2").render(

@@ -256,7 +256,7 @@ class Report:
     def passed(self) -> bool:
         """Every evidence check passed and every point ran."""
         s = self.data["summary"]
-        return s["evidence_passed"] == s["evidence"] and s["points_failed"] == 0
+        return s["evidence_passed"] == s["evidence"] and s["points_failed"] == 0 and not s.get("points_not_run")
 
 
 def _finite(value: Any) -> Any:
@@ -328,7 +328,9 @@ def _report_data(
         "summary": {
             "points": len(points),
             "points_ok": sum(p["status"] == "ok" for p in points),
-            "points_failed": sum(p["status"] != "ok" for p in points),
+            "points_failed": sum(p["status"] == "failed" for p in points),
+            "points_not_run": sum(p["status"] == "missing" for p in points),
+            "partial": any(p["status"] == "missing" for p in points),
             "checks": len(checks),
             "evidence": len(evidence),
             "evidence_passed": sum(c.passed for c in evidence),
@@ -388,7 +390,12 @@ def _markdown(
             else ""
         ),
         f"- Points: {s['points_ok']} of {s['points']} ran"
-        + (f", **{s['points_failed']} failed**" if s["points_failed"] else ""),
+        + (f", **{s['points_failed']} failed**" if s["points_failed"] else "")
+        + (f", **{s['points_not_run']} not run**" if s.get("points_not_run") else ""),
+        *([f"- **Partial**: this report covers {s['points'] - s['points_not_run']} of its {s['points']} points; "
+           f"{s['points_not_run']} never ran (an interrupted run, or `--stored-only` before the run finished), so "
+           "every check, table and figure that needs them reads no value. Run the same command to finish it."]
+          if s.get("partial") else []),
         f"- Machines: {machines_note(sorted({p['machine'] for p in data['points']}))}",
         "",
     ]
@@ -432,13 +439,20 @@ def _markdown(
         out += [f"## {t.title}", "", t.to_markdown(), ""]
         if t.note:
             out += [t.note, ""]
-    failed = [p for p in data["points"] if p["status"] != "ok"]
+    failed = [p for p in data["points"] if p["status"] == "failed"]
     if failed:
         out += ["## Failed points", "", "| point | error |", "| --- | --- |"]
         for p in failed:
             first = (p["error"] or "").strip().splitlines()
             out.append(f"| {p['label']} | {(first[0] if first else '').replace('|', '/')} |")
         out += ["", "Tracebacks: `ndpgpu results --failed --experiment " + data["experiment"] + "`.", ""]
+    not_run = [p for p in data["points"] if p["status"] == "missing"]
+    if not_run:
+        out += ["## Points not run", "", "Never run (not failed): the run was interrupted, or only stored points were "
+                "read.", ""]
+        out += [f"- {p['label']}" + (f" ({p['error']})" if p["error"] and p["error"] != "not computed" else "")
+                for p in not_run]
+        out.append("")
     out += ["## Differences from the paper", ""]
     if data["differences"]:
         out += [data["differences"], ""]
@@ -456,7 +470,8 @@ def _markdown(
         out += ["None found by the checks.", ""]
     out += ["## Points", "", "| point | status | config hash | key |", "| --- | --- | --- | --- |"]
     for p in data["points"]:
-        out.append(f"| {p['label']} | {p['status']} | `{p['config_hash']}` | `{p['key']}` |")
+        status = "not run" if p["status"] == "missing" else p["status"]
+        out.append(f"| {p['label']} | {status} | `{p['config_hash']}` | `{p['key']}` |")
     out.append("")
     return "\n".join(out)
 

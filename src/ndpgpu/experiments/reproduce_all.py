@@ -19,11 +19,15 @@ import duckdb
 from .dask_pool import SchedulerError
 from .htmlreport import write_index
 from .report import Report, all_reproductions, reproduce
-from .runner import default_store_path
+from .runner import _duration, default_store_path
 from .store import ResultStore
 
 # stop everything: an interruption (Ctrl-C, also as DuckDB's exception), or a cluster that is not there
 FATAL: tuple[type[BaseException], ...] = (KeyboardInterrupt, duckdb.InterruptException, SchedulerError)
+
+
+def _note(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
 
 @dataclasses.dataclass
@@ -38,7 +42,9 @@ class AllReports:
 
     @property
     def points_failed(self) -> int:
-        return sum(r.data["summary"]["points_failed"] for r in self.reports)
+        """Points that failed or never ran, over every report."""
+        return sum(r.data["summary"]["points_failed"] + r.data["summary"].get("points_not_run", 0)
+                   for r in self.reports)
 
 
 def reproduce_all(
@@ -66,9 +72,12 @@ def reproduce_all(
     reports: list[Report] = []
     errors: list[tuple[str, str]] = []
     elapsed: dict[str, float] = {}
+    began = time.perf_counter()
     with ResultStore(store_path) as db:
-        for name in todo:
+        for i, name in enumerate(todo):
             start = time.perf_counter()
+            if progress is not False:  # where a long run stands, between the sweeps' own progress
+                _note(f"reproduce all: {i + 1}/{len(todo)} {name} ({i} done in {_duration(start - began)})")
             try:
                 reports.append(reproduce(
                     name, scale, out / name, jobs, db, traces, executor, executor_options, progress,
@@ -79,5 +88,9 @@ def reproduce_all(
                 errors.append((name, f"{type(exc).__name__}: {exc}"))
                 print(f"ndpgpu: reproduction {name} could not run: {type(exc).__name__}: {exc}", file=sys.stderr)
             elapsed[name] = time.perf_counter() - start
+            if progress is not False:
+                how = "could not run" if errors and errors[-1][0] == name else "written"
+                _note(f"reproduce all: {name} {how} after {_duration(elapsed[name])} ({i + 1}/{len(todo)}; "
+                      f"{_duration(time.perf_counter() - began)} in all)")
     index = write_index(reports, out, scale or "default", store_path, errors)
     return AllReports(out, index, reports, errors, elapsed)

@@ -19,6 +19,7 @@ results.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -152,13 +153,69 @@ class _Task:
         return pool.submit(worker.run_time, executor, options, self.point.point.model_dump(mode="json"), self.manifest)
 
 
-class _Progress:
-    """A rich progress display on stderr (recordings and points), or nothing."""
+def progress_interval() -> float:
+    """Seconds between plain progress lines, and between the snapshots a sweep publishes of its store
+    (``$NDPGPU_PROGRESS_INTERVAL``, default 30)."""
+    try:
+        return max(0.0, float(os.environ.get("NDPGPU_PROGRESS_INTERVAL", "30")))
+    except ValueError:
+        return 30.0
 
-    def __init__(self, enabled: bool, title: str, recordings: int, points: int) -> None:
-        self.failed = 0
+
+def _duration(seconds: float) -> str:
+    """``42s``, ``12m05s``, ``1h02m``."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+@dataclasses.dataclass
+class SweepState:
+    """How far a sweep got: set on the exception that interrupted it (``exc.sweep_state``) so that the command
+    line can say what finished, what failed and what never ran."""
+
+    experiment: str
+    points: int  # the sweep's points
+    stored: int  # already stored before this run
+    done: int  # finished by this run (ok or failed)
+    failed: int  # of which failed
+    elapsed_s: float
+
+    @property
+    def not_run(self) -> int:
+        """Points this run did not reach (interrupted): neither stored before nor finished."""
+        return self.points - self.stored - self.done
+
+    def line(self, interrupted: bool) -> str:
+        head = "interrupted" if interrupted else "done"
+        text = (f"{self.experiment}: {head} after {_duration(self.elapsed_s)}: {self.done} point(s) finished "
+                f"({self.failed} failed)")
+        if self.stored:
+            text += f", {self.stored} already stored"
+        if self.not_run:
+            text += f", {self.not_run} not run"
+        return text
+
+
+class _Progress:
+    """Progress on stderr: a rich live display (``mode="live"``, stderr a terminal), plain lines (``"lines"``:
+    at most every :func:`progress_interval` seconds and at each recording done, for logs and pipes), or nothing
+    (None)."""
+
+    def __init__(self, mode: str | None, title: str, recordings: int, points: int, stored: int = 0) -> None:
+        self.mode, self.title = mode, title
+        self.failed = self.done = self.recordings_done = 0
+        self.recordings, self.points, self.stored = recordings, points, stored
+        self.start = time.monotonic()
+        self.interval = progress_interval()
+        self.last_line = self.start
         self.bar: Any = None
-        if not enabled:
+        if mode == "lines" and points:
+            self._line(f"{points} point(s) to run ({stored} already stored), {recordings} recording(s)")
+        if mode != "live":
             return
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -175,25 +232,56 @@ class _Progress:
         self.pts = self.bar.add_task(f"{title}: points", total=points, note="")
         self.bar.start()
 
+    def _line(self, text: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {self.title}: {text}", file=sys.stderr, flush=True)
+        self.last_line = time.monotonic()
+
+    def status(self) -> str:
+        """``points 120/480 (3 failed), recordings 5/10; 12m30s elapsed, about 37m left``."""
+        elapsed = time.monotonic() - self.start
+        text = (f"points {self.done}/{self.points}" + (f" ({self.failed} failed)" if self.failed else "")
+                + f", recordings {self.recordings_done}/{self.recordings}; {_duration(elapsed)} elapsed")
+        if self.done and self.done < self.points:
+            text += f", about {_duration(elapsed / self.done * (self.points - self.done))} left"
+        elif not self.done and self.points:
+            text += ", an estimate after the first point"
+        return text
+
+    def tick(self) -> None:
+        """A plain line when one is due (the sweep's loop calls this whenever it wakes)."""
+        if self.mode == "lines" and time.monotonic() - self.last_line >= self.interval:
+            self._line(self.status())
+
     def recorded(self) -> None:
+        self.recordings_done += 1
         if self.bar:
             self.bar.advance(self.rec)
+        if self.mode == "lines":
+            self._line(self.status())
 
     def point_done(self, failed: bool) -> None:
         self.failed += failed
+        self.done += 1
         if self.bar:
             note = f"[red]{self.failed} failed" if self.failed else ""
             self.bar.update(self.pts, advance=1, note=note)
+        self.tick()
 
-    def stop(self) -> None:
+    def state(self) -> SweepState:
+        return SweepState(self.title, self.points + self.stored, self.stored, self.done, self.failed,
+                          time.monotonic() - self.start)
+
+    def stop(self, interrupted: bool = False) -> None:
         if self.bar:
             self.bar.stop()
+        if self.mode is not None and (self.points or interrupted):
+            print(f"[{time.strftime('%H:%M:%S')}] {self.state().line(interrupted)}", file=sys.stderr, flush=True)
 
 
 class _Sweep:
     """One run of a plan: the scheduler loop and the single writer."""
 
-    def __init__(self, plan: SweepPlan, store: ResultStore, jobs: int, progress: bool,
+    def __init__(self, plan: SweepPlan, store: ResultStore, jobs: int, progress: str | None,
                  scheduler: str | None = None) -> None:
         self.plan = plan
         self.scheduler = scheduler
@@ -286,13 +374,40 @@ class _Sweep:
 
     def run(self, groups: list[_Group]) -> SweepResult:
         todo = sum(len(g.points) for g in groups)
-        enabled = self.show_progress and todo > 0
-        self.progress = _Progress(enabled, self.spec.name, len(groups), todo)
+        mode = self.show_progress if todo > 0 else None
+        self.progress = _Progress(mode, self.spec.name, len(groups), todo, len(self.plan.points) - todo)
+        self._snapshot(force=True)  # a reader of the store (`ndpgpu results`) reads this while the sweep writes
         try:
             self._loop(deque(_Task("record", g) for g in groups))
-        finally:
+        except BaseException as exc:
+            with contextlib.suppress(AttributeError, TypeError):  # say how far it got (cli: "N not run")
+                exc.sweep_state = self.progress.state()  # type: ignore[union-attr]
+            self.progress.stop(interrupted=True)
+            raise
+        else:
             self.progress.stop()
+        finally:
+            self._snapshot(force=False, final=True)
         return self.result
+
+    def _snapshot(self, force: bool, final: bool = False) -> None:
+        """Publish a copy of the store for readers (``ResultStore.publish_snapshot``): at the start, then at most
+        every :func:`progress_interval` seconds (and no more than 5% of the time) while points are written,
+        and at the end."""
+        written = self.result.computed + len(self.result.failures)
+        now = time.monotonic()
+        last = getattr(self, "_snap", None)
+        if not force and (last is None or written == last[1]):
+            return
+        if not force and not final and now - last[0] < max(progress_interval(), 20 * last[2]):
+            return
+        began = time.monotonic()
+        self.store.publish_snapshot()
+        self._snap = (now, written, time.monotonic() - began)
+
+    def _tick(self) -> None:
+        self.progress.tick()
+        self._snapshot(force=False)
 
     def _loop(self, pending: deque[_Task]) -> None:
         name, options = self.spec.executor, self.spec.executor_options
@@ -327,8 +442,11 @@ class _Sweep:
                     timeout = None
                     if limit is not None and running:
                         timeout = max(0.05, min(started[f] for f in running) + limit - time.monotonic())
+                    if self.progress.mode == "lines" or self.store.snapshots:  # wake for progress and snapshots
+                        timeout = min(timeout or 1e9, max(1.0, progress_interval()))
                     done, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
                     broken = self._collect(done, running, pending, suspects)
+                    self._tick()
                     if limit is not None and self._stop_overdue(running, started, limit, pool):
                         broken = True  # the overdue tasks' workers were killed: the others rerun
                 if broken:  # every other task of the broken pool fails too: collect them, then a new pool
@@ -427,8 +545,10 @@ def run_sweep(
     ``store``: a :class:`ResultStore` or a database path (default :func:`default_store_path`);
     ``traces``: where recordings persist (default ``traces/`` beside the store; on a cluster, a directory
     every worker reads at the same path); ``scale`` replaces every point's scale;
-    ``executor``/``executor_options`` replace the spec's; ``progress`` (default: when stderr is a terminal)
-    shows a live display; ``scheduler``: a Dask scheduler address (default
+    ``executor``/``executor_options`` replace the spec's; ``progress``: True a live display, False nothing, None
+    (default) a live display when stderr is a terminal and otherwise plain lines (points done and failed,
+    recordings, elapsed time and an estimate of what remains; at most every :func:`progress_interval` seconds
+    and at each recording done); ``scheduler``: a Dask scheduler address (default
     :func:`ndpgpu.experiments.dask_pool.resolve_scheduler`: ``$NDPGPU_SCHEDULER`` or Dask's configured
     ``scheduler-address``), instead of ``jobs`` local processes.
     """
@@ -455,7 +575,10 @@ def run_sweep(
                 groups[rec_key] = _Group(p.point.workload, p.point.scale, rec_dir, [],
                                          worker.recording_key(p.point.workload, p.point.scale, p.provenance))
             groups[rec_key].points.append(p)
-        show = sys.stderr.isatty() if progress is None else progress
+        if progress is None:  # a live display on a terminal, else plain lines (a log, a pipe, a notebook)
+            show: str | None = "live" if sys.stderr.isatty() else "lines"
+        else:
+            show = "live" if progress else None
         result = _Sweep(plan, db, jobs, show, resolve_scheduler(scheduler)).run(list(groups.values()))
         result.reused = len(plan.points) - len(todo)
         return result

@@ -11,7 +11,9 @@ Tables (see ``docs/experiments.md``):
     which experiments (sweep names) include which keys.
 
 The view ``results`` joins ``metrics`` with ``points``. One process writes at a time (the sweep's main
-loop); every point is written in one transaction, so an interrupted sweep leaves no partial point.
+loop); every point is written in one transaction, so an interrupted sweep leaves no partial point. DuckDB lets
+no other process open the file while it is written, so the writer publishes a snapshot beside it for readers
+(:meth:`ResultStore.publish_snapshot`, :meth:`ResultStore.open_for_reading`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import os
+import re
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -161,11 +166,34 @@ def _open_failure(path: Path, exc: Exception) -> str:
     return f"cannot open the result store {path}: {text}"
 
 
+def snapshot_path(path: str | Path) -> Path:
+    """Where the writer of the store at ``path`` publishes its snapshot for readers: ``<store>.snapshot``."""
+    p = Path(path)
+    return p.with_name(p.name + ".snapshot")
+
+
+def _lock_holder(text: str) -> str:
+    """`` (PID 1234)`` from DuckDB's lock error, or ""."""
+    found = re.search(r"\(PID (\d+)\)", text)
+    return f" (PID {found.group(1)})" if found else ""
+
+
 class ResultStore:
-    """The DuckDB result database at ``path`` (created when missing unless ``read_only``)."""
+    """The DuckDB result database at ``path`` (created when missing unless ``read_only``).
+
+    DuckDB lets one process write a database file and no other process open it meanwhile, not even to read. So
+    the writer (a sweep's main loop) publishes a *snapshot* beside the store (:func:`snapshot_path`): a copy of
+    the database that DuckDB writes (``COPY FROM DATABASE``), replaced atomically, at the sweep's start, at most
+    every 30 s while points are written, and at its end; it is removed when the writer closes the store.
+    :meth:`open_for_reading` reads the store, or its snapshot while a writer holds the store (``ndpgpu results``
+    during a sweep).
+    """
 
     def __init__(self, path: str | Path, read_only: bool = False) -> None:
         self.path = Path(path)
+        self.read_only = read_only
+        self.snapshot_of: Path | None = None  # set when this is a snapshot opened in the store's stead
+        self._published = False
         if read_only and not self.path.exists():
             raise StoreError(f"no result store at {self.path} (run a sweep first, or pass --store)")
         if not read_only:
@@ -188,9 +216,75 @@ class ResultStore:
                     "use another --store or delete it"
                 )
 
+    @classmethod
+    def open_for_reading(cls, path: str | Path) -> tuple[ResultStore, str | None]:
+        """The store at ``path`` opened read-only, and None; or, while another process writes it (DuckDB's lock),
+        the snapshot its writer published, and a note saying so (how old it is, who writes the store). A store
+        locked with no snapshot yet raises :class:`StoreError` saying when one appears."""
+        path = Path(path)
+        for _attempt in range(3):  # the writer may finish (and remove its snapshot) between the two opens
+            try:
+                return cls(path, read_only=True), None
+            except StoreError as exc:
+                if "lock" not in str(exc).lower():
+                    raise
+                locked = str(exc)
+            snap = snapshot_path(path)
+            try:
+                mtime = snap.stat().st_mtime
+                store = cls(snap, read_only=True)
+            except (OSError, StoreError):
+                time.sleep(0.2)
+                continue
+            store.snapshot_of = path
+            age = max(0.0, time.time() - mtime)
+            note = (f"note: {path} is being written by a running sweep{_lock_holder(locked)} (DuckDB lets no other "
+                    f"process open it meanwhile); showing the snapshot it published at "
+                    f"{time.strftime('%H:%M:%S', time.localtime(mtime))} ({age:.0f} s ago; refreshed while points are "
+                    "written, at most every 30 s or $NDPGPU_PROGRESS_INTERVAL)")
+            return store, note
+        raise StoreError(f"{locked.splitlines()[0]}\nA sweep is writing it and has published no snapshot to read "
+                         f"yet ({snapshot_path(path).name}, beside the store: made when the sweep starts and at "
+                         "most every 30 s): try again in a moment")
+
+    @property
+    def snapshots(self) -> bool:
+        """Whether this store publishes snapshots for readers (a writer of a file)."""
+        return not self.read_only and self.snapshot_of is None and str(self.path) != ":memory:"
+
+    def publish_snapshot(self) -> Path | None:
+        """(The writer.) Copy the database (its committed state, by DuckDB) to :func:`snapshot_path`, atomically
+        replacing the last snapshot; None when there is nothing to publish or the copy fails (readers then see an
+        older one)."""
+        if not self.snapshots or not self.path.is_file():
+            return None
+        snap = snapshot_path(self.path)
+        tmp = snap.with_name(f".{snap.name}.{os.getpid()}.tmp")
+        # DuckDB copies its own committed state: the file itself must not be opened outside DuckDB in this process
+        # (closing any descriptor of it would drop the process's POSIX lock on it, letting a second writer in)
+        try:
+            for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+            quoted = str(tmp).replace("'", "''")
+            (db,) = self.con.execute("SELECT current_database()").fetchone()  # type: ignore[misc]
+            self.con.execute(f"ATTACH '{quoted}' AS ndpgpu_snapshot")
+            try:
+                self.con.execute(f'COPY FROM DATABASE "{db}" TO ndpgpu_snapshot')
+            finally:
+                self.con.execute("DETACH ndpgpu_snapshot")
+            os.replace(tmp, snap)
+        except (duckdb.Error, OSError):
+            tmp.unlink(missing_ok=True)
+            return None
+        self._published = True
+        return snap
+
     # -- lifecycle ---------------------------------------------------------------------------------
     def close(self) -> None:
         self.con.close()
+        if self._published:  # the store itself is readable again
+            snapshot_path(self.path).unlink(missing_ok=True)
+            self._published = False
 
     def __enter__(self) -> ResultStore:
         return self
@@ -277,6 +371,16 @@ class ResultStore:
         return self.con.execute(
             "SELECT experiment, count(*) FROM membership GROUP BY experiment ORDER BY experiment"
         ).fetchall()
+
+    def experiment_counts(self) -> list[tuple[str, int, int, int, int]]:
+        """``(experiment, points, ok, failed, not run)`` for every experiment: a sweep records its points'
+        membership before it runs them, so a point of an interrupted sweep that never ran is *not run*, apart from
+        the failed ones."""
+        return [tuple(int(v) if i else v for i, v in enumerate(r)) for r in self.con.execute(  # type: ignore[misc]
+            """SELECT m.experiment, count(*), count(*) FILTER (WHERE p.status = 'ok'),
+                      count(*) FILTER (WHERE p.status = 'failed'), count(*) FILTER (WHERE p.key IS NULL)
+               FROM membership m LEFT JOIN points p USING (key) GROUP BY m.experiment ORDER BY m.experiment"""
+        ).fetchall()]
 
     def export_parquet(self, path: str | Path, filters: Filters = NO_FILTERS, table: str = "results",
                        exclude: Iterable[str] = ()) -> Path:

@@ -1,7 +1,9 @@
 """The README runs as written: every ``python`` block is executed, in order, in one namespace, and every command
 line of its ``bash`` blocks is run (with tiny inputs where the README's would take minutes) through the same
 entry point as the ``ndpgpu`` script. A README line missing from :data:`CLI_PLAN` fails the test, so a new
-command cannot go untested by accident; the few lines not run here say why.
+command cannot go untested by accident; the few lines not run here say why. A ``python`` block is skipped only
+when its first line says why (``# not run: ...``: set-up, paper scale, an hour or more), as :data:`PY_NOT_RUN`
+checks.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ CLI_PLAN: dict[str, str | NotRun] = {
         "ndpgpu workloads characterize saxpy --scale tiny --machine gtx480",
     "ndpgpu workloads characterize vecadd --machine gtx480 --copies":
         "ndpgpu workloads characterize vecadd --scale tiny --machine gtx480 --copies",
-    "ndpgpu sweep spec.yaml --jobs 2": "ndpgpu sweep spec.yaml --jobs 1 --no-progress",
+    "ndpgpu sweep examples/sweep.yaml --jobs 2": "ndpgpu sweep examples/sweep.yaml --jobs 1 --no-progress",
     "ndpgpu results": "ndpgpu results",
     "ndpgpu results --pivot cycles --json": "ndpgpu results --pivot cycles --json",
     "ndpgpu machines diff gtx480 v100": "ndpgpu machines diff gtx480 v100",
@@ -213,13 +215,22 @@ def test_not_run_lines_say_why() -> None:
             assert len(plan.reason) > 20, line
 
 
+PY_NOT_RUN = "# not run: "  # the first line of a README python block the tests skip, with the reason after it
+
+
 def test_readme_python_blocks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     blocks = _blocks("python")
     assert len(blocks) >= 2
+    skipped = [b for b in blocks if b.startswith(PY_NOT_RUN)]
+    assert all(len(b.splitlines()[0]) > len(PY_NOT_RUN) + 20 for b in skipped), "a skipped block says why"
+    assert len(skipped) <= 1, "the README's examples run: skip only set-up, paper-scale or hour-long ones"
     namespace: dict = {"__name__": "readme"}
+    printed = io.StringIO()
     for i, block in enumerate(blocks):
-        with contextlib.redirect_stdout(io.StringIO()):
+        if block.startswith(PY_NOT_RUN):
+            continue
+        with contextlib.redirect_stdout(printed):
             try:
                 exec(compile(block, f"README.md python block {i + 1}", "exec"), namespace)
             except Exception as exc:
@@ -230,3 +241,11 @@ def test_readme_python_blocks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert np.array_equal(namespace["y"].get(), 2.0 * np.arange(n, dtype=np.float32))
     tot = namespace["tot"]
     assert tot["application.time"] == pytest.approx(tot["kernel.time"] + tot["copies.time"])
+    # TOM on a kernel of one's own offloads (a loop of loads), and saxpy, which has no candidate, is why not
+    st = namespace["st"]
+    assert st["offload.blocks.offloaded"] == st["offload.blocks.instances"] == 128
+    assert "128 of 128 block instances offloaded" in printed.getvalue()
+    from ndpgpu.mechanisms.tom.candidates import find_candidates
+
+    saxpy = find_candidates(namespace["mod"].ir.functions["saxpy"], namespace["fn"].program(namespace["dev"]))
+    assert not saxpy.candidates and any("BW_TX + BW_RX" in r.reason for r in saxpy.rejected)

@@ -6,7 +6,7 @@ Every way of timing a program goes through :class:`Measurement`: ``ndpgpu run`` 
 and its baseline are measured the same way: the same host copies replayed in program order before the same
 launches, on a fresh session of the same machine.
 
-    m = measure("llc-mesh", traces, copies, policy=make_policy("llc:omni"), recording=rec)
+    m = measure("gtx480", traces, copies, policy=make_policy(name), recording=rec)   # policy=None: baseline
     m.totals()["kernel.cycles"], m.rows()
 
 Whether a host-to-device copy leaves its lines in the L2 is the machine's declared timing

@@ -15,7 +15,8 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     ".api": ("Device", "DeviceArray", "Function", "LaunchConfigError", "RawKernel", "RawModule", "SymbolLookupError",
-             "UnsupportedPTX", "asarray", "empty", "get_device", "zeros"),
+             "UnsupportedPTX", "arange", "array", "asarray", "asnumpy", "empty", "empty_like", "full", "full_like",
+             "get_device", "ones", "ones_like", "zeros", "zeros_like"),
     ".frontend.nvcc": ("CompileError", "ToolchainError"),
     ".frontend.parser": ("PTXParseError",),
     ".functional.launch": ("BarrierDeadlock", "BoundsCheckError", "IndependentThreadSchedulingRequired",
@@ -25,11 +26,26 @@ _EXPORTS = {
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
+# NumPy's scalar types and constants, re-exported as CuPy re-exports them (``ndpgpu.float32 is np.float32``)
+_NUMPY_NAMES = frozenset((
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+    "float64", "complex64", "complex128", "intp", "uintp", "byte", "ubyte", "short", "ushort", "intc", "uintc",
+    "int_", "uint", "longlong", "ulonglong", "half", "single", "double", "csingle", "cdouble", "dtype", "finfo",
+    "iinfo", "generic", "number", "integer", "signedinteger", "unsignedinteger", "floating", "complexfloating",
+    "inexact", "result_type", "promote_types", "can_cast", "newaxis", "pi", "e", "inf", "nan",
+))
+
 __all__ = [*_WHERE, "__version__"]
 
 
 def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
+    if module is None and name in _NUMPY_NAMES:
+        import numpy
+
+        value = getattr(numpy, name)
+        globals()[name] = value
+        return value
     if module is None:
         if name.startswith("_") or importlib.util.find_spec(f"{__name__}.{name}") is None:
             raise AttributeError(f"module 'ndpgpu' has no attribute {name!r}")
@@ -40,4 +56,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+    return sorted({*globals(), *_WHERE, *_NUMPY_NAMES})

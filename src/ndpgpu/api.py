@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .frontend import nvcc
+from .frontend import lineinfo, nvcc
 from .frontend.demangle import demangle, name_key, qualified_name
 from .frontend.ir import Module, Param
 from .frontend.parser import parse_ptx
@@ -788,6 +788,12 @@ class RawModule:
             self.registers = compiled.registers
             self.registers_error = None
             self.source = code
+        if ptx is not None:  # the .file entries name what they name
+            self._source_map = lineinfo.SourceMap(self.ptx)
+        elif source_path is not None:  # compiled where it is
+            self._source_map = lineinfo.SourceMap(self.ptx, str(Path(source_path).resolve()), code)
+        else:  # code= (or a file with name expressions, included by a temporary file): no file of its own
+            self._source_map = lineinfo.SourceMap(self.ptx, nvcc.SOURCE_NAME, source, lineinfo.CODE_NAME)
         self.ir: Module = parse_ptx(self.ptx, source=filename if ptx is None else "<ptx>")
         self._ptx_lines = self.ptx.splitlines()
         self._loaded: dict[int, _LoadedModule] = {}
@@ -797,6 +803,19 @@ class RawModule:
     @property
     def kernel_names(self) -> list[str]:
         return list(self.ir.kernels)
+
+    @property
+    def source_map(self) -> lineinfo.SourceMap:
+        """PTX line -> CUDA source line for this module (``.lookup(n)``; false when its PTX has no line info:
+        PTX given without ``.loc`` directives, or ``NDPGPU_LINEINFO=0``)."""
+        return self._source_map
+
+    def source_line(self, ptx_line: int) -> lineinfo.SourceLine | None:
+        """The CUDA file, line, column and text the instruction on ``ptx_line`` of :attr:`ptx` comes from
+        (``str()`` gives ``k.cu:12 `text```; a ``code=`` source is named ``<code>``); None where the PTX has no
+        line info. PTX line numbers are those errors, traces (``Program.line_of_pc``) and per-PC tables
+        name."""
+        return self._source_map.lookup(ptx_line)
 
     def _symbols(self) -> list[str]:
         return [*self.ir.kernels, *(n for n, v in self.ir.variables.items()
@@ -969,7 +988,13 @@ class _LoadedModule:
     def program(self, kernel: str) -> tuple[Program, int]:
         if kernel not in self.programs:
             shared_layout, static_bytes = _shared_layout(self.module.ir, kernel)
-            prog = decode_kernel(self.module.ir, kernel, self.symbols, shared_layout)
+            try:
+                prog = decode_kernel(self.module.ir, kernel, self.symbols, shared_layout)
+            except UnsupportedPTX as exc:
+                loc = self.module.source_line(exc.line) if exc.line else None
+                if loc is not None and exc.args:
+                    exc.args = (f"{exc.args[0]} (at {loc})", *exc.args[1:])
+                raise
             prog.shared_static_bytes = static_bytes
             prog.const_range = self.const_range
             self.programs[kernel] = (prog, static_bytes)
@@ -1333,6 +1358,18 @@ class Function:
         """The decoded program of this kernel for ``device`` (the current one by default)."""
         return self.module._load(device or get_device()).program(self.name)[0]
 
+    def source_map(self, device: Device | None = None) -> dict[int, lineinfo.SourceLine]:
+        """PC -> CUDA source line of each instruction of the decoded program (:meth:`program`) that has one:
+        the PCs of traces and of ``LaunchStats.per_pc`` (``ndpgpu.frontend.lineinfo.pc_table_with_source``
+        prints the per-PC table with this column)."""
+        lines = self.program(device).line_of_pc
+        out = {}
+        for pc, ln in enumerate(lines):
+            loc = self.module.source_line(int(ln)) if ln else None
+            if loc is not None:
+                out[pc] = loc
+        return out
+
     def __call__(self, grid, block, args, shared_mem: int = 0, stream=None, *, trace: bool | None = None,
                  record_regs: dict[int, int] | None = None) -> None:
         """Launch on the current device; returns None like CuPy (the launch's :class:`LaunchResult`, with its
@@ -1369,7 +1406,8 @@ class Function:
         regs_per_thread = self.num_regs if do_trace else 0  # a trace is for timing: its count must be known
         opts = LaunchOptions(**{**options.__dict__, "trace": do_trace, "record_regs": record_regs or {}})
         result = execute(prog, dev.memory, grid3, block3, bytes(buf), operator.index(shared_mem), static, opts,
-                         launch_id=len(dev.launches), source_lines=self.module._ptx_lines)
+                         launch_id=len(dev.launches), source_lines=self.module._ptx_lines,
+                         source_map=self.module.source_map)
         if result.trace is not None:
             result.trace.launch.regs_per_thread = regs_per_thread
             result.trace.launch.nvcc_version = self.module.nvcc_version
@@ -1383,8 +1421,10 @@ class Function:
         if result.bounds_violations:
             v = result.bounds_violations
             first = v[0]
+            at = f"{first['source']} (PTX line {first['line']})" if first.get("source") else \
+                f"PTX line {first['line']}"
             raise BoundsCheckError(
-                f"{self.name}: {len(v)} access(es) outside their allocation; first at PTX line {first['line']}, "
+                f"{self.name}: {len(v)} access(es) outside their allocation; first at {at}, "
                 f"block {first['block']}, thread {first['thread']}, address {first['address']:#x}"
                 f" ({first['where']})", v)
         if dev.measurement is not None and result.trace is not None:

@@ -21,7 +21,9 @@ import tempfile
 from pathlib import Path
 
 DEFAULT_ARCH = "sm_75"  # the oldest architecture nvcc 13 accepts; Turing
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: the compiled file's path in the PTX's .file entry is stored as MAIN_FILE_TOKEN
+LINEINFO = "-lineinfo"  # added unless NDPGPU_LINEINFO=0: .loc/.file directives, the same instructions
+MAIN_FILE_TOKEN = "<ndpgpu-main-source>"
 
 
 class ToolchainError(RuntimeError):
@@ -195,17 +197,26 @@ SOURCE_NAME = "__ndpgpu_module_source__.cu"
 
 def compile_cuda(source: str, options: tuple[str, ...] = (), arch: str | None = None,
                  filename: str = "kernel.cu", source_dir: Path | None = None,
-                 path: Path | None = None) -> CompiledPTX:
+                 path: Path | None = None, lineinfo: bool | None = None) -> CompiledPTX:
     """Compile CUDA C++ ``source`` to PTX (cached).
 
     ``path``: the file ``source`` was read from; it is compiled where it is, so its quoted includes resolve
     as they would for the user. Otherwise the source is written to a temporary file named
     :data:`SOURCE_NAME`. ``source_dir`` is added to the include path. nvcc runs in the caller's working
     directory, so relative ``-I`` options mean what they say.
+
+    ``lineinfo``: compile with ``-lineinfo`` (source lines as ``.loc`` directives; the instructions are the same,
+    see :mod:`ndpgpu.frontend.lineinfo`); by default unless ``$NDPGPU_LINEINFO`` is ``0``. The compiled file's
+    ``.file`` entry names ``path``, or :data:`SOURCE_NAME` for a temporary file, whichever compile put the PTX
+    in the cache.
     """
     tc = toolchain()
     host_compiler()
     arch, opts = split_arch(options, arch)
+    if lineinfo is None:
+        lineinfo = os.environ.get("NDPGPU_LINEINFO", "1").strip().lower() not in ("0", "no", "false", "off")
+    if lineinfo and LINEINFO not in opts and "--generate-line-info" not in opts:
+        opts = [*opts, LINEINFO]
     inc = [f"-I{p}" for p in tc.include_dirs]
     if source_dir is not None:
         inc.append(f"-I{source_dir}")
@@ -223,16 +234,30 @@ def compile_cuda(source: str, options: tuple[str, ...] = (), arch: str | None = 
         key = hashlib.sha256(
             json.dumps([CACHE_VERSION, pre, opts, arch, tc.version]).encode()
         ).hexdigest()
+        shown = str(src) if path is not None else SOURCE_NAME  # the temporary file is gone after this call
         cached = _cache_get(key)
         if cached is not None:
-            return cached
+            return dataclasses.replace(cached, ptx=_name_main_file(cached.ptx, re.escape(MAIN_FILE_TOKEN), shown))
         out = tmpdir / "out.ptx"
         _run([str(tc.nvcc), "-ptx", _arch_flag(arch), *inc, *opts, str(src), "-o", str(out)], cwd, "nvcc -ptx")
         ptx = out.read_text()
+    # the cache is keyed by content: another file of the same text may reuse this PTX, under its own name
+    compiled_as = re.escape(str(src)) + "|" + re.escape(os.path.realpath(src))
+    if path is None:
+        compiled_as += "|[^\"]*/" + re.escape(SOURCE_NAME)
+    ptx = _name_main_file(ptx, compiled_as, MAIN_FILE_TOKEN)
     regs = ptx_registers(ptx, arch)
     result = CompiledPTX(ptx, tc.version, arch, key, regs)
     _cache_put(result)
-    return result
+    return dataclasses.replace(result, ptx=_name_main_file(ptx, re.escape(MAIN_FILE_TOKEN), shown))
+
+
+def _name_main_file(ptx: str, old: str, new: str) -> str:
+    """``ptx`` with the ``.file`` entries whose path matches the regular expression ``old`` naming ``new``."""
+    if ".file" not in ptx:
+        return ptx
+    pattern = re.compile(r'^(\s*\.file\s+\d+\s+")(?:' + old + r')(")', re.M)
+    return pattern.sub(lambda m: m.group(1) + new + m.group(2), ptx)
 
 
 def ptx_registers(ptx: str, arch: str | None = None) -> dict[str, int]:

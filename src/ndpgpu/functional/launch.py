@@ -118,7 +118,7 @@ def _views(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
 
 def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], block: tuple[int, int, int],
             params: bytes, dynamic_shared: int, shared_static: int, options: LaunchOptions,
-            launch_id: int = 0, source_lines: list[str] | None = None) -> LaunchResult:
+            launch_id: int = 0, source_lines: list[str] | None = None, source_map=None) -> LaunchResult:
     """Run ``program`` over ``grid`` x ``block`` threads against ``memory``."""
     t0 = time.perf_counter()
     nthreads = block[0] * block[1] * block[2]
@@ -248,16 +248,18 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
         if status == isa.ST_TRACE_FULL or status == isa.ST_YIELD:
             continue  # a KeyboardInterrupt raised by Python's signal handler surfaces here
         if status != isa.ST_DONE:
-            raise _error(status, err, program, grid, block, source_lines, options)
+            raise _error(status, err, program, grid, block, source_lines, options, source_map)
         break
     printf_lines = _format_printf(pf_meta, pf_bytes, int(ctr[E.N_PF]), memory, block) if program.has_printf else []
     violations: list[dict] = []
     if options.bounds_check and ctr[E.N_BC] > 0:
         for k in range(min(int(ctr[E.N_BC]), bc.shape[0])):
             pc, cta, thread, addr = (int(x) for x in bc[k])
+            line = int(program.line_of_pc[pc])
             violations.append({
-                "pc": pc, "line": int(program.line_of_pc[pc]), "block": _unlinear(cta, grid),
+                "pc": pc, "line": line, "block": _unlinear(cta, grid),
                 "thread": _unlinear(thread, block), "address": addr, "where": _where(memory, addr),
+                "source": _source(source_map, line),
             })
     trace = None
     if options.trace:
@@ -294,8 +296,14 @@ def _unlinear(i: int, dims: tuple[int, int, int]) -> tuple[int, int, int]:
     return (i % dims[0], (i // dims[0]) % dims[1], i // (dims[0] * dims[1]))
 
 
+def _source(source_map, line: int) -> str | None:
+    """``k.cu:12 `text``` for PTX line ``line`` when the module has line info (``-lineinfo``), else None."""
+    loc = source_map.lookup(line) if source_map is not None and line > 0 else None
+    return str(loc) if loc is not None else None
+
+
 def _error(status: int, err: np.ndarray, program: Program, grid, block, source_lines,
-           options: LaunchOptions) -> KernelError:
+           options: LaunchOptions, source_map=None) -> KernelError:
     cls = _STATUS_ERRORS.get(status, KernelError)
     pc = int(err[E.E_PC])
     cta = int(err[E.E_CTA])
@@ -304,8 +312,10 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
     text = ""
     if source_lines and 0 < line <= len(source_lines):
         text = f" `{source_lines[line - 1].strip()}`"
+    src = _source(source_map, line)
+    at_source = f" at {src}" if src else ""
     where = (f"kernel {program.kernel!r}, block {_unlinear(cta, grid)}, thread {_unlinear(thread, block)}, "
-             f"PC {pc} (PTX line {line}{text})")
+             f"PC {pc} (PTX line {line}{text}){at_source}")
     addr = int(err[E.E_ADDR]) & ((1 << 64) - 1)
     space = _SPACE_NAMES.get(int(err[E.E_SPACE]), "?")
     if status == isa.ST_MEM_FAULT:
@@ -314,14 +324,14 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
         return cls(f"{where}: misaligned {space} access at address {addr:#x}")
     if status == isa.ST_BARRIER_DEADLOCK and int(err[E.E_EXTRA]) > 0:
         return cls(f"kernel {program.kernel!r}, block {_unlinear(cta, grid)}: barrier cannot complete "
-                   f"(warp {int(err[E.E_WARP])} waits near PC {pc}, PTX line {line}, while the block's other "
-                   f"warps ran {int(err[E.E_EXTRA])} warp-instructions without arriving: a spin-wait on a "
+                   f"(warp {int(err[E.E_WARP])} waits near PC {pc}, PTX line {line}{at_source}, while the block's "
+                   f"other warps ran {int(err[E.E_EXTRA])} warp-instructions without arriving: a spin-wait on a "
                    "value only the waiting warps would write never ends; raise "
                    "LaunchOptions.barrier_wait_limit if they really work that long between barriers)")
     if status == isa.ST_BARRIER_DEADLOCK:
         return cls(f"kernel {program.kernel!r}, block {_unlinear(cta, grid)}: barrier cannot complete "
-                   f"(warp {int(err[E.E_WARP])} waits near PC {pc}, PTX line {line}; other warps exited or "
-                   "wait elsewhere)")
+                   f"(warp {int(err[E.E_WARP])} waits near PC {pc}, PTX line {line}{at_source}; other warps "
+                   "exited or wait elsewhere)")
     if status == isa.ST_BUDGET:
         return cls(f"{where}: the launch ran more than its budget of {options.budget_warp_instructions} "
                    "warp-instructions; raise it with ndpgpu.Device(options=ndpgpu.LaunchOptions("

@@ -50,22 +50,25 @@ def test_line_map_follows_loc_directives():
     assert lines[2] == (1, 7) and lines[4] == (1, 9) and files == {1: "/x/y.cu"}
 
 
-def test_same_classes_as_without_line_info(cu):
+def test_same_classes_as_without_line_info(cu, monkeypatch):
     """-lineinfo adds .loc directives only: the analysis finds the same reads, classes and bounds."""
     from ndpgpu.api import RawModule
     from ndpgpu.mechanisms.teleport.classify import classify_reads
 
+    monkeypatch.setenv("NDPGPU_LINEINFO", "0")
     plain = classify_reads(RawModule(path=str(cu)).ir.functions["k"])
+    monkeypatch.delenv("NDPGPU_LINEINFO")
     module, _ = load_with_lines(str(cu))
     lined = classify_reads(module.ir.functions["k"])
     assert [(r.array, r.cls, r.degree, str(r.expr)) for r in plain] == [
         (r.array, r.cls, r.degree, str(r.expr)) for r in lined]
 
 
-def test_ptx_without_line_info(cu, tmp_path):
+def test_ptx_without_line_info(cu, tmp_path, monkeypatch):
     from ndpgpu.api import RawModule
 
     ptx = tmp_path / "view.ptx"
+    monkeypatch.setenv("NDPGPU_LINEINFO", "0")  # -lineinfo is the default otherwise
     ptx.write_text(RawModule(path=str(cu)).ptx)  # compiled without -lineinfo: no .loc
     module, what = load_with_lines(str(ptx))
     rows = source_reads(module)

@@ -35,7 +35,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a scalar argument's value (PTX name or its index: 3=1024)")
     p.add_argument("--source", dest="source_view", action="store_true",
-                   help="the reads by CUDA source line (compiled again with -lineinfo), as the paper's Table 1")
+                   help="the reads by CUDA source line (from -lineinfo's .loc directives), as the paper's Table 1")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=analyze_teleport_main)
 

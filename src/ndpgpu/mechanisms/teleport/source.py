@@ -2,9 +2,10 @@
 per global read, the array, the source line, the line's text (the extracted index expression), the class and
 whether it is precalculable, and a precalculable index's per-block minimum and maximum.
 
-The kernel is compiled again with ``-lineinfo`` for this view only (nvcc then writes ``.loc`` directives into
-the PTX; the code is the same, the PTX lines move), and each read's PTX line is mapped to the last ``.loc``
-before it. A .ptx file is read as given: without ``.loc`` directives its reads have no source line.
+The kernel is compiled with ``-lineinfo`` (nvcc then writes ``.loc`` directives into the PTX; the code is the
+same, the PTX lines move; ndpgpu's default for CUDA sources, asked for here explicitly), and each read's PTX
+line is mapped to the last ``.loc`` before it (:func:`ndpgpu.frontend.lineinfo.line_map`). A .ptx file is read
+as given: without ``.loc`` directives its reads have no source line.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ...frontend.lineinfo import line_map
 from ..analyze import AnalyzeError, kernel_programs
 from ..analyze import load_module as _load_module
 from .classify import classify_reads
 
-_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)")
-_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 _KERNEL = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\(([^)]*)\)")
 
 
@@ -38,25 +38,6 @@ class SourceRead:
     precalculable: bool  # usable by the preload table (precalculable, degree <= 1)
     block_min: str | None
     block_max: str | None
-
-
-def line_map(ptx: str) -> tuple[dict[int, tuple[int, int]], dict[int, str]]:
-    """(PTX line -> (file index, source line) of the last ``.loc`` before it, file index -> path)."""
-    files: dict[int, str] = {}
-    out: dict[int, tuple[int, int]] = {}
-    cur: tuple[int, int] | None = None
-    for n, text in enumerate(ptx.splitlines(), start=1):
-        m = _LOC.match(text)
-        if m:
-            cur = (int(m.group(1)), int(m.group(2)))
-            continue
-        f = _FILE.match(text)
-        if f:
-            files[int(f.group(1))] = f.group(2)
-            continue
-        if cur is not None:
-            out[n] = cur
-    return out, files
 
 
 def load_with_lines(source: str) -> tuple[Any, str]:

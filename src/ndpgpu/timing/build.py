@@ -130,14 +130,14 @@ class EngineState:
             cfg[E.C_L2_XOR_BITS] = max(1, (l2.num_sets - 1).bit_length())
             cfg[E.C_L2_MSHR] = l2.mshr_entries
             cfg[E.C_L2_MERGE] = l2.mshr_merge
-            cfg[E.C_L2_ROP] = l2.rop_latency
+            cfg[E.C_L2_ROP] = m.rop_latency
             cfg[E.C_L2_ATOM_LAT] = l2.atomic_latency
             cfg[E.C_L2_RETQ] = l2.return_queue
             cfg[E.C_L2_RESPQ] = l2.response_queue
             cfg[E.C_L2_PORTS] = l2.ports
             cfg[E.C_SLICES_PER_CH] = l2.slices_per_channel
             l2_sets, l2_assoc, l2_mshr = l2.num_sets, l2.assoc, l2.mshr_entries
-            l2_lat, rop, retq, respq = l2.latency, l2.rop_latency, l2.return_queue, l2.response_queue
+            l2_lat, rop, retq, respq = l2.latency, m.rop_latency, l2.return_queue, l2.response_queue
         else:
             cfg[E.C_L2_SETS] = 1
             cfg[E.C_L2_ASSOC] = 1
@@ -148,7 +148,9 @@ class EngineState:
             cfg[E.C_SLICES_PER_CH] = 1
             cfg[E.C_L2_RETQ] = 32
             cfg[E.C_L2_RESPQ] = 32
-            l2_sets, l2_assoc, l2_mshr, l2_lat, rop, retq, respq = 1, 1, 1, 1, 0, 32, 32
+            # no L2: the partition still delays every request by its ROP latency (partition.rop_latency)
+            cfg[E.C_L2_ROP] = m.rop_latency
+            l2_sets, l2_assoc, l2_mshr, l2_lat, rop, retq, respq = 1, 1, 1, 1, m.rop_latency, 32, 32
         cfg[E.C_NSL] = nsl
         # interconnect
         cfg[E.C_IC_FLIT] = ic.flit_bytes

@@ -312,7 +312,8 @@ class L2Spec(CacheSpec):
     """L2 slices (memory sub-partitions); the size is per slice."""
 
     slices_per_channel: int = F(2, "slices", "L2 slices in front of each DRAM channel", ge=1, le=16)
-    rop_latency: int = F(0, "cycles", "fixed delay from arrival at the slice to the tag lookup", ge=0, le=100000)
+    rop_latency: int = F(0, "cycles", "fixed delay from arrival at the slice to the tag lookup (the memory "
+                         "partition's ROP queue; partition.rop_latency, when set, takes its place)", ge=0, le=100000)
     atomic_latency: int = F(4, "cycles", "extra latency of an atomic at the slice", ge=0, le=100000)
     return_queue: int = F(32, "packets", "DRAM-return queue per slice", ge=1, le=4096)
     response_queue: int = F(32, "packets", "replies waiting for the network per slice", ge=1, le=4096)
@@ -326,6 +327,16 @@ class L2Spec(CacheSpec):
                              f"mshr_merge={self.mshr_merge}: a fill replies to all its merged requests at once, "
                              f"so raise response_queue or lower mshr_merge")
         return self
+
+
+class PartitionSpec(Spec):
+    """The memory sub-partition in front of each DRAM channel (where each L2 slice sits), with or without an
+    L2: requests from the interconnect wait ``rop_latency`` there before they are served, as GPGPU-Sim's
+    memory sub-partition delays every request in its ROP queue whether or not its L2 is enabled."""
+
+    rop_latency: int | None = F(
+        None, "cycles", "fixed delay (L2 clock) from a request's arrival at the partition to its service, on "
+        "every path into it; null: l2.rop_latency, or 0 on a machine without an l2 section", ge=0, le=100000)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -721,6 +732,7 @@ class Machine(Spec):
     l1d: L1Spec = L1Spec()
     l2: L2Spec | None = L2Spec(size_kb=64, assoc=8, sector_bytes=32, write_policy="write_back",
                                write_allocate=True)
+    partition: PartitionSpec = PartitionSpec()
     icnt: IcntSpec = IcntSpec()
     dram: DramSpec = DramSpec()
     pcie: PcieSpec = PcieSpec()
@@ -845,6 +857,14 @@ class Machine(Spec):
     @property
     def num_sms(self) -> int:
         return self.core.num_sms
+
+    @property
+    def rop_latency(self) -> int:
+        """The memory partition's ROP delay (L2 cycles) on every request into it: ``partition.rop_latency``,
+        else ``l2.rop_latency`` (an L2 enabled or not), else 0."""
+        if self.partition.rop_latency is not None:
+            return self.partition.rop_latency
+        return self.l2.rop_latency if self.l2 is not None else 0
 
     @property
     def num_stack_sms(self) -> int:

@@ -1,9 +1,10 @@
 """Typed machine descriptions: pydantic Specs loaded from YAML presets, with dotted overrides.
 
 A machine is a few orthogonal parts (STYLE.md habit 4): ``clocks``, ``core`` (SIMT cores, schedulers,
-latency tables), ``l1d``, ``l2`` (optional), ``icnt``, ``dram`` (with its address ``mapping``), ``pcie``,
-``sim`` (run control) and ``energy``. Every field has a default, a range and a unit (in its description);
-pluggable parts carry ``impl:`` naming a registered implementation.
+latency tables), ``l1d``, ``l1c`` (the constant cache), ``l2`` (optional), ``partition`` (the memory partition),
+``icnt``, ``dram`` (with its address ``mapping``), ``pcie``, ``sim`` (run control) and ``energy``. Every field
+has a default, a range and a unit (in its description); pluggable parts carry ``impl:`` naming a registered
+implementation.
 
     m = load_machine("gtx480", overrides={"l1d.size_kb": 48})
     m.config_hash()   # stable across runs and library versions
@@ -326,6 +327,42 @@ class L2Spec(CacheSpec):
             raise ValueError(f"response_queue={self.response_queue} + latency={self.latency} is below "
                              f"mshr_merge={self.mshr_merge}: a fill replies to all its merged requests at once, "
                              f"so raise response_queue or lower mshr_merge")
+        return self
+
+
+class ConstCacheSpec(Spec):
+    """Per-SM constant cache (GPGPU-Sim's L1C): read-only, allocated on fill, LRU, linear set index.
+
+    A warp's ``ld.const`` is one access per distinct ``line_bytes`` line its active lanes read (lanes reading
+    one line are served by one access, broadcast to the warp; distinct lines serialize, ``ports`` a cycle), as
+    GPGPU-Sim generates constant accesses. A hit's value is usable ``latency`` cycles after the access; a miss
+    takes one of the SM's ``mshr_entries`` constant MSHRs (up to ``mshr_merge`` accesses wait on one line) and
+    reads the line from the L2 like an L1 miss. Invalidated at each launch, like the L1D. A mechanism's own
+    core model (``core.model``) sees constant loads as global ones, as does every machine with ``enabled``
+    false (they then go through the L1D)."""
+
+    enabled: bool = F(True, "flag", "False: constant loads are global loads through the L1D")
+    size_kb: float = F(8, "KiB", "capacity per SM", ge=0.0625, le=1024)
+    line_bytes: int = F(64, "bytes", "line size: a warp's load is one access per distinct line", ge=32, le=256)
+    assoc: int = F(2, "ways", "associativity", ge=1, le=256)
+    latency: int = F(8, "cycles", "hit latency: from the access to the loaded value usable", ge=1, le=100000)
+    mshr_entries: int = F(2, "entries", "constant misses outstanding per SM (one line each)", ge=1, le=256)
+    mshr_merge: int = F(32, "accesses", "accesses merged into one constant MSHR entry", ge=1, le=256)
+    ports: int = F(1, "accesses/cycle", "constant-cache accesses per cycle (a warp's distinct lines serialize)",
+                   ge=1, le=16)
+
+    @property
+    def num_sets(self) -> int:
+        return int(round(self.size_kb * 1024)) // self.line_bytes // self.assoc
+
+    @model_validator(mode="after")
+    def _geometry(self) -> ConstCacheSpec:
+        size = self.size_kb * 1024
+        v = self.line_bytes
+        if v & (v - 1) or v % ATOM_BYTES:
+            raise ValueError(f"line_bytes={v} must be a power of two and a multiple of {ATOM_BYTES}")
+        if abs(size - round(size)) > 1e-9 or round(size) % (v * self.assoc) or self.num_sets < 1:
+            raise ValueError(f"size_kb={self.size_kb} is not a whole number of sets of {self.assoc} ways x {v} B")
         return self
 
 
@@ -732,6 +769,7 @@ class Machine(Spec):
     l1d: L1Spec = L1Spec()
     l2: L2Spec | None = L2Spec(size_kb=64, assoc=8, sector_bytes=32, write_policy="write_back",
                                write_allocate=True)
+    l1c: ConstCacheSpec = ConstCacheSpec()
     partition: PartitionSpec = PartitionSpec()
     icnt: IcntSpec = IcntSpec()
     dram: DramSpec = DramSpec()
@@ -838,6 +876,9 @@ class Machine(Spec):
     def _cross(self) -> Machine:
         if self.l2 is not None and self.l2.line_bytes != self.l1d.line_bytes:
             raise ValueError(f"l2.line_bytes={self.l2.line_bytes} must equal l1d.line_bytes={self.l1d.line_bytes}")
+        if self.const_cache_on and self.l1c.line_bytes > self.l1d.line_bytes:
+            raise ValueError(f"l1c.line_bytes={self.l1c.line_bytes} exceeds l1d.line_bytes={self.l1d.line_bytes}: a "
+                             "constant miss reads one line of the L2 (whose line is the L1D's)")
         d = self.dram
         bits = d.mapping.field_bits()
         need = {"B": d.banks_per_group, "G": d.bank_groups,
@@ -865,6 +906,11 @@ class Machine(Spec):
         if self.partition.rop_latency is not None:
             return self.partition.rop_latency
         return self.l2.rop_latency if self.l2 is not None else 0
+
+    @property
+    def const_cache_on(self) -> bool:
+        """Whether constant loads use the constant cache (``l1c``): enabled, on the engine's own SMs."""
+        return self.l1c.enabled and self.core.model == "gpu"
 
     @property
     def num_stack_sms(self) -> int:

@@ -1080,6 +1080,17 @@ def _deep_merge(base: dict, top: dict) -> dict:
     return out
 
 
+def _overlay_merge(base: dict, overlay: dict) -> dict:
+    """An overlay over a machine tree: as :func:`_deep_merge`, except that a section the machine removed (``l2:
+    null``) stays removed: an overlay changes how hardware is modelled, it adds none."""
+    out = dict(base)
+    for k, v in overlay.items():
+        if isinstance(v, dict) and k in out and out[k] is None:
+            continue
+        out[k] = _overlay_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
 def _read_preset(path: Path, seen: tuple[str, ...] = ()) -> dict:
     """A preset's raw tree; ``extends: NAME`` starts from preset NAME, then each of ``overlays: [...]`` is
     merged over it, then this file's own keys."""
@@ -1103,7 +1114,7 @@ def _read_preset(path: Path, seen: tuple[str, ...] = ()) -> dict:
             raise MachineConfigError(f"{path}: presets extend each other in a cycle ({' -> '.join(seen)})")
         tree = _read_preset(bpath, (*seen, str(path)))
     for name in overlays:
-        tree = _deep_merge(tree, _read_overlay(str(name), str(path)))
+        tree = _overlay_merge(tree, _read_overlay(str(name), str(path)))
     return _deep_merge(tree, raw)
 
 
@@ -1131,7 +1142,7 @@ def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] |
         source = str(path)
         if overlays:
             for name in overlays:
-                raw = _deep_merge(raw, _read_overlay(name, str(name_or_path)))
+                raw = _overlay_merge(raw, _read_overlay(name, str(name_or_path)))
             raw["name"] = f"{raw.get('name', text)}+{'+'.join(overlays)}"
             source = f"{source} with overlays {', '.join(overlays)}"
         tree = _validate(raw, source).model_dump(mode="json")

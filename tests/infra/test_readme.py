@@ -59,6 +59,7 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu machines diff gtx480 v100": "ndpgpu machines diff gtx480 v100",
     "ndpgpu run KM": "ndpgpu run KM",
     "ndpgpu run vecadd --machine gtx480-gpgpusim": "ndpgpu run vecadd --machine gtx480-gpgpusim",
+    "ndpgpu run vecadd --machine gtx480-gpgpusim3": "ndpgpu run vecadd --scale tiny --machine gtx480-gpgpusim3",
     "ndpgpu reproduce tom --scale small": "ndpgpu reproduce tom --scale tiny --jobs 1",
     "ndpgpu reproduce gpgpusim": NotRun("times vector add of 2^20 floats and a 256 x 256 matmul on two machines "
                                         "(minutes); tests/experiments cover the reproduction machinery"),

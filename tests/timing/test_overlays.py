@@ -25,7 +25,7 @@ def _diff(a, b) -> set[str]:
     return {k for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)}
 
 
-GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW"}
+GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency"}
 
 
 @pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])

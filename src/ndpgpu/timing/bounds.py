@@ -51,12 +51,9 @@ def load_to_use(m: Machine, request_bytes: int = 8, row: str = "hit") -> dict[st
     l1_hit = float(l1.latency)
     net = (ic.latency + flits(m, 0) - 1) + (ic.latency + flits(m, fill) - 1)
     base = l1.miss_latency + net + m.core.fill_to_use
-    if m.l2 is None or not m.l2.enabled:
-        l2_hit = math.nan
-        before_dram = base
-    else:
-        l2_hit = float(base + m.l2.rop_latency + m.l2.latency)
-        before_dram = base + m.l2.rop_latency + 1  # a fill replies one L2 cycle after the data returns
+    rop = m.rop_latency  # every request waits in the memory partition's ROP queue, with or without an L2
+    l2_hit = math.nan if m.l2 is None or not m.l2.enabled else float(base + rop + m.l2.latency)
+    before_dram = base + rop + 1  # the partition replies one L2 cycle after the data returns (an L2 fills first)
     t = m.dram.timing
     row_cycles = {"hit": 0, "closed": t.tRCD, "conflict": t.tRP + t.tRCD}[row]
     d_cycles = m.dram.controller_latency + row_cycles + dram_data_cycles(m, fill)

@@ -110,6 +110,18 @@ class EngineState:
         cfg[E.C_L1_CACHE_GLOBAL] = int(l1.cache_global)
         cfg[E.C_L1_FILL_PORTS] = l1.fill_ports
         cfg[E.C_L1_MISS_LAT] = l1.miss_latency
+        # the constant cache: its lines and MSHRs follow every SM's L1 rows in l1t and l1m (engine/ccache.py)
+        cc = m.l1c
+        self.cc_on = m.const_cache_on
+        cfg[E.C_CC_EN] = int(self.cc_on)
+        cfg[E.C_CC_SETS] = cc.num_sets
+        cfg[E.C_CC_ASSOC] = cc.assoc
+        cfg[E.C_CC_LINE_SHIFT] = cc.line_bytes.bit_length() - 1
+        cfg[E.C_CC_LAT] = cc.latency
+        cfg[E.C_CC_MSHR] = cc.mshr_entries
+        cfg[E.C_CC_MERGE] = cc.mshr_merge
+        cfg[E.C_CC_PORTS] = cc.ports
+        cfg[E.C_CC_T0] = nsm * l1.num_sets * l1.assoc
         pf = l1.prefetch
         cfg[E.C_PF_KIND] = registry.lookup("prefetcher", pf.impl).code
         cfg[E.C_PF_DEGREE] = pf.degree
@@ -130,14 +142,14 @@ class EngineState:
             cfg[E.C_L2_XOR_BITS] = max(1, (l2.num_sets - 1).bit_length())
             cfg[E.C_L2_MSHR] = l2.mshr_entries
             cfg[E.C_L2_MERGE] = l2.mshr_merge
-            cfg[E.C_L2_ROP] = l2.rop_latency
+            cfg[E.C_L2_ROP] = m.rop_latency
             cfg[E.C_L2_ATOM_LAT] = l2.atomic_latency
             cfg[E.C_L2_RETQ] = l2.return_queue
             cfg[E.C_L2_RESPQ] = l2.response_queue
             cfg[E.C_L2_PORTS] = l2.ports
             cfg[E.C_SLICES_PER_CH] = l2.slices_per_channel
             l2_sets, l2_assoc, l2_mshr = l2.num_sets, l2.assoc, l2.mshr_entries
-            l2_lat, rop, retq, respq = l2.latency, l2.rop_latency, l2.return_queue, l2.response_queue
+            l2_lat, rop, retq, respq = l2.latency, m.rop_latency, l2.return_queue, l2.response_queue
         else:
             cfg[E.C_L2_SETS] = 1
             cfg[E.C_L2_ASSOC] = 1
@@ -148,7 +160,9 @@ class EngineState:
             cfg[E.C_SLICES_PER_CH] = 1
             cfg[E.C_L2_RETQ] = 32
             cfg[E.C_L2_RESPQ] = 32
-            l2_sets, l2_assoc, l2_mshr, l2_lat, rop, retq, respq = 1, 1, 1, 1, 0, 32, 32
+            # no L2: the partition still delays every request by its ROP latency (partition.rop_latency)
+            cfg[E.C_L2_ROP] = m.rop_latency
+            l2_sets, l2_assoc, l2_mshr, l2_lat, rop, retq, respq = 1, 1, 1, 1, m.rop_latency, 32, 32
         cfg[E.C_NSL] = nsl
         # interconnect
         cfg[E.C_IC_FLIT] = ic.flit_bytes
@@ -227,8 +241,10 @@ class EngineState:
         self.g = np.zeros(E.NG, I64)
         # request pool: bounded by every queue, MSHR and DRAM queue together
         l1m_entries = nsm * int(cfg[E.C_L1_MSHR_STRIDE])
+        cfg[E.C_CC_M0] = l1m_entries
+        cc_mshrs = nsm * cc.mshr_entries
         npool = int(caps.sum() + nsl * l2_mshr * (cfg[E.C_L2_MERGE] + 1) + nch * dr.scheduler.queue_size
-                    + l1m_entries * 4 + 1024)
+                    + l1m_entries * 4 + cc_mshrs + 1024)
         self.rq = np.zeros((npool, E.NRQ), I64)
         self.rq_free = np.arange(npool, dtype=I64)[::-1].copy()
         self.g[E.G_RQ_TOP] = npool
@@ -244,10 +260,10 @@ class EngineState:
         self.subt[:, E.SB_LAST] = -1
         self.ctat = np.zeros((nsm * core.max_ctas, E.NCTAT), I64)
         self.ctat[:, E.CT_CTA] = -1
-        self.l1t = np.zeros((nsm * l1.num_sets * l1.assoc, E.NLN), I64)
-        self.l1m = np.zeros((l1m_entries, E.NMSHR), I64)
+        self.l1t = np.zeros((nsm * (l1.num_sets * l1.assoc + cc.num_sets * cc.assoc), E.NLN), I64)
+        self.l1m = np.zeros((l1m_entries + cc_mshrs, E.NMSHR), I64)
         self.l1m[:, E.M_LINE] = -1
-        self.l1w = np.zeros((l1m_entries, l1.mshr_merge), I64)
+        self.l1w = np.zeros((l1m_entries + cc_mshrs, max(l1.mshr_merge, cc.mshr_merge)), I64)
         self.l2t = np.zeros((nsl * l2_sets * l2_assoc, E.NLN), I64)
         self.l2m = np.zeros((nsl * l2_mshr, E.NMSHR), I64)
         self.l2m[:, E.M_LINE] = -1
@@ -557,22 +573,34 @@ class LaunchArrays:
         co = coalesce_trace(trace, st.line_bytes, core.smem.banks, core.smem.bank_bytes)
         mem = trace.mem
         rec = np.zeros((max(len(mem), 1), E.NREC), I64)
+        tx_line, tx_sect = co.tx_line, co.tx_sectors
         if len(mem):
             rec[:, E.RC_PC] = mem["pc"]
             sp = mem["space"].astype(I64)
-            sp[(sp == SPACE["const"]) | (sp == SPACE["generic"])] = SPACE["global"]
+            is_const = sp == SPACE["const"]
+            sp[sp == SPACE["generic"]] = SPACE["global"]
+            if not st.cc_on:  # constant loads are global loads through the L1D
+                sp[is_const] = SPACE["global"]
             rec[:, E.RC_SPACE] = sp
             rec[:, E.RC_FLAGS] = mem["flags"]
             rec[:, E.RC_TXS] = co.rec_tx_start
             rec[:, E.RC_NTX] = co.rec_ntx
             rec[:, E.RC_CONF] = co.rec_conflict
             rec[:, E.RC_BYTES] = co.rec_bytes
+            if st.cc_on and is_const.any():
+                # a constant load is one access per distinct constant-cache line its lanes read: its records
+                # take their transactions from the trace coalesced at that line size, placed after the others
+                cc = coalesce_trace(trace, m.l1c.line_bytes, core.smem.banks, core.smem.bank_bytes)
+                rec[is_const, E.RC_TXS] = cc.rec_tx_start[is_const] + len(tx_line)
+                rec[is_const, E.RC_NTX] = cc.rec_ntx[is_const]
+                tx_line = np.concatenate([tx_line, cc.tx_line]).astype(I64)
+                tx_sect = np.concatenate([tx_sect, cc.tx_sectors]).astype(I64)
         else:
             rec[:, E.RC_PC] = -1
         self.rec = rec
         self.coalesced = co
-        self.txl = co.tx_line if co.tx_line.size else np.zeros(1, I64)
-        self.txs = co.tx_sectors if co.tx_sectors.size else np.zeros(1, I64)
+        self.txl = tx_line if tx_line.size else np.zeros(1, I64)
+        self.txs = tx_sect if tx_sect.size else np.zeros(1, I64)
         self.cta_order = np.asarray(plan.order, I64)
         self.cta_sm = np.asarray(plan.target_sm, I64)
         self.mode = int(plan.mode)

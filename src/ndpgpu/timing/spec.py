@@ -1,9 +1,10 @@
 """Typed machine descriptions: pydantic Specs loaded from YAML presets, with dotted overrides.
 
 A machine is a few orthogonal parts (STYLE.md habit 4): ``clocks``, ``core`` (SIMT cores, schedulers,
-latency tables), ``l1d``, ``l2`` (optional), ``icnt``, ``dram`` (with its address ``mapping``), ``pcie``,
-``sim`` (run control) and ``energy``. Every field has a default, a range and a unit (in its description);
-pluggable parts carry ``impl:`` naming a registered implementation.
+latency tables), ``l1d``, ``l1c`` (the constant cache), ``l2`` (optional), ``partition`` (the memory partition),
+``icnt``, ``dram`` (with its address ``mapping``), ``pcie``, ``sim`` (run control) and ``energy``. Every field
+has a default, a range and a unit (in its description); pluggable parts carry ``impl:`` naming a registered
+implementation.
 
     m = load_machine("gtx480", overrides={"l1d.size_kb": 48})
     m.config_hash()   # stable across runs and library versions
@@ -312,7 +313,8 @@ class L2Spec(CacheSpec):
     """L2 slices (memory sub-partitions); the size is per slice."""
 
     slices_per_channel: int = F(2, "slices", "L2 slices in front of each DRAM channel", ge=1, le=16)
-    rop_latency: int = F(0, "cycles", "fixed delay from arrival at the slice to the tag lookup", ge=0, le=100000)
+    rop_latency: int = F(0, "cycles", "fixed delay from arrival at the slice to the tag lookup (the memory "
+                         "partition's ROP queue; partition.rop_latency, when set, takes its place)", ge=0, le=100000)
     atomic_latency: int = F(4, "cycles", "extra latency of an atomic at the slice", ge=0, le=100000)
     return_queue: int = F(32, "packets", "DRAM-return queue per slice", ge=1, le=4096)
     response_queue: int = F(32, "packets", "replies waiting for the network per slice", ge=1, le=4096)
@@ -326,6 +328,52 @@ class L2Spec(CacheSpec):
                              f"mshr_merge={self.mshr_merge}: a fill replies to all its merged requests at once, "
                              f"so raise response_queue or lower mshr_merge")
         return self
+
+
+class ConstCacheSpec(Spec):
+    """Per-SM constant cache (GPGPU-Sim's L1C): read-only, allocated on fill, LRU, linear set index.
+
+    A warp's ``ld.const`` is one access per distinct ``line_bytes`` line its active lanes read (lanes reading
+    one line are served by one access, broadcast to the warp; distinct lines serialize, ``ports`` a cycle), as
+    GPGPU-Sim generates constant accesses. A hit's value is usable ``latency`` cycles after the access; a miss
+    takes one of the SM's ``mshr_entries`` constant MSHRs (up to ``mshr_merge`` accesses wait on one line) and
+    reads the line from the L2 like an L1 miss. Invalidated at each launch, like the L1D. A mechanism's own
+    core model (``core.model``) sees constant loads as global ones, as does every machine with ``enabled``
+    false (they then go through the L1D)."""
+
+    enabled: bool = F(True, "flag", "False: constant loads are global loads through the L1D")
+    size_kb: float = F(8, "KiB", "capacity per SM", ge=0.0625, le=1024)
+    line_bytes: int = F(64, "bytes", "line size: a warp's load is one access per distinct line", ge=32, le=256)
+    assoc: int = F(2, "ways", "associativity", ge=1, le=256)
+    latency: int = F(8, "cycles", "hit latency: from the access to the loaded value usable", ge=1, le=100000)
+    mshr_entries: int = F(2, "entries", "constant misses outstanding per SM (one line each)", ge=1, le=256)
+    mshr_merge: int = F(32, "accesses", "accesses merged into one constant MSHR entry", ge=1, le=256)
+    ports: int = F(1, "accesses/cycle", "constant-cache accesses per cycle (a warp's distinct lines serialize)",
+                   ge=1, le=16)
+
+    @property
+    def num_sets(self) -> int:
+        return int(round(self.size_kb * 1024)) // self.line_bytes // self.assoc
+
+    @model_validator(mode="after")
+    def _geometry(self) -> ConstCacheSpec:
+        size = self.size_kb * 1024
+        v = self.line_bytes
+        if v & (v - 1) or v % ATOM_BYTES:
+            raise ValueError(f"line_bytes={v} must be a power of two and a multiple of {ATOM_BYTES}")
+        if abs(size - round(size)) > 1e-9 or round(size) % (v * self.assoc) or self.num_sets < 1:
+            raise ValueError(f"size_kb={self.size_kb} is not a whole number of sets of {self.assoc} ways x {v} B")
+        return self
+
+
+class PartitionSpec(Spec):
+    """The memory sub-partition in front of each DRAM channel (where each L2 slice sits), with or without an
+    L2: requests from the interconnect wait ``rop_latency`` there before they are served, as GPGPU-Sim's
+    memory sub-partition delays every request in its ROP queue whether or not its L2 is enabled."""
+
+    rop_latency: int | None = F(
+        None, "cycles", "fixed delay (L2 clock) from a request's arrival at the partition to its service, on "
+        "every path into it; null: l2.rop_latency, or 0 on a machine without an l2 section", ge=0, le=100000)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -721,6 +769,8 @@ class Machine(Spec):
     l1d: L1Spec = L1Spec()
     l2: L2Spec | None = L2Spec(size_kb=64, assoc=8, sector_bytes=32, write_policy="write_back",
                                write_allocate=True)
+    l1c: ConstCacheSpec = ConstCacheSpec()
+    partition: PartitionSpec = PartitionSpec()
     icnt: IcntSpec = IcntSpec()
     dram: DramSpec = DramSpec()
     pcie: PcieSpec = PcieSpec()
@@ -826,6 +876,9 @@ class Machine(Spec):
     def _cross(self) -> Machine:
         if self.l2 is not None and self.l2.line_bytes != self.l1d.line_bytes:
             raise ValueError(f"l2.line_bytes={self.l2.line_bytes} must equal l1d.line_bytes={self.l1d.line_bytes}")
+        if self.const_cache_on and self.l1c.line_bytes > self.l1d.line_bytes:
+            raise ValueError(f"l1c.line_bytes={self.l1c.line_bytes} exceeds l1d.line_bytes={self.l1d.line_bytes}: a "
+                             "constant miss reads one line of the L2 (whose line is the L1D's)")
         d = self.dram
         bits = d.mapping.field_bits()
         need = {"B": d.banks_per_group, "G": d.bank_groups,
@@ -845,6 +898,19 @@ class Machine(Spec):
     @property
     def num_sms(self) -> int:
         return self.core.num_sms
+
+    @property
+    def rop_latency(self) -> int:
+        """The memory partition's ROP delay (L2 cycles) on every request into it: ``partition.rop_latency``,
+        else ``l2.rop_latency`` (an L2 enabled or not), else 0."""
+        if self.partition.rop_latency is not None:
+            return self.partition.rop_latency
+        return self.l2.rop_latency if self.l2 is not None else 0
+
+    @property
+    def const_cache_on(self) -> bool:
+        """Whether constant loads use the constant cache (``l1c``): enabled, on the engine's own SMs."""
+        return self.l1c.enabled and self.core.model == "gpu"
 
     @property
     def num_stack_sms(self) -> int:
@@ -1014,6 +1080,17 @@ def _deep_merge(base: dict, top: dict) -> dict:
     return out
 
 
+def _overlay_merge(base: dict, overlay: dict) -> dict:
+    """An overlay over a machine tree: as :func:`_deep_merge`, except that a section the machine removed (``l2:
+    null``) stays removed: an overlay changes how hardware is modelled, it adds none."""
+    out = dict(base)
+    for k, v in overlay.items():
+        if isinstance(v, dict) and k in out and out[k] is None:
+            continue
+        out[k] = _overlay_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
 def _read_preset(path: Path, seen: tuple[str, ...] = ()) -> dict:
     """A preset's raw tree; ``extends: NAME`` starts from preset NAME, then each of ``overlays: [...]`` is
     merged over it, then this file's own keys."""
@@ -1037,7 +1114,7 @@ def _read_preset(path: Path, seen: tuple[str, ...] = ()) -> dict:
             raise MachineConfigError(f"{path}: presets extend each other in a cycle ({' -> '.join(seen)})")
         tree = _read_preset(bpath, (*seen, str(path)))
     for name in overlays:
-        tree = _deep_merge(tree, _read_overlay(str(name), str(path)))
+        tree = _overlay_merge(tree, _read_overlay(str(name), str(path)))
     return _deep_merge(tree, raw)
 
 
@@ -1065,7 +1142,7 @@ def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] |
         source = str(path)
         if overlays:
             for name in overlays:
-                raw = _deep_merge(raw, _read_overlay(name, str(name_or_path)))
+                raw = _overlay_merge(raw, _read_overlay(name, str(name_or_path)))
             raw["name"] = f"{raw.get('name', text)}+{'+'.join(overlays)}"
             source = f"{source} with overlays {', '.join(overlays)}"
         tree = _validate(raw, source).model_dump(mode="json")

@@ -17,6 +17,7 @@ links         serial links to memory stacks, the DRAM controller's input
 xbar          crossbar interconnect (requests and replies)
 mesh          2D-mesh interconnect with virtual channels
 l2            L2 slice: lookups, MSHRs, write policy, fills, memory-side execution
+ccache        the SM's constant cache: accesses, MSHRs, fills
 ldst          the SM's L1 and LD/ST unit, fills, loads, prefetcher
 warps         warp and CTA bookkeeping
 issue         scoreboard, warp schedulers and the SM tick
@@ -40,8 +41,8 @@ from .layout import *  # noqa: F403
 
 # components in dependency order; their names load on first use (``E.run_loop``), so that a mechanism's
 # hardware module may import ``engine.layout`` and the components it calls before the hooks find it
-COMPONENTS = ("queues", "mapping", "caches", "dram", "links", "xbar", "mesh", "l2", "ldst", "warps", "issue",
-              "hooks", "dispatch", "loop")
+COMPONENTS = ("queues", "mapping", "caches", "dram", "links", "xbar", "mesh", "l2", "ccache", "ldst", "warps",
+              "issue", "hooks", "dispatch", "loop")
 
 
 def __getattr__(name: str) -> Any:

@@ -540,7 +540,8 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
             progress = True
     # LD/ST unit: transactions of the current memory instruction against L1
     if smt[sm, S_LDST_REC] >= 0:
-        for _p in range(cfg[C_L1_PORTS]):
+        nports = cfg[C_CC_PORTS] if rec[smt[sm, S_LDST_REC], RC_SPACE] == SP_CONST else cfg[C_L1_PORTS]
+        for _p in range(nports):
             if smt[sm, S_LDST_TX] >= smt[sm, S_LDST_TXEND]:
                 break
             blk = smt[sm, S_LDST_BLOCK]

@@ -4,6 +4,7 @@ and the next-line prefetcher.
 
 from . import hooks
 from .caches import c_find, c_set, c_victim, expand
+from .ccache import cc_access, cc_fill
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .mapping import rq_map
 from .queues import edge, ld_release, popcount, q_space, rq_alloc, rq_release
@@ -161,6 +162,22 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
     sect = txs[t]
     space = rec[ri, RC_SPACE]
     pc = rec[ri, RC_PC]
+    if space == SP_CONST and kind == IK_LOAD:  # the constant cache (build sets SP_CONST only when it is on)
+        res = cc_access(sm, line, ldop, pc, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smt,
+                        mapd, mrange)
+        if res == 0:
+            return False
+        if res == 1:
+            ready = edge(clk, D_CORE, k + cfg[C_CC_LAT])
+            if ready > ldo[ldop, L_HIT_READY]:
+                ldo[ldop, L_HIT_READY] = ready
+            ldo[ldop, L_OUT] -= 1
+            if ldo[ldop, L_OUT] == 0:
+                s2 = ld_complete(ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)
+                warp_maybe_exit_flag(s2, wt, smt, cfg)
+        elif ldo[ldop, L_LEVEL] < 2:
+            ldo[ldop, L_LEVEL] = 2
+        return True
     en = cfg[C_L1_EN] != 0
     cached = en and (space == SP_LOCAL or cfg[C_L1_CACHE_GLOBAL] != 0)
     line_atoms = 1 << (cfg[C_L1_LINE_SHIFT] - 5)
@@ -355,7 +372,9 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
         return True
     m = rq[r, R_MSHR]
     line = rq[r, R_LINE]
-    if l1m[m, M_ALLOC] != 0 and cfg[C_L1_EN] != 0:
+    if l1m[m, M_ALLOC] == MA_CONST:
+        cc_fill(sm, l1m[m, M_LINE], cfg, l1t, g)
+    elif l1m[m, M_ALLOC] != 0 and cfg[C_L1_EN] != 0:
         assoc = cfg[C_L1_ASSOC]
         base = l1_base(sm, line, cfg)
         idx = c_find(l1t, base, assoc, line)
@@ -414,7 +433,8 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
                 ctr[T_PF_USEFUL] += 1
         l1m[m, M_NWAIT] = 0
         l1m[m, M_LINE] = -1
-        smt[sm, S_MSHR_USED] -= 1
+        if l1m[m, M_ALLOC] != MA_CONST:  # (the constant MSHRs are not the L1's)
+            smt[sm, S_MSHR_USED] -= 1
     elif rq[r, R_LEVEL] > 0:
         # remember the deepest level any part of this miss reached
         for w in range(l1m[m, M_NWAIT]):

@@ -1,0 +1,129 @@
+"""The ``gpgpusim3`` overlay (GPGPU-Sim 3.x timing) and the ``gtx480-gpgpusim3`` preset: exactly the overlay's
+fields change; L1D hits take one cycle and shared loads three (a dependent chain's cycles counted by hand);
+misses read whole lines; host copies leave the L2 cold."""
+
+from __future__ import annotations
+
+import pytest
+from tracegen import TraceBuilder, pointer_chase
+
+from ndpgpu.timing import TimingSession, load_machine
+from ndpgpu.timing.spec import list_machines, list_overlays
+
+BASE = 1 << 32
+NO_REFRESH = {"dram.refresh": False}
+
+GPGPUSIM3_FIELDS = {"core.smem.latency", "l1d.latency", "l1d.sector_bytes", "l1d.set_index", "l1c.latency",
+                    "l2.sector_bytes", "l2.return_queue", "l2.response_queue", "dram.read_burst_per_sector",
+                    "dram.refresh", "dram.timing.tFAW", "pcie.place_in_l2"}
+
+
+def _flat(tree: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _diff(a, b) -> set[str]:
+    fa, fb = _flat(a.model_dump(mode="json")), _flat(b.model_dump(mode="json"))
+    return {k for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)}
+
+
+def test_the_overlay_sets_3x_values_and_only_its_fields():
+    assert "gpgpusim3" in list_overlays() and "gtx480-gpgpusim3" in list_machines()
+    base, m = load_machine("gtx480"), load_machine("gtx480+gpgpusim3")
+    assert _diff(base, m) - {"name"} <= GPGPUSIM3_FIELDS
+    assert (m.l1d.latency, m.core.smem.latency, m.l1c.latency) == (1, 3, 1)
+    assert (m.l1d.sector_bytes, m.l2.sector_bytes, m.l1d.set_index) == (128, 128, "linear")
+    assert (m.l2.return_queue, m.l2.response_queue) == (8, 8)
+    assert not (m.dram.read_burst_per_sector or m.dram.refresh or m.pcie.place_in_l2) and m.dram.timing.tFAW == 0
+    assert m.rop_latency == base.rop_latency == 120  # 3.2.2's GTX480 -rop_latency, as 4.0's
+    v = load_machine("v100+gpgpusim3")
+    assert _diff(load_machine("v100"), v) - {"name"} <= GPGPUSIM3_FIELDS
+    # an overlay adds no hardware: a machine without an L2 keeps none
+    ip8 = load_machine("ipndp-ip8+gpgpusim3")
+    assert ip8.l2 is None and ip8.rop_latency == 120
+
+
+def test_the_gtx480_gpgpusim3_preset():
+    preset, named = load_machine("gtx480-gpgpusim3"), load_machine("gtx480+gpgpusim3")
+    assert _diff(preset, named) == {"name", "description", "l1d.mshr_entries", "l2.mshr_entries",
+                                    "dram.scheduler.queue_size"}
+    assert (preset.l1d.mshr_entries, preset.l2.mshr_entries, preset.dram.scheduler.queue_size) == (32, 32, 16)
+
+
+def dependent_l1_hits(n: int) -> object:
+    """One lane chases one line: the first load misses, the next ``n`` hit in the L1D, each waiting for the last."""
+    return pointer_chase([BASE] * (n + 1))
+
+
+def dependent_shared(n: int) -> object:
+    b = TraceBuilder("schain", 1, 32, shared_bytes=128)
+    ld = b.op("ld.shared.u32", "load", dst=(1,), src=(1,), space="shared", width=4)
+    ex = b.op("exit", "branch")
+    for _ in range(n):
+        b.run(0, ld, base=0, stride=4)
+    b.run(0, ex)
+    return b.build()
+
+
+@pytest.mark.parametrize("name,per_load", [("gtx480+gpgpusim3", 1), ("gtx480", 35)])
+def test_a_chain_of_l1_hits_takes_one_cycle_a_load(name, per_load):
+    """A dependent chain of L1 hits: a hit issued at cycle k is usable at k + l1d.latency, when the next load
+    issues (no pipeline stage of its own between them: the engine's latency is issue to use), so N hits take
+    N x (l1d.latency + 0) cycles: 12 more hits take 12 more cycles under 3.x, 12 x 35 on the hardware preset."""
+    m = load_machine(name, NO_REFRESH)
+    assert m.l1d.latency == per_load
+    short = TimingSession(m).run_launch(dependent_l1_hits(4))
+    long = TimingSession(m).run_launch(dependent_l1_hits(16))
+    assert long.get("latency.load_to_use.l1", "loads") == 16
+    assert long.get("latency.load_to_use.l1", "average") == pytest.approx(per_load, abs=1e-3)
+    assert long.cycles - short.cycles == 12 * per_load
+
+
+@pytest.mark.parametrize("name,per_load", [("gtx480+gpgpusim3", 3), ("gtx480", 26)])
+def test_a_chain_of_shared_loads_takes_the_shared_latency_a_load(name, per_load):
+    m = load_machine(name)
+    assert m.core.smem.latency == per_load
+    short = TimingSession(m).run_launch(dependent_shared(4))
+    long = TimingSession(m).run_launch(dependent_shared(16))
+    assert long.get("smem", "accesses") == 16 and long.get("smem", "bank_conflict_cycles") == 0
+    assert long.cycles - short.cycles == 12 * per_load
+
+
+def test_a_constant_hit_takes_one_cycle():
+    b = TraceBuilder("cchain", 1, 32)
+    ld = b.op("ld.const.u32", "load", dst=(1,), src=(1,), space="const", width=4)
+    ex = b.op("exit", "branch")
+    for _ in range(5):
+        b.run(0, ld, addrs=[BASE] * 32)
+    b.run(0, ex)
+    for name in ("gtx480+gpgpusim3", "gtx480+gpgpusim"):
+        st = TimingSession(name).run_launch(b.build())
+        assert (st.get("const", "hits"), st.get("latency.load_to_use.l1", "average")) == (4, pytest.approx(1, abs=1e-3))
+
+
+def test_misses_read_whole_lines():
+    """One lane's 4-B load on v100 (32-B sectors): the hardware-faithful machine reads one sector from DRAM, 3.x
+    the whole 128-B line (two 64-B atoms of its HBM2 channel, one request)."""
+    one_lane = pointer_chase([BASE])
+    hw = TimingSession("v100").run_launch(one_lane)
+    g3 = TimingSession("v100+gpgpusim3").run_launch(one_lane)
+    assert hw.get("dram", "read_bytes") == 32
+    assert g3.get("dram", "read_bytes") == 128
+    assert g3.get("dram", "reads") == hw.get("dram", "reads") == 1
+
+
+def test_host_copies_leave_the_l2_cold():
+    """gtx480 places a host-to-device copy's lines in the L2 (GPGPU-Sim 4.0's perf_sim_memcpy); 3.x does not,
+    so the kernel's first load misses the L2."""
+    for name, placed, l2_hits in (("gtx480", True, 1), ("gtx480+gpgpusim3", False, 0)):
+        sess = TimingSession(name)
+        r = sess.copy(4096, "h2d", BASE)
+        assert (r["lines_in_l2"] > 0) == placed
+        st = sess.run_launch(pointer_chase([BASE]))
+        assert st.get("l2", "hits") == l2_hits

@@ -107,7 +107,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scale = args.scale if isinstance(target, str) else "given"
     overrides = dict(_parse_override(o) for o in args.set or [])
     for flag, given in (("--set", bool(overrides)), ("--policy", bool(args.policy)), ("--no-copies", args.no_copies),
-                        ("--all", getattr(args, "all", False))):
+                        ("--all", getattr(args, "all", False)), ("--plot", bool(getattr(args, "plot", None)))):
         if given and not args.machine:
             raise UsageError(f"ndpgpu run: {flag} belongs to timing; name the machine with --machine "
                              "(see `ndpgpu machines`)")
@@ -116,6 +116,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from .experiments.policies import make_policy
 
         policy = make_policy(args.policy)  # an unknown policy fails before the functional run
+    plot_note = None
+    if getattr(args, "plot", None):
+        from .timeseries import DEFAULT_INTERVAL
+
+        if not args.plot.lower().endswith((".png", ".svg", ".pdf")):
+            raise UsageError(f"--plot {args.plot}: name a .png, .svg or .pdf file")
+        if "sim.time_series_interval" not in overrides:  # samples are what the plot draws
+            overrides["sim.time_series_interval"] = DEFAULT_INTERVAL
+            plot_note = f"sampled every {DEFAULT_INTERVAL} core cycles (--set sim.time_series_interval=N to change)"
     session = None
     if args.machine:
         from .timing import TimingSession
@@ -133,8 +142,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
     t_end = time.perf_counter()
     seconds = {"wall_seconds": t_end - t0, "functional_seconds": run.wall_seconds,
                "timing_seconds": t_end - t_timing if m is not None else 0.0}
+    if m is not None and getattr(args, "plot", None):
+        from .timeseries import NoTimeSeries, plot_time_series
+
+        try:
+            written = plot_time_series(m.launch_stats, args.plot)
+        except NoTimeSeries as exc:
+            raise UsageError(f"--plot: {exc}") from None
+        samples = sum(len(st.time_series["cycle"]) for st in m.launch_stats if st.time_series)
+        plot_note = (f"  time series of {len(m.launch_stats)} launch(es), {samples} samples, drawn to {written}"
+                     + (f"; {plot_note}" if plot_note else ""))
     if args.json:
         print(json.dumps(_run_json(run, args, m, seconds), default=_jsonable))
+        if plot_note:
+            print(plot_note.strip(), file=sys.stderr)
         return 0 if run.passed else 1
     print(run.summary())
     if not isinstance(target, str):
@@ -156,6 +177,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(summary(m, run.device.traces, args.policy))
         print(f"  {seconds['wall_seconds']:.1f} s in all: functional {seconds['functional_seconds']:.1f} s, "
               f"timing {seconds['timing_seconds']:.1f} s")
+        if plot_note:
+            print(plot_note)
     return 0 if run.passed else 1
 
 
@@ -331,6 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "(every row of the totals, and under `launch_stats` every row of each launch)")
     p.add_argument("--all", action="store_true", help="with --machine: print every statistic (the full table) "
                    "instead of the one-screen summary")
+    p.add_argument("--plot", metavar="FILE", help="with --machine: draw IPC, DRAM bandwidth and occupancy over "
+                   "time to FILE (.png, .svg or .pdf), sampled every sim.time_series_interval core cycles (100 "
+                   "unless --set)")
     p.add_argument("--bounds-check", action="store_true", help="report accesses outside allocations")
     p.add_argument("--no-copies", action="store_true", help="time the kernels alone, from cold caches (no host copy "
                    "timed or left in the L2; the same for any policy)")

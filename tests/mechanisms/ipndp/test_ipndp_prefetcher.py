@@ -84,8 +84,11 @@ def test_pf_predicts_every_next_demand(runs) -> None:
     assert wraps == nwarps * (BAND // 8)  # the last block of every row block
     # the last prediction of the last band's rows leaves the image; every other one is issued or already there
     assert st["ipndp.prefetcher.outside"] == 8
-    # every DRAM read is a prefetch or a demand miss that found nothing on its way
-    assert st["prefetch.issued"] + st["l1d.misses"] - st["l1d.mshr_merges"] == st["dram.reads"]
+    # every DRAM read is a prefetch or a demand miss that found nothing on its way; the memory partition's fixed
+    # (ROP) delay applies on every path, so each SM's last prefetch may still be in the partition when the kernel
+    # ends and never reach DRAM: at most one per SM
+    requested = st["prefetch.issued"] + st["l1d.misses"] - st["l1d.mshr_merges"]
+    assert requested - NSM <= st["dram.reads"] <= requested
 
 
 def test_pws_misses_at_the_wraps(runs) -> None:

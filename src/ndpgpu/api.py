@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .frontend import lineinfo, nvcc
+from .frontend import cparams, lineinfo, nvcc
 from .frontend.demangle import demangle, name_key, qualified_name
 from .frontend.ir import Module, Param
 from .frontend.parser import parse_ptx
@@ -799,6 +799,19 @@ class RawModule:
         self._loaded: dict[int, _LoadedModule] = {}
         self._functions: dict[str, Function] = {}
         self._expressions = self._map_name_expressions()
+        self._cpp_kernels: dict | None = None  # the source's kernel parameter names, read when first needed
+
+    def _param_names(self, kernel: str, count: int) -> tuple[str | None, ...] | None:
+        """The C++ names of ``kernel``'s parameters from the CUDA source (``frontend.cparams``); None for PTX
+        given as text, or where the source does not tell them unambiguously."""
+        if getattr(self, "source", None) is None:
+            return None
+        if getattr(self, "_cpp_kernels", None) is None:
+            try:
+                self._cpp_kernels = cparams.source_kernels(self.source)
+            except Exception:  # a name is a nicety: an unreadable source leaves the PTX names
+                self._cpp_kernels = {}
+        return cparams.kernel_param_names(self._cpp_kernels, kernel, count)
 
     @property
     def kernel_names(self) -> list[str]:
@@ -1203,12 +1216,16 @@ _INT_RANGES = {1: (-(1 << 7), 1 << 8), 2: (-(1 << 15), 1 << 16), 4: (-(1 << 31),
                8: (-(1 << 63), 1 << 64)}
 
 
-def _pack_arg(param: Param, value, index: int, kernel: str) -> bytes:
-    """Bytes of one kernel argument; raise TypeError/OverflowError naming the parameter."""
+def _pack_arg(param: Param, value, index: int, kernel: str, cpp_name: str | None = None) -> bytes:
+    """Bytes of one kernel argument; raise TypeError/OverflowError naming the parameter: by its C++ name when
+    the CUDA source gave it (``k: argument 3 'n' (PTX k_param_3, .u32)``), else by its PTX name."""
     kind = param.type.kind
     size = param.size
     dims = f"[{param.array[0]}]" if param.array else ""
-    where = f"argument {index} ({param.name}, PTX .{param.type.name}{dims}) of {kernel}"
+    if cpp_name:
+        where = f"{kernel}: argument {index} '{cpp_name}' (PTX {param.name}, .{param.type.name}{dims})"
+    else:
+        where = f"argument {index} ({param.name}, PTX .{param.type.name}{dims}) of {kernel}"
     if isinstance(value, DeviceArray):
         if size != 8 or param.array:
             raise TypeError(f"{where}: a device array (pointer) was passed to a {size}-byte parameter")
@@ -1387,8 +1404,9 @@ class Function:
             if isinstance(a, DeviceArray) and a.device is not dev:
                 raise ValueError(f"{self.name}: an argument belongs to {a.device}, not the current {dev}")
         buf = bytearray()
+        names = self.module._param_names(self.name, len(params)) or (None,) * len(params)
         for i, (p, a) in enumerate(zip(params, args, strict=True)):
-            raw = _pack_arg(p, a, i, self.name)
+            raw = _pack_arg(p, a, i, self.name, names[i])
             al = p.alignment
             buf += b"\0" * ((-len(buf)) % al)
             buf += raw

@@ -104,7 +104,7 @@ def test_resume_after_killing_the_sweep_recomputes_nothing_finished_and_loses_no
     cmd = [sys.executable, "-m", "ndpgpu.experiments.cli", "sweep", str(spec_path), "--jobs", "2",
            "--store", str(db), "--no-progress"]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 40
+    deadline = time.monotonic() + 120  # a loaded machine starts the workers slowly
     while len(log_calls(log)) < 4 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)  # the sweep, its workers and helpers, mid-way

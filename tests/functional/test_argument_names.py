@@ -78,7 +78,7 @@ def test_a_cu_file_names_its_parameters(tmp_path) -> None:
     path.write_text(SAXPY)
     fn = ndpgpu.RawModule(path=str(path)).get_function("saxpy")
     with ndpgpu.Device():
-        x, y = ndpgpu.zeros(4, np.float32), ndpgpu.zeros(4, np.float32)
+        y = ndpgpu.zeros(4, np.float32)
         with pytest.raises(TypeError, match=r"argument 1 'x' \(PTX saxpy_param_1, \.u64\): a Python float"):
             fn((1,), (4,), (2.0, 1.5, y, 4))
 

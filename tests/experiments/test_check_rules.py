@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ndpgpu.experiments.report import CHECK_KINDS, CheckRule, get_reproduction
-from ndpgpu.experiments.results import ResultSet
+from ndpgpu.experiments.report import CHECK_KINDS, CheckRule, get_reproduction, results_from_points
 
 DOCS = Path(__file__).parents[2] / "docs"
 PAPERS = {"tom": "tom", "llc": "llc", "teleport": "teleport", "mpu": "mpu", "ipndp": "ipndp_studies"}
@@ -19,8 +18,7 @@ PAPERS = {"tom": "tom", "llc": "llc", "teleport": "teleport", "mpu": "mpu", "ipn
 @pytest.mark.parametrize("paper", sorted(PAPERS))
 def test_every_check_states_its_rule_and_each_rule_is_used_once(paper):
     repro = get_reproduction(paper)()
-    spec = repro.spec("small")
-    results = ResultSet.from_points_file(DOCS / paper / "small" / "points.parquet", spec.expand("small"))
+    results, _ = results_from_points(repro, "small", DOCS / paper / "small" / "points.parquet")
     assert not [r for r in results.results if r.status != "ok"]  # the committed file holds every point
     checks = repro.checks(results)
     assert checks

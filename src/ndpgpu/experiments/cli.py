@@ -153,6 +153,23 @@ def add_subcommands(subparsers: Any) -> None:
         help="run nothing: re-evaluate the checks, tables and figures with today's code from the metric rows of "
         "a points file (a committed report's points.parquet); points are matched by identity, not key",
     )
+    p.add_argument(
+        "--timing",
+        default=None,
+        choices=("declared", "preset", "gpgpusim", "gpgpusim3"),
+        help="the simulator timing of every machine: declared (default: the paper's baseline timing, named in the "
+        "report; with --from-points the default is the timing the file's points ran on), or a labelled second "
+        "column: preset (hardware-faithful), gpgpusim (GPGPU-Sim 4.0), gpgpusim3 "
+        "(GPGPU-Sim 3.x); a column is stored as its own experiment and its report written to "
+        "reports/<paper>-<scale>-<timing>",
+    )
+    p.add_argument(
+        "--column",
+        action="append",
+        default=[],
+        metavar="TIMING=FILE",
+        help="with --from-points: a second column's points file (repeatable), shown beside the declared checks",
+    )
     _add_run_options(p)
     p.set_defaults(func=reproduce_main)
 
@@ -350,12 +367,19 @@ def reproduce_main(args: argparse.Namespace) -> int:
                 raise ReproductionError("--from-points needs one reproduction and its --scale")
             if not args.from_points.is_file():
                 raise ReproductionError(f"--from-points {args.from_points}: no such file")
+            columns = {}
+            for item in args.column:
+                flavour, sep, file = item.partition("=")
+                if not sep or not Path(file).is_file():
+                    raise ReproductionError(f"--column {item!r}: expected TIMING=FILE with an existing points file")
+                columns[flavour] = file
             report = reevaluate(args.paper, args.scale, args.from_points,
-                                args.out or Path("reports") / f"{args.paper}-{args.scale}")
+                                args.out or Path("reports") / f"{args.paper}-{args.scale}",
+                                timing=args.timing, columns=columns)
         else:
             report = reproduce(args.paper, args.scale, args.out, args.jobs, args.store, args.traces, args.executor,
                                opts, progress, getattr(args, "scheduler", None),
-                               stored_only=getattr(args, "stored_only", False))
+                               stored_only=getattr(args, "stored_only", False), timing=args.timing)
         if args.doc:
             write_document(report, args.doc)
             print(f"wrote {args.doc}")

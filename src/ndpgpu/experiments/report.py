@@ -1,15 +1,17 @@
 """Reproductions and their reports.
 
-A reproduction is a :class:`Reproduction` subclass in ``ndpgpu.experiments.papers.<name>``, registered
-with :func:`register_reproduction`. It declares its points (:meth:`Reproduction.spec`), the paper's numbers
-(``paper_numbers``), and turns a :class:`~ndpgpu.experiments.results.ResultSet` into tables, bar charts
-and checks. :func:`reproduce` runs its sweep and writes ``report.md``, ``report.json`` (validated against
+A reproduction is a :class:`Reproduction` subclass in ``ndpgpu.experiments.papers.<name>``, registered with
+:func:`register_reproduction`. It declares its points (:meth:`Reproduction.spec`), the paper's numbers
+(``paper_numbers``), and turns a :class:`~ndpgpu.experiments.results.ResultSet` into tables, bar charts and
+checks. :func:`reproduce` runs its sweep and writes ``report.md``, ``report.json`` (validated against
 ``report.schema.json``) and ``figures/*.png``.
 
-A check compares one of our numbers with the paper's. A check marked ``calibrated`` (a parameter was
-fitted to it) is shown but not counted as evidence. Each check carries its :class:`CheckRule`, fixed from the
-paper's wording before any rerun: what kind of check it is (``measured`` or ``arithmetic``), how its number is
-averaged, the sentence or figure of the paper it comes from, and why its band is as wide as it is.
+A check compares one of our numbers with the paper's. A check marked ``calibrated`` (a parameter was fitted to
+it) is shown but not counted as evidence, and neither is an ``arithmetic`` check (it restates the paper's
+constants or a static analysis: it measures no simulation); the summary counts them apart. Each check carries
+its :class:`CheckRule`, fixed from the paper's wording before any rerun: what kind of check it is (``measured``
+or ``arithmetic``), how its number is averaged, the sentence or figure of the paper it comes from, and why its
+band is as wide as it is.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..registry import Registry, import_submodules
+from .baselines import FLAVOURS, LABELS, BaselineTiming, TimingError, timed
 from .plots import BarChart, draw_bar_chart
 from .points import SweepSpec
 from .provenance import code_version
@@ -173,6 +176,9 @@ class Reproduction:
     # machine overrides every `paper`-scale point carries: the paper's instruction window, for a paper that runs
     # each application "to completion or N instructions" (e.g. {"sim.max_warp_instructions": N // 32})
     paper_window: ClassVar[dict[str, Any]] = {}
+    # the simulator timing the paper's baseline ran on, declared from its text before any run on it
+    # (experiments/baselines.py); None: the reproduction's machines are timed as their presets say
+    baseline_timing: ClassVar[BaselineTiming | None] = None
 
     def spec(self, scale: str) -> SweepSpec:
         """The points to run at ``scale``."""
@@ -299,7 +305,7 @@ def _report_data(
             if name is not None:
                 value, unit = r.metrics[name]
                 metrics[name] = {"value": value, "unit": unit}
-        p = r.point
+        p = r.ran or r.point
         points.append(
             {
                 "label": p.label,
@@ -315,7 +321,8 @@ def _report_data(
                 "metrics": metrics,
             }
         )
-    evidence = [c for c in checks if not c.calibrated]
+    evidence = [c for c in checks if not c.calibrated and c.kind != "arithmetic"]
+    arithmetic = [c for c in checks if not c.calibrated and c.kind == "arithmetic"]
     data = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "reproduction": repro.name,
@@ -334,7 +341,9 @@ def _report_data(
             "checks": len(checks),
             "evidence": len(evidence),
             "evidence_passed": sum(c.passed for c in evidence),
-            "calibrated": len(checks) - len(evidence),
+            "calibrated": sum(c.calibrated for c in checks),
+            "arithmetic": len(arithmetic),
+            "arithmetic_passed": sum(c.passed for c in arithmetic),
         },
         "checks": [_check_json(c) for c in checks],
         "points": points,
@@ -344,6 +353,41 @@ def _report_data(
         "differences": repro.differences.strip(),
     }
     return _finite(json.loads(json.dumps(data, default=str)))
+
+
+def _timing_lines(timing: dict[str, Any] | None) -> list[str]:
+    """The summary's lines on the simulator timing the report's points ran on."""
+    if not timing:
+        return []
+    own = f"- Baseline timing: **{timing['label']}**"
+    if timing["flavour"] == timing["declared"]:
+        own += f", declared before the run: {timing['why']}"
+    else:
+        own += (f", a labelled second column; the checks that count are on the declared "
+                f"{timing['declared_label']} ({timing['why']})")
+    return [own, f"  (the paper: \"{timing['paper_says']}\"; the rule: {timing['rule']})"]
+
+
+def timing_columns(repro: Reproduction, declared: ResultSet, columns: dict[str, ResultSet]) -> Table | None:
+    """The checks on every timing that has results: the declared one, then each labelled column (``None`` when
+    no column has a finished point)."""
+    have = {f: rs for f, rs in columns.items() if any(r.status == "ok" for r in rs.results)}
+    if not have:
+        return None
+    per = {f: {c.name: c for c in repro.checks(rs)} for f, rs in have.items()}
+    rows = []
+    for c in repro.checks(declared):
+        cells: list[Any] = [c.name, c.paper, c.ours, c.verdict]
+        for f in have:
+            other = per[f].get(c.name)
+            cells += [other.ours if other else None, other.verdict if other else ""]
+        rows.append(cells)
+    columns_out = ["check", "paper", "declared timing", "verdict"]
+    for f in have:
+        columns_out += [LABELS[f], "verdict"]
+    note = ("Second columns are separate runs (`ndpgpu reproduce NAME --timing FLAVOUR`); only the declared "
+            "timing's checks are counted.")
+    return Table("checks_by_timing", "Checks on other timings", columns_out, rows, note=note)
 
 
 def _check_json(c: Check) -> dict[str, Any]:
@@ -383,12 +427,15 @@ def _markdown(
            f"stored in {data['reevaluated_from']}.", ""] if data.get("reevaluated_from") else []),
         "## Summary",
         "",
-        f"- Checks: **{s['evidence_passed']} of {s['evidence']} pass**"
+        f"- Checks: **{s['evidence_passed']} of {s['evidence']} measured checks pass**"
         + (
             f" ({s['calibrated']} calibrated check{'s' if s['calibrated'] != 1 else ''} reported but not counted)"
             if s["calibrated"]
             else ""
         ),
+        *([f"- Arithmetic checks (restating the paper's constants or a static analysis; not counted): "
+           f"{s['arithmetic_passed']} of {s['arithmetic']} hold"] if s.get("arithmetic") else []),
+        *_timing_lines(data.get("timing")),
         f"- Points: {s['points_ok']} of {s['points']} ran"
         + (f", **{s['points_failed']} failed**" if s["points_failed"] else "")
         + (f", **{s['points_not_run']} not run**" if s.get("points_not_run") else ""),
@@ -477,7 +524,8 @@ def _markdown(
 
 
 def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: ResultSet, out_dir: str | Path,
-                 index_href: str | None = None, reevaluated_from: str | None = None) -> Report:
+                 index_href: str | None = None, reevaluated_from: str | None = None,
+                 timing: str | None = None, columns: dict[str, ResultSet] | None = None) -> Report:
     """Write ``report.md``, ``report.html``, ``report.json`` and the figures of ``repro`` from ``results``
     (``index_href``: a link from the HTML page back to an index of reports)."""
     from .htmlreport import write_report_html
@@ -486,6 +534,9 @@ def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: Resu
     (out / "figures").mkdir(parents=True, exist_ok=True)
     tables = repro.tables(results)
     checks = repro.checks(results)
+    by_timing = timing_columns(repro, results, columns or {})
+    if by_timing is not None:
+        tables.append(by_timing)
     figures = []
     for chart in repro.figures(results):
         file = f"figures/{chart.name}.png"
@@ -494,6 +545,8 @@ def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: Resu
     data = _report_data(repro, scale, spec, results, tables, checks, figures)
     if reevaluated_from is not None:
         data["reevaluated_from"] = reevaluated_from
+    if repro.baseline_timing is not None:
+        data["timing"] = repro.baseline_timing.to_json(repro.baseline_timing.resolve(timing))
     validate_report(data)
     (out / "report.json").write_text(json.dumps(data, indent=1) + "\n")
     (out / "report.md").write_text(_markdown(data, tables, checks, figures))
@@ -515,20 +568,26 @@ def reproduce(
     scheduler: str | None = None,
     index_href: str | None = None,
     stored_only: bool = False,
+    timing: str | None = None,
 ) -> Report:
     """Run reproduction ``paper`` at ``scale`` (default its own) and write its report to ``out_dir``
     (default ``reports/<paper>-<scale>``); results are stored (and reused) in ``store``; ``scheduler``: a
     Dask cluster to run on (see :func:`ndpgpu.experiments.runner.run_sweep`). With ``stored_only`` nothing
     runs: the report is written from the points already stored, the others listed as missing (a long run
-    reported on in parts)."""
+    reported on in parts). ``timing``: ``declared`` (default: the paper's baseline timing,
+    :attr:`Reproduction.baseline_timing`) or a labelled second column (``preset``, ``gpgpusim``,
+    ``gpgpusim3``), stored as its own experiment; the declared report shows every column already stored beside
+    its checks."""
     from .runner import default_store_path, plan_sweep
 
     repro = get_reproduction(paper)()
     scale = scale or repro.default_scale
-    spec = repro.spec(scale).with_executor(executor, executor_options)
+    spec, named, flavour = timed_spec(repro, scale, timing)
+    spec = spec.with_executor(executor, executor_options)
     own = not isinstance(store, ResultStore)
     db = ResultStore(store if store is not None else default_store_path()) if own else store
     assert isinstance(db, ResultStore)
+    columns: dict[str, ResultSet] = {}
     try:
         if stored_only:
             plan = plan_sweep(spec, db)
@@ -536,24 +595,78 @@ def reproduce(
         else:
             sweep = run_sweep(spec, jobs=jobs, store=db, traces=traces, progress=progress, scheduler=scheduler)
             results = ResultSet.load(db, [p.point for p in sweep.points], sweep.keys)
+        bt = repro.baseline_timing
+        if bt is not None and flavour == bt.flavour:
+            for other in bt.columns:
+                col_spec, col_named, _ = timed_spec(repro, scale, other)
+                plan = plan_sweep(col_spec.with_executor(executor, executor_options), db)
+                columns[other] = ResultSet.load(db, [p.point for p in plan.points], plan.keys).as_named(col_named)
     finally:
         if own:
             db.close()
-    return build_report(repro, scale, spec, results, out_dir or Path("reports") / f"{paper}-{scale}", index_href)
+    suffix = "" if repro.baseline_timing is None or flavour == repro.baseline_timing.flavour else f"-{flavour}"
+    return build_report(repro, scale, spec, results.as_named(named),
+                        out_dir or Path("reports") / f"{paper}-{scale}{suffix}", index_href, timing=flavour,
+                        columns=columns)
+
+
+def timed_spec(repro: Reproduction, scale: str, timing: str | None) -> tuple[SweepSpec, list[Any], str | None]:
+    """``repro``'s points at ``scale`` timed as ``timing`` asks (see :func:`reproduce`), the same points as the
+    reproduction names them, and the flavour (None for a reproduction that declares no baseline timing)."""
+    spec = repro.spec(scale)
+    bt = repro.baseline_timing
+    if bt is None:
+        if timing not in (None, "declared"):
+            raise ReproductionError(f"{repro.name} declares no baseline timing: --timing does not apply")
+        return spec, spec.expand(), None
+    try:
+        flavour = bt.resolve(timing)
+    except TimingError as exc:
+        raise ReproductionError(str(exc)) from None
+    run, named = timed(spec, flavour, bt.flavour)
+    return run, named, flavour
 
 
 def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | Path,
-               index_href: str | None = None) -> Report:
+               index_href: str | None = None, timing: str | None = None,
+               columns: dict[str, str | Path] | None = None) -> Report:
     """Write reproduction ``paper``'s report at ``scale`` from the metric rows of a points file (a committed
     report's ``points.parquet``) without running anything: the checks, tables and figures are computed anew by
     today's code from rows stored by the run that made the file (points matched by identity, not key). The
-    report says so. ``ndpgpu reproduce NAME --scale S --from-points FILE``."""
+    report says so. ``ndpgpu reproduce NAME --scale S --from-points FILE``. ``timing`` as for
+    :func:`reproduce`, except that ``None`` takes the timing whose points the file holds (the declared one where
+    it holds as many); ``columns``: a points file per labelled second column (``--column FLAVOUR=FILE``)."""
     repro = get_reproduction(paper)()
-    spec = repro.spec(scale)
-    results = ResultSet.from_points_file(points_file, spec.expand(scale))
+    results, flavour = results_from_points(repro, scale, points_file, timing)
+    spec = timed_spec(repro, scale, flavour)[0]
+    cols = {}
+    for other, file in (columns or {}).items():
+        col_spec, col_named, _ = timed_spec(repro, scale, other)
+        cols[other] = ResultSet.from_points_file(file, col_spec.expand()).as_named(col_named)
     versions = sorted({_row_code_version(points_file)} - {""})
     source = f"`{Path(points_file).as_posix()}`" + (f" (rows of ndpgpu {', '.join(versions)})" if versions else "")
-    return build_report(repro, scale, spec, results, out_dir, index_href, reevaluated_from=source)
+    return build_report(repro, scale, spec, results, out_dir, index_href, reevaluated_from=source, timing=flavour,
+                        columns=cols)
+
+
+def results_from_points(repro: Reproduction, scale: str, points_file: str | Path,
+                        timing: str | None = None) -> tuple[ResultSet, str | None]:
+    """``repro``'s results at ``scale`` from a points file, under the names the reproduction gives its points, and
+    the timing flavour they ran on (``timing`` None: the flavour of which the file holds the most points, the
+    declared one first among equals)."""
+    bt = repro.baseline_timing
+    if timing is not None or bt is None:
+        spec, named, flavour = timed_spec(repro, scale, timing)
+        return ResultSet.from_points_file(points_file, spec.expand()).as_named(named), flavour
+    best: tuple[int, ResultSet, str | None] | None = None
+    for candidate in dict.fromkeys((bt.flavour, *bt.columns, *FLAVOURS)):
+        spec, named, flavour = timed_spec(repro, scale, candidate)
+        rs = ResultSet.from_points_file(points_file, spec.expand()).as_named(named)
+        found = sum(r.status == "ok" for r in rs.results)
+        if best is None or found > best[0]:
+            best = (found, rs, flavour)
+    assert best is not None
+    return best[1], best[2]
 
 
 def _row_code_version(points_file: str | Path) -> str:

@@ -181,6 +181,9 @@ class PointResult:
     error: str | None
     metrics: dict[str, tuple[float, str]]  # name -> (value, unit)
     config_hash: str = ""
+    # the point as it ran, where that differs from ``point`` (a reproduction's declared timing renames its
+    # machines: ``point`` is as the reproduction names it, ``ran`` as the store has it)
+    ran: Point | None = None
 
     def get(self, metric: str) -> float | None:
         """A metric by full name, or by bare name when that is unambiguous; None when absent."""
@@ -253,6 +256,12 @@ class ResultSet:
                 key, chash, metrics = found
                 out.append(PointResult(point, key, "ok", None, metrics, chash))
         return cls(out)
+
+    def as_named(self, named: Sequence[Point]) -> ResultSet:
+        """These results under the names a reproduction gives their points (``named``, in the same order): each
+        result keeps the point it ran as ``ran``."""
+        return ResultSet([dataclasses.replace(r, point=n, ran=r.point) for r, n in zip(self.results, named,
+                                                                                     strict=True)])
 
     # -- frames ------------------------------------------------------------------------------------
     def _store_rows(self) -> list[dict[str, Any]]:

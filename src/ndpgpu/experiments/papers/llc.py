@@ -15,6 +15,7 @@ from typing import Any
 
 from ...mechanisms.llc.emn import MeshLayout, chain_hops
 from ...workloads.llc import LLC_OFFLOAD_VARIANTS, LLC_WORKLOADS
+from ..baselines import BaselineTiming
 from ..plots import BarChart
 from ..points import Point, SweepSpec
 from ..report import Check, CheckRule, Reproduction, register_reproduction
@@ -263,6 +264,12 @@ class LlcReproduction(BenchmarkRatios, Reproduction):
     title = "LLC-Compute / Omni-Compute: chains computed at LLC slices and idle cores on the mesh"
     paper = ("A. Pattnaik et al., Opportunistic Computing in GPU Architectures, ISCA 2019 (seed 001)")
     default_scale = "small"
+    baseline_timing = BaselineTiming(
+        "gpgpusim3",
+        paper_says="We simulate the baseline architecture as mentioned in Table 2 using GPGPU-Sim v3.2.2 (section 5)",
+        why="the paper names GPGPU-Sim v3.2.2: 3.x timing",
+        columns=("preset",),
+    )
     paper_numbers = dict(PAPER)
     key_metrics = (CYCLES, "kernel.ipc_thread", "kernel.warp_instructions", HOPS, "latency.average",
                    "latency.memory_fetches", "latency.network", "latency.service", "offload.chains.instances",

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...mechanisms.tom.cost import bw_per_warp
 from ...workloads.tom import TOM_WORKLOADS
+from ..baselines import BaselineTiming
 from ..plots import BarChart
 from ..points import Point, SweepSpec
 from ..report import Check, CheckRule, Reproduction, register_reproduction
@@ -245,6 +246,13 @@ class TomReproduction(Reproduction):
     paper = ("K. Hsieh et al., Transparent Offloading and Mapping (TOM): Enabling Programmer-Transparent "
              "Near-Data Processing in GPU Systems, ISCA 2016 (seed 000)")
     default_scale = "small"
+    baseline_timing = BaselineTiming(
+        "gpgpusim3",
+        paper_says="We model our proposed NDP GPU architecture by modifying GPGPU-Sim 3.2.0 (section 5.1)",
+        why="the paper names GPGPU-Sim 3.2.0: 3.x timing (3.2.2's sources; no model difference between 3.2.0 "
+        "and 3.2.2 that the gpgpusim3 overlay covers is known to us)",
+        columns=("preset",),
+    )
     paper_numbers = {k: v for k, v in PAPER.items() if not isinstance(v, dict)}
     key_metrics = (CYCLES, "kernel.ipc_thread", *TRAFFIC.values(), *LINK_UTIL.values(), OCCUPANCY, SHARE,
                    "energy.total", "offload.blocks.offloaded", "offload.blocks.instances", "tom.colocation.baseline",

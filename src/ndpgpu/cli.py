@@ -16,7 +16,7 @@ import time
 from . import __version__
 from .cliargs import EXIT_USAGE, Subcommands, UsageError, positive_int
 
-SUBCOMMAND_MODULES = ("ndpgpu.experiments.cli", "ndpgpu.mechanisms.cli")
+SUBCOMMAND_MODULES = ("ndpgpu.experiments.cli", "ndpgpu.mechanisms.cli", "ndpgpu.experiments.explore.cli")
 
 
 def _cmd_workloads(args: argparse.Namespace) -> int:

@@ -3,7 +3,9 @@
 numba compiles the functional and the timing engine the first time they run (minutes) and loads them from
 its cache afterwards (a second or two). :func:`first_call` wraps an engine's first call in a process: when
 the call has not returned after ``delay`` seconds, a line says what is happening and how long it usually
-takes, and a second line says when it is done. Loading from the cache stays silent. Never on stdout,
+takes, and a second line says when it is done. Whether the call compiles is read from the entry point's
+numba cache index (:func:`will_compile`): a compile is announced at once, a load from the cache only when it
+is slow (a loaded machine), and then as a load. Never on stdout,
 where ``--json`` output goes.
 """
 
@@ -16,6 +18,22 @@ import time
 from collections.abc import Callable, Iterator
 
 _DONE: set[str] = set()  # engines whose first call in this process has returned
+# each engine's entry point (module, function): its numba cache index says whether a first call compiles
+_ENTRY = {"functional": ("ndpgpu.functional.engine", "run"), "timing": ("ndpgpu.timing.engine.loop", "run_loop")}
+
+
+def will_compile(engine: str) -> bool | None:
+    """Whether ``engine``'s first call compiles (no cache index of its entry point's current source stamp):
+    True or False, or None when that cannot be told (an engine not loaded yet, a numba without the cache)."""
+    import os
+
+    module_name, function = _ENTRY.get(engine, ("", ""))
+    module = sys.modules.get(module_name)
+    try:
+        index = getattr(module, function)._cache._cache_file._index_path
+    except AttributeError:
+        return None
+    return not os.path.exists(index)
 
 
 @contextlib.contextmanager
@@ -28,15 +46,19 @@ def first_call(engine: str, expected: str, *, delay: float = 2.0,
         return
     t0 = time.perf_counter()
     shown = threading.Event()
+    compiles = will_compile(engine)
 
     def notice() -> None:
-        print(f"ndpgpu: compiling the {engine} engine (first use only, usually {expected}; cached afterwards)...",
-              file=sys.stderr, flush=True)
+        if compiles is False:  # a load from the cache that takes long (a loaded machine): not a compile
+            print(f"ndpgpu: loading the compiled {engine} engine from its cache...", file=sys.stderr, flush=True)
+        else:
+            print(f"ndpgpu: compiling the {engine} engine (first use only, usually {expected}; cached "
+                  "afterwards)...", file=sys.stderr, flush=True)
         shown.set()
         if on_notice is not None:
             on_notice()
 
-    timer = threading.Timer(delay, notice)
+    timer = threading.Timer(0.0 if compiles else delay, notice)  # a known compile is announced at once
     timer.daemon = True
     timer.start()
     try:

@@ -312,11 +312,20 @@ def _cmd_main(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``ndpgpu`` parser with every subcommand (those of :data:`SUBCOMMAND_MODULES` included)."""
+def _command_word(argv: list[str] | None) -> str | None:
+    """The subcommand a command line names (its first word that is not an option), or None."""
+    words = [w for w in (sys.argv[1:] if argv is None else argv) if not w.startswith("-")]
+    return words[0] if words else None
+
+
+def build_parser(argv: list[str] | None = None, *, complete: bool = True) -> argparse.ArgumentParser:
+    """The ``ndpgpu`` parser with every subcommand (those of :data:`SUBCOMMAND_MODULES` included). With
+    ``complete`` False, subcommands other than the one ``argv`` names may be built lightly (name and help only),
+    so that ``ndpgpu --help`` or ``ndpgpu machines`` import no engine or mechanism."""
     parser = argparse.ArgumentParser(prog="ndpgpu", description="Near-data GPU simulation toolkit")
     parser.add_argument("--version", action="version", version=f"ndpgpu {__version__}")
-    subcommands = Subcommands(parser.add_subparsers(dest="command"))
+    subcommands = Subcommands(parser.add_subparsers(dest="command"),
+                              command=None if complete else _command_word(argv) or "")
     sub = subcommands.owned_by(__name__)
 
     p = sub.add_parser("workloads", help="list (or characterize) the registered workloads")
@@ -409,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ndpgpu {__version__}")
         return 0
     try:
-        parser = build_parser()
+        parser = build_parser(argv, complete=False)
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()

@@ -46,9 +46,12 @@ class Subcommands:
     already added raises :class:`ndpgpu.registry.DuplicateName` naming both modules.
     """
 
-    def __init__(self, subparsers: Any, kind: str = "CLI subcommand") -> None:
+    def __init__(self, subparsers: Any, kind: str = "CLI subcommand", command: str | None = None) -> None:
         self.subparsers = subparsers
         self.registry: Registry[ModuleType] = Registry(kind)
+        # the subcommand the command line names (None: unknown, build everything); a module may build the
+        # parsers of other subcommands lightly (name and help only: what `ndpgpu --help` lists)
+        self.command = command
 
     def owned_by(self, owner: ModuleType | str) -> _OwnedSubcommands:
         """The subparsers as seen by ``owner`` (a module, or its name)."""
@@ -65,6 +68,15 @@ class _OwnedSubcommands:
         for each in (name, *kwargs.get("aliases", ())):
             self._parent.registry.register(each, self._owner)
         return self._parent.subparsers.add_parser(name, **kwargs)
+
+    @property
+    def command(self) -> str | None:
+        """The subcommand the command line names, or None (see :class:`Subcommands`)."""
+        return self._parent.command
+
+    def needs(self, name: str) -> bool:
+        """Whether subcommand ``name`` must be built in full (it is the one run, or the command is unknown)."""
+        return self._parent.command in (None, name)
 
     def __getattr__(self, attr: str) -> Any:  # everything else (metavar, choices...) is argparse's
         return getattr(self._parent.subparsers, attr)

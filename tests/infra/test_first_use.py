@@ -31,6 +31,39 @@ def test_a_quick_first_call_is_silent(capsys):
     assert capsys.readouterr().err == ""
 
 
+def _fake_engine(monkeypatch, tmp_path, cached: bool) -> None:
+    """An engine ``fake`` whose entry point's numba cache index exists (``cached``) or not."""
+    import types
+
+    index = tmp_path / "run-1.py311.nbi"
+    if cached:
+        index.write_bytes(b"")
+    cache = types.SimpleNamespace(_cache_file=types.SimpleNamespace(_index_path=str(index)))
+    module = types.ModuleType("fake_engine_module")
+    module.run = types.SimpleNamespace(_cache=cache)
+    monkeypatch.setitem(sys.modules, "fake_engine_module", module)
+    monkeypatch.setitem(_compile_notice._ENTRY, "fake", ("fake_engine_module", "run"))
+    _compile_notice.forget("fake")
+
+
+def test_a_compile_is_announced_at_once_and_a_slow_cache_load_as_a_load(monkeypatch, tmp_path, capsys):
+    _fake_engine(monkeypatch, tmp_path, cached=False)
+    assert _compile_notice.will_compile("fake") is True
+    announced = threading.Event()
+    with _compile_notice.first_call("fake", "a while", delay=3600.0, on_notice=announced.set):
+        assert announced.wait(30)  # no cache index: announced without waiting for the delay
+    assert "compiling the fake engine" in capsys.readouterr().err
+
+    _fake_engine(monkeypatch, tmp_path, cached=True)
+    assert _compile_notice.will_compile("fake") is False
+    announced.clear()
+    with _compile_notice.first_call("fake", "a while", delay=0.0, on_notice=announced.set):
+        assert announced.wait(30)  # slow, but a load
+    err = capsys.readouterr().err
+    assert "loading the compiled fake engine from its cache" in err and "compiling" not in err
+    assert _compile_notice.will_compile("never-loaded") is None
+
+
 def test_warmup_compiles_or_loads_both_engines(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out

@@ -7,12 +7,37 @@ See ``docs/experiments.md``. The main entry points::
     report = reproduce("builtin", scale="tiny", out_dir="reports/builtin")
 """
 
-from .interfaces import Executor, MachineConfig, MetricRow, Provenance, RecordingManifest, RecordingMismatchWarning
-from .points import Grid, Point, SpecError, SweepSpec, load_spec, spec_from_dict
-from .report import Check, Reproduction, all_reproductions, register_reproduction, reproduce, write_document
-from .results import ResultSet, Table, pivot, query, write_csv
-from .runner import SweepResult, default_store_path, plan_sweep, run_sweep
-from .store import Filters, ResultStore
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# name -> the submodule that defines it; imported on first use (PEP 562), so that `ndpgpu --help` and the
+# subcommands that need no store or runner do not load DuckDB, the runner and the reports
+_WHERE = {
+    **dict.fromkeys(("Executor", "MachineConfig", "MetricRow", "Provenance", "RecordingManifest",
+                     "RecordingMismatchWarning"), "interfaces"),
+    **dict.fromkeys(("Grid", "Point", "SpecError", "SweepSpec", "load_spec", "spec_from_dict"), "points"),
+    **dict.fromkeys(("Check", "Reproduction", "all_reproductions", "register_reproduction", "reproduce",
+                     "write_document"), "report"),
+    **dict.fromkeys(("ResultSet", "Table", "pivot", "query", "write_csv"), "results"),
+    **dict.fromkeys(("SweepResult", "default_store_path", "plan_sweep", "run_sweep"), "runner"),
+    **dict.fromkeys(("Filters", "ResultStore"), "store"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __all__ = [
     "Check",

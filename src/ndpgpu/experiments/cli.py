@@ -14,16 +14,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import duckdb
-import yaml
-
 from ..cliargs import EXIT_USAGE as _EXIT_USAGE
 from ..cliargs import UsageError, nonnegative_int
 
 EXIT_OK, EXIT_FAILED_POINTS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, _EXIT_USAGE, 130
 # Ctrl-C reaches a running DuckDB query as its own exception (or a RuntimeError "Query interrupted"),
 # not as KeyboardInterrupt
-INTERRUPTS = (KeyboardInterrupt, duckdb.InterruptException)
+
+
+def _interrupts() -> tuple[type[BaseException], ...]:
+    """What an interrupted run raises: Ctrl-C, or DuckDB's interrupt of a query it was running (imported here,
+    not at start-up: ``ndpgpu --help`` loads no store)."""
+    import duckdb
+
+    return (KeyboardInterrupt, duckdb.InterruptException)
 
 
 def _default_jobs() -> int:
@@ -38,6 +42,8 @@ def _executor_options(pairs: list[str] | None) -> dict[str, Any] | None:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise UsageError(f"--executor-option takes KEY=VALUE (a YAML value), not {pair!r}")
+        import yaml
+
         out[key] = yaml.safe_load(value)
     return out
 
@@ -226,7 +232,7 @@ def sweep_main(args: argparse.Namespace) -> int:
     except (SpecError, StoreError, SchedulerError) as exc:
         _err(str(exc))
         return EXIT_USAGE
-    except (*INTERRUPTS, RuntimeError) as exc:
+    except (*_interrupts(), RuntimeError) as exc:
         return _interrupted(exc)
     print(
         f"{result.experiment}: {len(result.points)} points: {result.reused} already stored, "
@@ -386,7 +392,7 @@ def reproduce_main(args: argparse.Namespace) -> int:
     except (ReproductionError, SpecError, StoreError, SchedulerError) as exc:
         _err(str(exc))
         return EXIT_USAGE
-    except (*INTERRUPTS, RuntimeError) as exc:
+    except (*_interrupts(), RuntimeError) as exc:
         return _interrupted(exc)
     s = report.data["summary"]
     print(
@@ -416,7 +422,7 @@ def _reproduce_all_main(args: argparse.Namespace, opts: dict[str, Any] | None, p
     except (StoreError, SchedulerError) as exc:
         _err(str(exc))
         return EXIT_USAGE
-    except (*INTERRUPTS, RuntimeError) as exc:
+    except (*_interrupts(), RuntimeError) as exc:
         return _interrupted(exc)
     for r in done.reports:
         s = r.data["summary"]

@@ -22,5 +22,7 @@ def add_subcommands(subparsers: Any) -> None:
                               description="Static compiler analyses of the near-data mechanisms.")
     mechanisms = Subcommands(p.add_subparsers(dest="mechanism", metavar="MECHANISM", required=True),
                              kind="analyze subcommand")
+    if not getattr(subparsers, "needs", lambda name: True)("analyze"):
+        return  # another subcommand runs: importing every mechanism's analyses would only slow it down
     for module in discover("ndpgpu.mechanisms", MECHANISM_MODULE):
         module.add_parser(mechanisms.owned_by(module))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .session import dram_peak_gbs
+from .peaks import dram_peak_gbs
 from .spec import list_machines, load_machine, overlay_files, preset_files
 
 

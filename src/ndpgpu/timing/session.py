@@ -23,6 +23,7 @@ from . import registry
 from .build import EngineState, LaunchArrays, launch_occupancy
 from .interfaces import AddressMapping, CtaDispatch, ExecutionPlacement, Preloader
 from .mechanism import MechanismHardware, mechanism_code
+from .peaks import dram_peak_gbs
 from .spec import Machine, load_machine
 from .stats import LaunchStats, combine
 
@@ -421,12 +422,6 @@ E_PACKET_NAMES = {
     E.PK_PRELOAD: "preload", E.PK_WBACK: "l1_writeback", E.PK_DREAD: "dram_read", E.PK_DWRITE: "dram_write",
     E.PK_ACK: "write_ack", E.PK_OFFLOAD: "offload",
 }
-
-
-def dram_peak_gbs(m: Machine) -> float:
-    """Peak DRAM bandwidth: channels x bus bytes x transfers per clock x DRAM clock."""
-    d = m.dram
-    return d.scheduling_channels * d.bus_bits / 8 * d.data_rate * m.clocks.dram_mhz * 1e6 / 1e9
 
 
 def _format_summary(s: dict[str, Any]) -> str:

@@ -15,6 +15,8 @@ from .why import Bound, Change, bound, changes, machine_shape
 NEUTRAL = 0.02
 """A speedup within 2% of 1 counts as no effect (helped: above 1.02; hurt: below 0.98)."""
 
+COMPUTE_BOUND = 0.02
+"""Below this share of memory warp instructions the kernel is called compute-bound in a row's reason."""
 CYCLES, TIME, ENERGY = "kernel.cycles", "kernel.time", "energy.kernel.total"
 CHARGE = "tom.learning.charged_cycles"  # TOM's learning phase (PCI-E latency), added to its cycles
 
@@ -36,6 +38,13 @@ class Row:
         if not rows or CYCLES not in rows:
             return None
         return rows[CYCLES] + rows.get(CHARGE, 0.0)
+
+    def memory_share(self) -> float | None:
+        """The share of the baseline's warp instructions that are global loads, stores or atomics."""
+        b = self.base or {}
+        n = b.get("kernel.warp_instructions", 0.0)
+        mem = b.get("core.loads", 0.0) + b.get("core.stores", 0.0) + b.get("core.atomics", 0.0)
+        return mem / n if n else None
 
     @property
     def speedup(self) -> float | None:
@@ -71,6 +80,9 @@ class Row:
         head = f"{o.label} on {o.machine}: x{self.speedup:.2f}"
         what = "; ".join(c.text() for c in self.changes[:3])
         b = f"; the baseline is {self.bound.sentence()}" if self.bound else ""
+        if self.effect != "helps" and (share := self.memory_share()) is not None and share < COMPUTE_BOUND:
+            b += (f"; compute-bound: {share:.1%} of its warp instructions touch global memory, so moving computation "
+                  "to the data has little to save")
         if self.effect == "no effect" and not v.applies:
             rule = f" (rejected by: {v.rules[0]})" if v.rules else ""
             return f"{head}, no effect: {v.summary}{rule}."

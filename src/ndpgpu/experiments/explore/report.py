@@ -104,7 +104,8 @@ def terminal_summary(e: Exploration, width: int = 110) -> str:
         nums = (f"{_x(r.speedup)} speed, {_x(r.energy)} energy, {_x(r.perf_per_watt)} perf/W"
                 if r.speedup is not None else "failed")
         lines.append(f"{i}. {r.option.label:<13} {nums}")
-        lines += textwrap.wrap(r.sentence(), width, initial_indent="   ", subsequent_indent="   ")[:3]
+        text = textwrap.shorten(r.sentence(), 2 * (width - 4), placeholder=" ... (report.md has it all)")
+        lines += textwrap.wrap(text, width, initial_indent="   ", subsequent_indent="   ")
     mechs = len({r.option.mechanism for r in e.rows})
     lines.append(f"({len(e.rows)} rows for {mechs} mechanisms: LLC-Compute and Omni-Compute are the LLC mechanism's "
                  f"two schemes; {e.elapsed_s:.1f} s)")

@@ -84,7 +84,10 @@ def llc(module: Any, kernels: list[str]) -> Verdict:
     summary = (f"{len(chains)} load-compute-store chain(s), Table 1 pattern(s) {', '.join(map(str, patterns))}"
                + ("" if omni else "; Omni-Compute refused: the kernel's shared memory leaves no room for its queues")
                if chains else "no load-compute-store chain to compute at the LLC")
-    return Verdict("llc", bool(chains), summary, _ranked(rejected),
+    rules = _ranked(rejected) or ([] if chains else [
+        "no global load feeds an operation whose result is stored to global memory (none of Table 1's nine "
+        "load-compute-store patterns has a root)"])
+    return Verdict("llc", bool(chains), summary, rules,
                    {"chains": len(chains), "rejected": len(rejected), "omni_allowed": float(omni)})
 
 
@@ -99,7 +102,8 @@ def teleport(module: Any, kernels: list[str]) -> Verdict:
                 for r in reads if not r.usable]
     summary = (f"{len(usable)} of {len(reads)} global read(s) precalculable (classes: "
                + ", ".join(f"{k} {v}" for k, v in sorted(classes.items())) + ")") if reads else "no global read"
-    return Verdict("teleport", bool(usable), summary, _ranked(rejected),
+    rules = _ranked(rejected) or ([] if usable else ["no global read: nothing for a thread block to preload"])
+    return Verdict("teleport", bool(usable), summary, rules,
                    {"reads": len(reads), "precalculable": len(usable)})
 
 

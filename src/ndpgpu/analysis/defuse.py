@@ -116,11 +116,6 @@ def uses_of(ins: Instruction) -> tuple[str, ...]:
     return tuple(dict.fromkeys(r for r in out if r != "_"))
 
 
-def is_may_def(ins: Instruction) -> bool:
-    """True when the definitions of ``ins`` may leave the old values (a guarded instruction)."""
-    return ins.guard is not None
-
-
 class DefUse:
     """Per-instruction definitions and uses of one function, with numbered definition sites.
 

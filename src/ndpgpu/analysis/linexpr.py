@@ -197,10 +197,6 @@ class Affine:
             total += v
         return total
 
-    def map_atoms(self, fn: Callable[[str], str]) -> Affine:
-        """Rename atoms."""
-        return Affine([(tuple(fn(a) for a in m), c) for m, c in self._d.items()])
-
     # -- protocol -------------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
         if isinstance(other, int):

@@ -1,7 +1,7 @@
 """Build the compiled engine's arrays from a Machine (persistent state) and from a trace (per launch).
 
-Names become integers here (STYLE.md habit 6): units, policies, op classes and packet types are encoded
-into the int64 tables of :mod:`.engine`; the loop never sees a string.
+Names become integers here: units, policies, op classes and packet types are encoded into the int64 tables of
+:mod:`.engine`; the compiled loop sees only arrays and integers, never a string.
 """
 
 from __future__ import annotations

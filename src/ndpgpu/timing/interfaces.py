@@ -1,4 +1,4 @@
-"""Extension points of the timing engine (STYLE.md habit 1: one small ABC each).
+"""Extension points of the timing engine (one small ABC each, as Ramulator 2's interfaces are).
 
 Per-cycle behaviour is compiled, so an extension point either *plans* in Python before a launch (CTA
 dispatch order and placement, preload lists, execution placement, address mappings) and hands the

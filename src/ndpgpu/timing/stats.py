@@ -2,8 +2,8 @@
 
 A :class:`LaunchStats` keeps the raw counters of one launch (or the sum over several, for totals) and
 derives every metric from them on demand, so a total is exactly the same arithmetic over summed
-counters. Export as rows ``(path, metric, value, unit)`` (STYLE.md habit 7), a nested dict, or a
-readable table.
+counters. Export as rows ``(path, metric, value, unit)`` (each counter declared once per component, as
+Ramulator 2's stats and MGPUSim's metric rows are), a nested dict, or a readable table.
 """
 
 from __future__ import annotations

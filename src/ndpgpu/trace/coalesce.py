@@ -41,10 +41,6 @@ class Coalesced:
     tx_line: np.ndarray  # int64 line address (byte address of the line)
     tx_sectors: np.ndarray  # int64 mask of touched 32-B atoms within the line
 
-    @property
-    def num_transactions(self) -> int:
-        return int(self.tx_line.size)
-
 
 def coalesce_lanes(addrs: np.ndarray | list[int], mask: int, size: int, line_bytes: int = 128) -> list[tuple[int, int]]:
     """Reference: ``[(line_address, atom_mask), ...]`` for one warp access, in first-touch lane order."""

@@ -62,13 +62,3 @@ def resolve_alias(name: str) -> str | None:
         raise AmbiguousAlias(f"workload {name!r} is ambiguous: {listed}; qualify it by its paper (e.g. "
                              f"{found[0][0]}:{found[0][1]})")
     return workloads[0] if workloads else None
-
-
-def all_alias_names() -> list[str]:
-    """Every accepted alias spelling (bare and qualified), for suggestions."""
-    names = set()
-    for paper, m in paper_aliases().items():
-        for abbr in m:
-            names.add(abbr)
-            names.add(f"{paper}:{abbr}")
-    return sorted(names)

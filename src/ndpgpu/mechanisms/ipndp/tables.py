@@ -102,12 +102,3 @@ def table(arrays: list[ImageArray], tr: Traversal, literal: bool = False) -> np.
     if not arrays:
         return np.zeros(0, np.int64)
     return np.concatenate([entry(a, tr, literal) for a in arrays])
-
-
-def entry_bits(arr: ImageArray, tr: Traversal) -> dict[str, int]:
-    """Bits each field of the paper's 76-bit entry needs here (start 32, size 20, strides 12 each in the paper):
-    a diagnostic, never a truncation (extraction gap 7)."""
-    e = entry(arr, tr)
-    return {"start": int(arr.start).bit_length(), "size": int(arr.end - arr.start).bit_length(),
-            "base_stride": int(abs(e[H.E_BASE])).bit_length() + 1,
-            "modified_stride": int(abs(e[H.E_MOD])).bit_length() + 1}

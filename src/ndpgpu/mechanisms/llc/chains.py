@@ -194,10 +194,6 @@ class ChainTable:
         """The distinct patterns found, sorted."""
         return sorted({c.pattern for c in self.chains})
 
-    def chain_pcs(self) -> set[int]:
-        return {pc for c in self.chains for pc in c.pcs}
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Expression trees
 

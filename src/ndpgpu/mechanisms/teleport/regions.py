@@ -62,11 +62,6 @@ class Region:
         """The call's eight trailing integers: min products x/y/z, min offset, max products, max offset."""
         return (*self.minp, self.minoff, *self.maxp, self.maxoff)
 
-    @property
-    def bytes_per_entry(self) -> int:
-        """21 B: 1 B type size, 4 B pointer, 8 x 2 B products and offsets (Sec. 6)."""
-        return 1 + 4 + 8 * 2
-
 
 @dataclasses.dataclass
 class PreloadTable:
@@ -87,11 +82,6 @@ class PreloadTable:
                     seen.add(ln)
                     out.append(ln)
         return out
-
-    def max_bytes_per_cta(self, bases: Mapping[str, int], grid: Sequence[int]) -> int:
-        """The largest preload (lines x 128 B) of any block of the grid's corner blocks (a cheap bound)."""
-        corners = {(x, y, z) for x in (0, grid[0] - 1) for y in (0, grid[1] - 1) for z in (0, grid[2] - 1)}
-        return max((len(self.cta_lines(bases, c)) * LINE_BYTES for c in corners), default=0)
 
 
 def _split(off: Affine, launch: Launch, width: int) -> list[tuple[Affine, int | None]]:

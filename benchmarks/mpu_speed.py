@@ -22,7 +22,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from ndpgpu.experiments.policies import make_policy
+from ndpgpu.mechanisms.policy import make_policy
 from ndpgpu.timing import TimingSession
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 import ndpgpu
-from ndpgpu.experiments.policies import make_policy
+from ndpgpu.mechanisms.policy import make_policy
 from ndpgpu.timing import TimingSession
 from ndpgpu.workloads.base import RunContext, get_workload
 from ndpgpu.workloads.runner import _module_for

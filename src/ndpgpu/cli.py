@@ -113,7 +113,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                              "(see `ndpgpu machines`)")
     policy = None
     if args.policy and args.policy != "baseline":
-        from .experiments.policies import make_policy
+        from .mechanisms.policy import make_policy
 
         policy = make_policy(args.policy)  # an unknown policy fails before the functional run
     plot_note = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ndpgpu.cli import main
-from ndpgpu.experiments.policies import POLICY_WORDS, PolicyError, make_policy, suggest_policy
+from ndpgpu.mechanisms.policy import POLICY_WORDS, PolicyError, make_policy, suggest_policy
 
 
 @pytest.mark.parametrize(("given", "meant"), [

@@ -107,7 +107,7 @@ def functional(workload: str, scale: str) -> tuple[list[Any], list[dict[str, int
 
 def compute(case: tuple[str, str, str, str | None], recording: tuple[list[Any], list[dict[str, int]]]) -> dict:
     """Time one case from its workload's recording: per-launch records and the session's policy rows."""
-    from ndpgpu.experiments.policies import make_policy
+    from ndpgpu.mechanisms.policy import make_policy
     from ndpgpu.timing import TimingSession
 
     wl, _scale, machine, policy = case

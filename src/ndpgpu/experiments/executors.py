@@ -104,8 +104,8 @@ class SimulatorExecutor(Executor):
         return load_machine(point.machine, overrides=dict(point.overrides))
 
     def _policy(self, point: Point) -> Any:
-        """The point's session policy (``experiments.policies``), or None for the baseline."""
-        from .policies import make_policy
+        """The point's session policy (``mechanisms.policy``), or None for the baseline."""
+        from ..mechanisms.policy import make_policy
 
         return None if point.policy == DEFAULT_POLICY else make_policy(point.policy)
 

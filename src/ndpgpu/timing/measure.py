@@ -28,7 +28,7 @@ Row = tuple[str, str, Any, str]
 
 
 class Preparer(Protocol):
-    """What a session policy offers the measuring path (``ndpgpu.experiments.policies.SessionPolicy``)."""
+    """What a session policy offers the measuring path (``ndpgpu.mechanisms.policy.SessionPolicy``)."""
 
     def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None: ...
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from ndpgpu.cli import main
-from ndpgpu.experiments.policies import PolicyError, make_policy
+from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.timing import TimingSession
 from ndpgpu.workloads.runner import run_workload
 

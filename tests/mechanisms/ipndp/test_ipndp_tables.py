@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ndpgpu.experiments.policies import PolicyError
 from ndpgpu.mechanisms.ipndp import hardware as H
 from ndpgpu.mechanisms.ipndp.policy import IpndpConfig, parse
 from ndpgpu.mechanisms.ipndp.tables import ImageArray, TableError, Traversal, entry
+from ndpgpu.mechanisms.policy import PolicyError
 
 
 def next_address(addr: int, e) -> int:

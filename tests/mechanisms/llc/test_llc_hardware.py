@@ -9,12 +9,12 @@ import functools
 import numpy as np
 import pytest
 
-from ndpgpu.experiments.policies import PolicyError, make_policy
 from ndpgpu.mechanisms.llc import hardware as H
 from ndpgpu.mechanisms.llc.chains import REPLY
 from ndpgpu.mechanisms.llc.emn import MeshLayout
 from ndpgpu.mechanisms.llc.offload import ChainOffload, ChainOffloadError, ChainOffloadHardware
 from ndpgpu.mechanisms.llc.policy import chain_tables
+from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.timing.session import TimingSession
 from ndpgpu.timing.spec import load_machine
 from ndpgpu.workloads.runner import run_workload

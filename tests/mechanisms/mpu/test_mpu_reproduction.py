@@ -16,7 +16,7 @@ SMEM = ("BLUR", "CONV", "GEMV", "HIST", "NW", "PR", "TTRANS")
 
 
 def test_every_point_names_a_registered_workload_machine_and_policy() -> None:
-    from ndpgpu.experiments.policies import make_policy
+    from ndpgpu.mechanisms.policy import make_policy
     from ndpgpu.timing import load_machine
     from ndpgpu.workloads.base import get_workload
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ndpgpu.api as cp
-from ndpgpu.experiments.policies import PolicyError, make_policy
+from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.mechanisms.teleport import hardware as H
 from ndpgpu.mechanisms.teleport.policy import parse
 from ndpgpu.mechanisms.teleport.preload import Teleport, TeleportHardware, mt_init, mt_words

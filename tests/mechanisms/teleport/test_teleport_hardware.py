@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ndpgpu.api as cp
-from ndpgpu.experiments.policies import PolicyError, make_policy
+from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.mechanisms.teleport.policy import kernel_plans, parse
 from ndpgpu.mechanisms.teleport.preload import KernelPlan, Teleport, TeleportHardware, TeleportPreloader
 from ndpgpu.timing.session import TimingSession

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ndpgpu.experiments.policies import PolicyError
+from ndpgpu.mechanisms.policy import PolicyError
 from ndpgpu.mechanisms.tom.mapping import (
     BASELINE,
     TOM_MAPPINGS,

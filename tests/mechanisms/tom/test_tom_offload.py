@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ndpgpu.experiments.policies import PolicyError, make_policy
+from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.mechanisms.tom.blocks import OFFLOAD_INSTANCE_FIELDS
 from ndpgpu.mechanisms.tom.candidates import Candidate, CandidateTable
 from ndpgpu.mechanisms.tom.instances import (

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ...experiments.policies import PolicyError, SessionPolicy, register_policy
+from ..policy import PolicyError, SessionPolicy, register_policy
 from .chains import ChainTable
 from .offload import SCHEMES, ChainOffload, ChainOffloadError, ChainOffloadHardware
 

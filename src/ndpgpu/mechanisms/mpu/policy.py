@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ...experiments.policies import PolicyError, SessionPolicy, register_policy
+from ..policy import PolicyError, SessionPolicy, register_policy
 from .locations import POLICIES
 from .processor import PONB, MpuHardware, MpuMachineError, check_machine
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ...experiments.policies import PolicyError, SessionPolicy, register_policy
+from ..policy import PolicyError, SessionPolicy, register_policy
 from .preload import (
     ARBITRATION,
     CONTROLLERS,

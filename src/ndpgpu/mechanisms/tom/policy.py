@@ -1,4 +1,4 @@
-"""TOM as a session policy: ``tom:<control>+<mapping>[,key=value...]`` (``ndpgpu.experiments.policies``).
+"""TOM as a session policy: ``tom:<control>+<mapping>[,key=value...]`` (``ndpgpu.mechanisms.policy``).
 
 * control: ``gpu`` (no offloading; the baseline and the mapping-only studies), ``always`` (no-ctrl),
   ``ctrl`` (dynamic control), ``ideal`` (the paper's bound: free offload packets, every stack-SM access
@@ -40,10 +40,10 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from ...experiments.policies import PolicyError, SessionPolicy, register_policy
 from ...timing.policies import ParityMapping
 from ...trace.coalesce import coalesce_trace
 from ...trace.format import MEM_ATOMIC, MEM_LOAD, SPACE
+from ..policy import PolicyError, SessionPolicy, register_policy
 from .blocks import BlockOffloadHardware
 from .candidates import CandidateTable
 from .cost import DEFAULT_PARAMS

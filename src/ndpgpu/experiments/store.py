@@ -80,6 +80,71 @@ class StoreError(RuntimeError):
     """The store cannot be opened (locked by a running sweep, another schema version) or queried."""
 
 
+class StoreDamagedError(StoreError):
+    """The store's file is truncated or corrupt (DuckDB cannot read a block, or a checksum differs)."""
+
+
+class StoreFullError(StoreError):
+    """A write to the store failed because its disk is full; the points committed before it are kept."""
+
+
+_DAMAGE = ("not a valid duckdb", "corrupt", "checksum", "could not read enough bytes", "unexpected end of file",
+           "truncated", "invalid block", "failed to read")
+_FULL = ("no space left", "disk is full", "disk full", "errno 28", "enospc", "out of disk")
+_LOCKED = re.compile(r"conflicting lock|could not set lock|\block\b", re.I)
+
+
+def _is_damage(text: str) -> bool:
+    low = text.lower()
+    return any(m in low for m in _DAMAGE)
+
+
+def _is_full(text: str) -> bool:
+    low = text.lower()
+    return any(m in low for m in _FULL)
+
+
+def _damaged(path: Path, text: str) -> str:
+    return (f"the result store {path} is damaged ({text}). Move it aside (mv {path} {path}.broken) and "
+            "run the sweep again: its points are recomputed, and the recordings kept beside the store are "
+            "reused, so nothing is recorded twice")
+
+
+def _full(path: Path, text: str, written: int, what: str) -> str:
+    return (f"the disk under the result store {path} is full ({text}): {what} was not stored. Every point "
+            f"committed before it is kept in {path} ({written} written by this process; each point is one "
+            "transaction, so none is half-written). Free space on that disk (or pass --store on another) and "
+            "run the sweep again: it resumes, computing only the points the store lacks")
+
+
+class _Guarded:
+    """The DuckDB connection of a :class:`ResultStore`: a damaged file or a full disk met by any statement
+    becomes :class:`StoreDamagedError` / :class:`StoreFullError` with the recovery step, not DuckDB's own
+    exception. ``raw`` is the DuckDB connection."""
+
+    def __init__(self, raw: Any, store: ResultStore) -> None:
+        self.raw = raw
+        self.store = store
+
+    def _call(self, method: str, *args: Any) -> Any:
+        try:
+            return getattr(self.raw, method)(*args)
+        except duckdb.Error as exc:
+            fault = self.store._fault(exc, "this statement's write")
+            if fault is not None:
+                raise fault from None
+            raise
+
+    def execute(self, *args: Any) -> Any:
+        return self._call("execute", *args)
+
+    def executemany(self, *args: Any) -> Any:
+        return self._call("executemany", *args)
+
+    def close(self) -> None:
+        self.raw.close()
+
+
 @dataclasses.dataclass
 class PointRecord:
     """One row of ``points``."""
@@ -153,17 +218,17 @@ class Filters:
 NO_FILTERS = Filters()
 
 
-def _open_failure(path: Path, exc: Exception) -> str:
+def _open_failure(path: Path, exc: Exception) -> StoreError:
     """What went wrong opening a store, and what to do about it."""
     text = str(exc)
-    if "lock" in text.lower():
-        return (f"cannot open the result store {path}: {text}\n(is a sweep writing to it right now? DuckDB "
-                "allows one writing process at a time)")
-    if "not a valid duckdb" in text.lower() or "corrupt" in text.lower() or "checksum" in text.lower():
-        return (f"the result store {path} is damaged ({text}). Move it aside (mv {path} {path}.broken) and "
-                "run the sweep again: its points are recomputed, and the recordings kept beside the store are "
-                "reused, so nothing is recorded twice")
-    return f"cannot open the result store {path}: {text}"
+    if _is_damage(text):  # before the lock test: a checksum error names a "block"
+        return StoreDamagedError(_damaged(path, text))
+    if _is_full(text):
+        return StoreFullError(_full(path, text, 0, "the store's tables"))
+    if _LOCKED.search(text):
+        return StoreError(f"cannot open the result store {path}: {text}\n(is a sweep writing to it right now? "
+                          "DuckDB allows one writing process at a time)")
+    return StoreError(f"cannot open the result store {path}: {text}")
 
 
 def snapshot_path(path: str | Path) -> Path:
@@ -198,15 +263,22 @@ class ResultStore:
             raise StoreError(f"no result store at {self.path} (run a sweep first, or pass --store)")
         if not read_only:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.written = 0  # points this process committed (said when a full disk stops a write)
+        raw = None
         try:
-            self.con = duckdb.connect(str(self.path), read_only=read_only)
+            raw = duckdb.connect(str(self.path), read_only=read_only)
+            self.con = _Guarded(raw, self)
             if not read_only:
                 for stmt in _DDL:
                     self.con.execute(stmt)
-        except duckdb.Error as exc:
-            raise StoreError(_open_failure(self.path, exc)) from None
-        if not read_only:
             row = self.con.execute("SELECT v FROM meta WHERE k = 'schema_version'").fetchone()
+        except (duckdb.Error, StoreError) as exc:
+            if raw is not None:
+                raw.close()  # else this process keeps the file open, and the next open differs in mode
+            if isinstance(exc, StoreError):
+                raise
+            raise _open_failure(self.path, exc) from None
+        if not read_only:
             if row is None:
                 self.con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
             elif int(row[0]) != SCHEMA_VERSION:
@@ -266,12 +338,13 @@ class ResultStore:
             for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
                 leftover.unlink(missing_ok=True)
             quoted = str(tmp).replace("'", "''")
-            (db,) = self.con.execute("SELECT current_database()").fetchone()  # type: ignore[misc]
-            self.con.execute(f"ATTACH '{quoted}' AS ndpgpu_snapshot")
+            con = self.con.raw  # a failed copy (a full disk) only skips this snapshot
+            (db,) = con.execute("SELECT current_database()").fetchone()  # type: ignore[misc]
+            con.execute(f"ATTACH '{quoted}' AS ndpgpu_snapshot")
             try:
-                self.con.execute(f'COPY FROM DATABASE "{db}" TO ndpgpu_snapshot')
+                con.execute(f'COPY FROM DATABASE "{db}" TO ndpgpu_snapshot')
             finally:
-                self.con.execute("DETACH ndpgpu_snapshot")
+                con.execute("DETACH ndpgpu_snapshot")
             os.replace(tmp, snap)
         except (duckdb.Error, OSError):
             tmp.unlink(missing_ok=True)
@@ -312,20 +385,37 @@ class ResultStore:
             dup = sorted({n for n in names if names.count(n) > 1})
             raise StoreError(f"{record.label}: metric names repeat: {dup}")
         values = [getattr(record, c) for c in POINT_COLUMNS]
-        self.con.execute("BEGIN TRANSACTION")
+        con = self.con.raw  # DuckDB's own errors here: a failed write is reported for this point below
         try:
-            self.con.execute("DELETE FROM metrics WHERE key = ?", [record.key])
-            self.con.execute("DELETE FROM points WHERE key = ?", [record.key])
-            self.con.execute(f"INSERT INTO points VALUES ({', '.join('?' for _ in POINT_COLUMNS)})", values)
+            con.execute("BEGIN TRANSACTION")
+            con.execute("DELETE FROM metrics WHERE key = ?", [record.key])
+            con.execute("DELETE FROM points WHERE key = ?", [record.key])
+            con.execute(f"INSERT INTO points VALUES ({', '.join('?' for _ in POINT_COLUMNS)})", values)
             if rows:
-                self.con.executemany(
+                con.executemany(
                     "INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?)",
                     [(record.key, r.path, r.metric, r.name, float(r.value), r.unit) for r in rows],
                 )
-            self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
+            con.execute("COMMIT")
+        except BaseException as exc:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass  # a failed COMMIT has ended the transaction already: the first error is the one to report
+            fault = self._fault(exc, f"the point {record.label}") if isinstance(exc, duckdb.Error) else None
+            if fault is not None:
+                raise fault from None
             raise
+        self.written += 1
+
+    def _fault(self, exc: Exception, what: str) -> StoreError | None:
+        """The ndpgpu error for DuckDB's ``exc`` when it is a damaged file or a full disk, else None."""
+        text = str(exc)
+        if _is_full(text):
+            return StoreFullError(_full(self.path, text, self.written, what))
+        if _is_damage(text):
+            return StoreDamagedError(_damaged(self.path, text))
+        return None
 
     # -- reading -----------------------------------------------------------------------------------
     def statuses(self, keys: Iterable[str]) -> dict[str, str]:
@@ -447,8 +537,13 @@ class ResultStore:
                 WHERE NOT EXISTS (SELECT 1 FROM membership m WHERE m.experiment = b.experiment AND m.key = b.key)""")
             added = self.con.execute("SELECT count(*) FROM _incoming").fetchone()[0]
             self.con.execute("COMMIT")
-        except duckdb.Error as exc:
-            self.con.execute("ROLLBACK")
+        except (duckdb.Error, StoreError) as exc:
+            try:
+                self.con.raw.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
+            if isinstance(exc, StoreError):
+                raise
             raise StoreError(f"cannot import the bundle {src}: {exc}") from None
         return int(added)
 

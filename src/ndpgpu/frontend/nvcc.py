@@ -316,7 +316,11 @@ def _cache_get(key: str) -> CompiledPTX | None:
         return None
     try:
         data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    # an entry of another shape (hand-edited, another tool's, cut short) is a miss: compiled again, replaced
+    if not (isinstance(data, dict) and isinstance(data.get("ptx"), str) and isinstance(data.get("arch"), str)
+            and isinstance(data.get("nvcc_version"), str) and isinstance(data.get("registers"), dict)):
         return None
     return CompiledPTX(data["ptx"], data["nvcc_version"], data["arch"], key, data["registers"], from_cache=True)
 

@@ -986,7 +986,7 @@ def _read_overlay(name: str, where: str) -> dict:
     path = overlay_files().get(name)
     if path is None:
         raise MachineConfigError(f"{where}: unknown overlay {name!r}; overlays: {', '.join(list_overlays())}")
-    tree = yaml.safe_load(path.read_text()) or {}
+    tree = _load_yaml(path) or {}
     if not isinstance(tree, dict) or {"name", "extends", "overlays"} & set(tree):
         raise MachineConfigError(f"{path}: an overlay is a partial machine tree (no name, extends or overlays)")
     return tree
@@ -1091,11 +1091,26 @@ def _overlay_merge(base: dict, overlay: dict) -> dict:
     return out
 
 
+def _load_yaml(path: Path) -> Any:
+    """The YAML document at ``path``; a syntax error is a :class:`MachineConfigError` at its line and column."""
+    try:
+        return yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context = getattr(exc, "context", None)
+        raise MachineConfigError(f"{path}{at}: not valid YAML: {what}{f' ({context})' if context else ''}; fix "
+                                 "the syntax at that line (indentation, a missing ':' or an unclosed bracket or "
+                                 "quote)") from None
+    except OSError as exc:
+        raise MachineConfigError(f"{path}: cannot read the machine file: {exc.strerror or exc}") from None
+
+
 def _read_preset(path: Path, seen: tuple[str, ...] = ()) -> dict:
     """A preset's raw tree; ``extends: NAME`` starts from preset NAME, then each of ``overlays: [...]`` is
     merged over it, then this file's own keys."""
-    with open(path) as f:
-        raw = yaml.safe_load(f) or {}
+    raw = _load_yaml(path) or {}
     if not isinstance(raw, dict):
         raise MachineConfigError(f"{path}: a machine YAML must be a mapping")
     base = raw.pop("extends", None)
@@ -1147,7 +1162,7 @@ def load_machine(name_or_path: str | Path | Machine, overrides: dict[str, Any] |
             source = f"{source} with overlays {', '.join(overlays)}"
         tree = _validate(raw, source).model_dump(mode="json")
         shipped = {p.resolve() for p in preset_files().values()}
-        if path.resolve() not in shipped and "extends" not in (yaml.safe_load(path.read_text()) or {}):
+        if path.resolve() not in shipped and "extends" not in (_load_yaml(path) or {}):
             missing = sorted((p for p in defaulted_fields(raw) if p not in ("description", "name")),
                              key=lambda p: (p.count("."), p))  # whole sections first
             if missing:

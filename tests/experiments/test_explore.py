@@ -140,3 +140,46 @@ def test_cli_usage_errors(capsys):
     assert main(["explore", "saxpy", "--mechanisms", "tom,nope"]) == 2
     assert "unknown mechanism" in capsys.readouterr().err
     assert main(["explore", "saxpy", "--kernel", "k"]) == 2
+
+
+class _Part:
+    """A policy that records what it did to the session."""
+
+    def __init__(self, name: str, hardware: bool) -> None:
+        self.name, self.hardware = name, hardware
+
+    def prepare(self, session, recording, traces) -> None:
+        session.log.append(self.name)
+        if self.hardware:
+            session.attach(self.name)
+
+    def rows(self):
+        return [(self.name, "prepared", 1.0, "flag")]
+
+
+class _Session:
+    def __init__(self) -> None:
+        self.log: list[str] = []
+        self.attached: list[str] = []
+
+    def attach(self, hardware) -> None:
+        self.attached.append(hardware)
+
+
+def test_composition_prepares_both_and_refuses_two_hardware_parts():
+    from ndpgpu.experiments.explore.compose import ComposedPolicy, make_composed
+    from ndpgpu.experiments.policies import PolicyError
+
+    s = _Session()
+    pol = ComposedPolicy([_Part("pre", False), _Part("hw", True)], ["pre", "hw"])
+    pol.prepare(s, None, [])
+    assert s.log == ["pre", "hw"] and s.attached == ["hw"]
+    assert pol.rows() == [("pre", "prepared", 1.0, "flag"), ("hw", "prepared", 1.0, "flag")]
+    with pytest.raises(PolicyError, match="both attach"):
+        ComposedPolicy([_Part("a", True), _Part("b", True)], ["a", "b"]).prepare(_Session(), None, [])
+    with pytest.raises(PolicyError, match="two or more"):
+        make_composed("llc:llc")
+    assert [type(p).__name__ for p in make_composed("teleport:l1;llc:llc").parts] == ["TeleportPolicy",
+                                                                                      "ChainOffloadPolicy"]
+    assert [o.key for o in select(["teleport", "llc"], compose=True)][-1] == "teleport+llc"
+    assert all(not o.beyond for o in select(["teleport", "llc"]))

@@ -77,7 +77,7 @@ class Row:
         o, v = self.option, self.verdict
         if self.speedup is None:
             return f"{o.label} did not run: {self.error or 'no result'}."
-        head = f"{o.label} on {o.machine}: x{self.speedup:.2f}"
+        head = f"{o.label}{' (beyond the papers)' if o.beyond else ''} on {o.machine}: x{self.speedup:.2f}"
         what = "; ".join(c.text() for c in self.changes[:3])
         b = f"; the baseline is {self.bound.sentence()}" if self.bound else ""
         if self.effect != "helps" and (share := self.memory_share()) is not None and share < COMPUTE_BOUND:
@@ -95,7 +95,8 @@ class Row:
     def to_json(self) -> dict[str, Any]:
         o = self.option
         return {"key": o.key, "label": o.label, "mechanism": o.mechanism, "machine": o.machine, "policy": o.policy,
-                "baseline_policy": o.baseline, "speedup": self.speedup, "energy": self.energy,
+                "baseline_policy": o.baseline, "beyond_the_papers": o.beyond, "speedup": self.speedup,
+                "energy": self.energy,
                 "perf_per_watt": self.perf_per_watt, "effect": self.effect, "reason": self.sentence(),
                 "cycles": self.cycles(self.mech), "baseline_cycles": self.cycles(self.base),
                 "energy_pj": (self.mech or {}).get(ENERGY), "baseline_energy_pj": (self.base or {}).get(ENERGY),
@@ -122,7 +123,7 @@ class Exploration:
 
     @property
     def helped_by(self) -> list[Row]:
-        return [r for r in self.rows if r.effect == "helps"]
+        return [r for r in self.rows if r.effect == "helps" and not r.option.beyond]
 
     def verdict_line(self) -> str:
         helped = self.helped_by
@@ -164,7 +165,8 @@ def build(plan: Plan, measured: Measured, verdicts: dict[str, Verdict], *, elaps
         shape = shapes.setdefault(o.machine, machine_shape(o.machine, ov))
         err = measured.errors.get((o.machine, o.policy)) or measured.errors.get((o.machine, o.baseline)) or ""
         vs_ref = ref[TIME] / base[TIME] if ref and base and base.get(TIME) else None
-        rows.append(Row(o, verdicts[o.mechanism], base, mech, bound(base, shape) if base else None,
+        verdict = verdicts.get(o.mechanism) or Verdict(o.key, True, f"beyond the papers: {o.note}")
+        rows.append(Row(o, verdict, base, mech, bound(base, shape) if base else None,
                         changes(o.key, base, mech) if base and mech else [], vs_ref, err))
     rows.sort(key=lambda r: (r.speedup is None, -(r.speedup or 0.0)))
     ref_bound = bound(ref, machine_shape(plan.reference, ov)) if ref else None

@@ -24,6 +24,8 @@ def add_subcommands(subparsers: Any) -> None:
                    "(default: all)")
     p.add_argument("--machine", action="append", metavar="MECHANISM=PRESET",
                    help="time a mechanism on another preset, e.g. teleport=gtx480-gpgpusim (repeatable)")
+    p.add_argument("--compose", action="store_true", help="also time one composition per compatible pair of "
+                   "mechanisms (TELEPORT + LLC-Compute, TELEPORT + IP-NDP), labelled beyond the papers")
     p.add_argument("--reference", default=None, help="the reference GPU (default gtx480)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="an override applied to every machine")
     p.add_argument("--out", type=Path, help="report directory (default reports/explore-<target>)")
@@ -69,7 +71,7 @@ def explore_main(args: argparse.Namespace) -> int:
                     machines={k: str(v) for k, v in _pairs(args.machine, "--machine").items()},
                     overrides=_pairs(args.set, "--set"), reference=args.reference or REFERENCE,
                     launch=launch if args.target.endswith(".cu") else None, jobs=args.jobs, store=args.store,
-                    traces=args.traces, scheduler=args.scheduler)
+                    traces=args.traces, scheduler=args.scheduler, compose=args.compose)
     except ExploreError as exc:
         raise UsageError(str(exc)) from None
     out = args.out or Path("reports") / e.plan.target.workload.replace(":", "_").join(("explore-", ""))

@@ -24,6 +24,7 @@ class Option:
     policy: str
     baseline: str  # the policy of the same machine without the mechanism
     note: str = ""  # why this baseline (documented in docs/explore.md)
+    beyond: bool = False  # a composition of two papers' mechanisms: beyond the papers
 
     def with_machine(self, machine: str) -> Option:
         return dataclasses.replace(self, machine=machine)
@@ -42,14 +43,26 @@ OPTIONS: tuple[Option, ...] = (
 )
 MECHANISMS = tuple(dict.fromkeys(o.mechanism for o in OPTIONS))
 
+COMPOSITIONS: tuple[tuple[Option, tuple[str, str]], ...] = (
+    (Option("teleport+llc", "TELEPORT + LLC-Compute", "beyond", "llc-mesh", "compose:teleport:l1;llc:llc", "baseline",
+            "TELEPORT's tiles preloaded into L1 (the engine's preloader) while LLC-Compute's chains run at the "
+            "slices", beyond=True), ("teleport", "llc")),
+    (Option("teleport+ipndp", "TELEPORT + IP-NDP", "beyond", "ipndp-ip8", "compose:teleport:l1;ipndp:rr+pf",
+            "baseline", "TELEPORT's tiles preloaded into L1 beside IP-NDP's boundary-aware prefetcher",
+            beyond=True), ("teleport", "ipndp")),
+)
+"""One composition per compatible pair (``--compose``): at most one of the two attaches compiled hardware."""
+
 
 class ExploreError(ValueError):
     """A bad ``--mechanisms`` or ``--machine`` choice."""
 
 
-def select(names: list[str] | None = None, machines: dict[str, str] | None = None) -> list[Option]:
+def select(names: list[str] | None = None, machines: dict[str, str] | None = None, compose: bool = False
+           ) -> list[Option]:
     """The options for ``names`` (mechanisms or rows: ``llc`` gives both LLC rows, ``omni`` one; default all),
-    each on its default machine unless ``machines`` (mechanism or row -> preset) says otherwise."""
+    each on its default machine unless ``machines`` (mechanism or row -> preset) says otherwise; with ``compose``,
+    the compositions of :data:`COMPOSITIONS` whose two mechanisms are both chosen."""
     known = {o.key for o in OPTIONS} | set(MECHANISMS)
     wanted = names or list(MECHANISMS)
     bad = [n for n in wanted if n not in known]
@@ -64,4 +77,7 @@ def select(names: list[str] | None = None, machines: dict[str, str] | None = Non
         if o.key in wanted or o.mechanism in wanted:
             m = machines.get(o.key) or machines.get(o.mechanism)
             out.append(o.with_machine(m) if m else o)
+    chosen = {o.mechanism for o in out}
+    if compose:
+        out += [c for c, pair in COMPOSITIONS if set(pair) <= chosen]
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..executors import SimulatorExecutor
+from . import compose  # noqa: F401  (registers the compose: policies in every process that runs points)
 from .target import register_file
 
 NAME = "ndpgpu.experiments.explore.executor:ExploreExecutor"

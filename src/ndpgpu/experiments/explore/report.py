@@ -33,7 +33,7 @@ def to_json(e: Exploration) -> dict[str, Any]:
     bounds = {r.option.machine: r.bound.to_json() for r in e.rows if r.bound}
     if e.reference_bound:
         bounds = {e.plan.reference: e.reference_bound.to_json(), **bounds}
-    verdicts = {r.option.mechanism: r.verdict.to_json() for r in e.rows}
+    verdicts = {r.option.mechanism: r.verdict.to_json() for r in e.rows if not r.option.beyond}
     return {"target": e.target, "workload": e.plan.target.workload, "scale": e.plan.target.scale,
             "kernels": e.plan.kernels, "overrides": e.plan.overrides, "command": command(e),
             "reference": {"machine": e.plan.reference, "kernel_time_ns": (e.reference or {}).get("kernel.time"),
@@ -61,7 +61,8 @@ def markdown(e: Exploration) -> str:
            "| reason |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     for i, r in enumerate(d["rows"], 1):
-        out.append(f"| {i} | {r['label']} | `{r['machine']}` | `{r['policy']}` (`{r['baseline_policy']}`) | "
+        beyond = " (beyond the papers)" if r["beyond_the_papers"] else ""
+        out.append(f"| {i} | {r['label']}{beyond} | `{r['machine']}` | `{r['policy']}` (`{r['baseline_policy']}`) | "
                    f"{_x(r['speedup'])} | {_x(r['energy'])} | {_x(r['perf_per_watt'])} | "
                    f"{_x(r['machine_vs_reference'])} | {(r['bound'] or {}).get('bound', '—')} | {r['reason']} |")
     out += ["", "## Static verdicts", "", "| mechanism | applies | analysis | rejecting rules (where) |",
@@ -106,7 +107,7 @@ def terminal_summary(e: Exploration, width: int = 110) -> str:
         lines.append(f"{i}. {r.option.label:<13} {nums}")
         text = textwrap.shorten(r.sentence(), 2 * (width - 4), placeholder=" ... (report.md has it all)")
         lines += textwrap.wrap(text, width, initial_indent="   ", subsequent_indent="   ")
-    mechs = len({r.option.mechanism for r in e.rows})
+    mechs = len({r.option.mechanism for r in e.rows if not r.option.beyond})
     lines.append(f"({len(e.rows)} rows for {mechs} mechanisms: LLC-Compute and Omni-Compute are the LLC mechanism's "
                  f"two schemes; {e.elapsed_s:.1f} s)")
     return "\n".join(lines)

@@ -87,21 +87,22 @@ def _record(target: Target, options: dict[str, Any], traces_root: Path) -> Any:
 
 def plan(target: str | Target, *, scale: str = "small", mechanisms: list[str] | None = None,
          machines: dict[str, str] | None = None, overrides: dict[str, Any] | None = None,
-         reference: str = REFERENCE, launch: dict[str, Any] | None = None, traces: Path | None = None
-         ) -> tuple[Plan, dict[str, Any]]:
+         reference: str = REFERENCE, launch: dict[str, Any] | None = None, traces: Path | None = None,
+         compose: bool = False) -> tuple[Plan, dict[str, Any]]:
     """Resolve the target, record it, and fix each option's policy for it; returns the plan and the executor's
     options."""
     from ...trace.format import KernelTrace
 
     t = target if isinstance(target, Target) else resolve(target, scale, launch)
-    opts = select(mechanisms, machines)
+    opts = select(mechanisms, machines, compose)
     ex_options: dict[str, Any] = {"file": t.file} if t.file else {}
     assert traces is not None
     manifest = _record(t, ex_options, traces)
     launches = [KernelTrace.load(p).launch for p in manifest.trace_paths]
     kernels = list(dict.fromkeys(str(tr.kernel) for tr in launches))
-    opts = [dataclasses.replace(o, policy=ipndp_policy(t.workload, launches)) if o.key == "ipndp" else o
-            for o in opts]
+    ipndp = ipndp_policy(t.workload, launches)
+    opts = [dataclasses.replace(o, policy=o.policy.replace("ipndp:rr+pf", ipndp) if o.beyond else ipndp)
+            if "ipndp" in o.key else o for o in opts]
     return Plan(t, opts, reference, dict(overrides or {}), launches, kernels), ex_options
 
 
@@ -129,9 +130,10 @@ def explore(target: str, *, scale: str = "small", mechanisms: list[str] | None =
             machines: dict[str, str] | None = None, overrides: dict[str, Any] | None = None,
             reference: str = REFERENCE, launch: dict[str, Any] | None = None, jobs: int = 2,
             store: str | Path | None = None, traces: str | Path | None = None, scheduler: str | None = None,
-            progress: bool | None = None) -> Any:
+            progress: bool | None = None, compose: bool = False) -> Any:
     """Explore ``target`` (a workload, a launch YAML, or a .cu file with ``launch``) under every mechanism (or
-    ``mechanisms``); returns an :class:`~.analysis.Exploration` (rows ranked, verdicts, report writers)."""
+    ``mechanisms``; ``compose``: also the compatible pairs, beyond the papers); returns an
+    :class:`~.analysis.Exploration` (rows ranked, verdicts, report writers)."""
     from ...workloads.base import get_workload
     from ...workloads.runner import _module_for
     from .analysis import build
@@ -141,12 +143,12 @@ def explore(target: str, *, scale: str = "small", mechanisms: list[str] | None =
     store_path = Path(store) if store is not None else default_store_path()
     traces_root = (Path(traces) if traces is not None else store_path.parent / "traces").absolute()
     p, ex_options = plan(target, scale=scale, mechanisms=mechanisms, machines=machines, overrides=overrides,
-                         reference=reference, launch=launch, traces=traces_root)
+                         reference=reference, launch=launch, traces=traces_root, compose=compose)
     measured = run(p, ex_options, jobs=jobs, store=store_path, traces=traces_root, scheduler=scheduler,
                    progress=progress)
     module = _module_for(get_workload(p.target.workload))
     verdicts = all_verdicts(module, p.kernels, p.launches, p.target.workload,
-                            list(dict.fromkeys(o.mechanism for o in p.options)))
+                            list(dict.fromkeys(o.mechanism for o in p.options if not o.beyond)))
     return build(p, measured, verdicts, elapsed_s=time.perf_counter() - start, store=store_path)
 
 

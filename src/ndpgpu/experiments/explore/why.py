@@ -117,6 +117,8 @@ CHANGES: dict[str, tuple[tuple[str, str, str, bool], ...]] = {
               ("DRAM bytes", "dram.bytes", "bytes", True),
               ("interconnect bytes", "icnt.bytes", "bytes", True)),
 }
+CHANGES["teleport+llc"] = (CHANGES["teleport"][0], CHANGES["llc"][0], CHANGES["llc"][2], CHANGES["teleport"][3])
+CHANGES["teleport+ipndp"] = (CHANGES["teleport"][0], CHANGES["ipndp"][0], CHANGES["ipndp"][2])
 
 
 def derived(rows: Metrics) -> Metrics:

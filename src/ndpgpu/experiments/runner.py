@@ -456,7 +456,12 @@ class _Sweep:
                     pool = self._new_pool()
             finished = True
         finally:
-            # interrupted: don't wait for running tasks (their points were not stored and will rerun)
+            # interrupted: don't wait for running tasks (their points were not stored and will rerun); stop
+            # their workers, which a SIGINT to this process alone (kill -INT, not a terminal's Ctrl-C to the
+            # whole group) leaves running, and which the interpreter's exit would otherwise wait for
+            if not finished and running:
+                with contextlib.suppress(Exception):
+                    pool.stop(list(running))
             pool.shutdown(wait=finished, cancel_futures=True)
 
     def _stop_overdue(self, running: dict[Future, _Task], started: dict[Future, float], limit: float,

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .analysis.pointers import param_pointers
 from .frontend import cparams, lineinfo, nvcc
 from .frontend.demangle import demangle, name_key, qualified_name
 from .frontend.ir import Module, Param
@@ -1121,17 +1122,48 @@ def check_dimensions(kernel: str, grid: tuple[int, int, int], block: tuple[int, 
         raise LaunchConfigError(f"{kernel}: {nthreads} threads per block exceed the limit of {MAX_THREADS_PER_BLOCK}")
 
 
-def check_shared_memory(kernel: str, static_shared: int, dynamic_shared: int) -> None:
-    """Raise :class:`LaunchConfigError` when CUDA would refuse this much shared memory per block."""
+# shared memory one block may use with the opt-in attribute (CUDA C++ Programming Guide, "Technical
+# Specifications per Compute Capability"), and one SM holds, by compute capability
+SHARED_PER_BLOCK_OPTIN = {70: 96 * 1024, 72: 96 * 1024, 75: 64 * 1024, 80: 163 * 1024, 86: 99 * 1024,
+                          87: 163 * 1024, 89: 99 * 1024, 90: 227 * 1024, 100: 227 * 1024, 120: 99 * 1024}
+SHARED_PER_SM = {70: 96 * 1024, 72: 96 * 1024, 75: 64 * 1024, 80: 164 * 1024, 86: 100 * 1024, 87: 164 * 1024,
+                 89: 100 * 1024, 90: 228 * 1024, 100: 228 * 1024, 120: 100 * 1024}
+
+
+def compute_capability(arch: str | None) -> int:
+    """``sm_80`` -> 80 (75 when unknown)."""
+    return int(re.sub(r"\D", "", arch or "") or 75)
+
+
+def shared_limit(arch: str | None) -> int:
+    """Static plus dynamic shared memory one block of ``arch`` may use once the kernel's
+    ``max_dynamic_shared_size_bytes`` is raised (227 KiB for an architecture not in the table)."""
+    return SHARED_PER_BLOCK_OPTIN.get(compute_capability(arch), MAX_SHARED_PER_BLOCK)
+
+
+def check_shared_memory(kernel: str, static_shared: int, dynamic_shared: int, arch: str | None = None,
+                        max_dynamic: int | None = None) -> None:
+    """Raise :class:`LaunchConfigError` when CUDA would refuse this much shared memory per block: beyond
+    ``arch``'s per-block limit, or more dynamic shared memory than the kernel's ``max_dynamic_shared_size_bytes``
+    (``max_dynamic``; CUDA's default is 48 KiB less the static size until the attribute is raised)."""
     if static_shared > MAX_STATIC_SHARED:
         raise LaunchConfigError(f"{kernel}: {static_shared} bytes of static __shared__ memory exceed CUDA's limit of "
                                 f"{MAX_STATIC_SHARED} per block (larger buffers must be dynamic shared memory)")
     if dynamic_shared < 0:
         raise LaunchConfigError(f"{kernel}: shared_mem = {dynamic_shared} bytes of dynamic shared memory is negative; "
                                 "pass 0 or more")
-    if static_shared + dynamic_shared > MAX_SHARED_PER_BLOCK:
+    limit = shared_limit(arch) if arch else MAX_SHARED_PER_BLOCK
+    if static_shared + dynamic_shared > limit:
+        on = f"{arch}'s per-block limit" if arch else "the largest per-block limit"
         raise LaunchConfigError(f"{kernel}: {static_shared} static + {dynamic_shared} dynamic bytes of shared memory "
-                                f"exceed the largest per-block limit ({MAX_SHARED_PER_BLOCK} bytes)")
+                                f"exceed {on} ({limit} bytes)")
+    if max_dynamic is not None and dynamic_shared > max_dynamic:
+        raise LaunchConfigError(
+            f"{kernel}: shared_mem = {dynamic_shared} bytes of dynamic shared memory exceed the kernel's "
+            f"max_dynamic_shared_size_bytes ({max_dynamic}; CUDA's default is 48 KiB less the static shared "
+            "memory, and a launch beyond it fails until it is raised); raise it first: "
+            f"fn.max_dynamic_shared_size_bytes = {dynamic_shared} (CUDA: cudaFuncSetAttribute(kernel, "
+            "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); a launch file: its shared_mem raises it)")
 
 
 REGISTERS_PER_SM = 65536  # the register file of one SM (compute capability 7.5 and newer)
@@ -1171,17 +1203,27 @@ SM_THREADS_AND_CTAS = {75: (1024, 16), 80: (2048, 32), 86: (1536, 16), 87: (2048
                        90: (2048, 32), 100: (2048, 32), 120: (1536, 32)}
 
 
+def ctas_per_sm(arch: str | None, block: tuple[int, int, int], registers: int | None = None,
+                shared_bytes: int = 0) -> int:
+    """Blocks of this shape one SM of ``arch`` holds at once: its block and thread limits, its register file at
+    ptxas's ``registers`` per thread (when known) and its shared memory at ``shared_bytes`` per block (at least
+    1: a block that fits no SM is refused before it runs)."""
+    threads_per_sm, ctas = SM_THREADS_AND_CTAS.get(compute_capability(arch), (2048, 32))
+    warps = -(-(block[0] * block[1] * block[2]) // 32)
+    per_sm = min(ctas, threads_per_sm // (warps * 32))
+    if registers:
+        per_sm = min(per_sm, REGISTERS_PER_SM // (warps * warp_registers(registers)))
+    if shared_bytes > 0:
+        per_sm = min(per_sm, SHARED_PER_SM.get(compute_capability(arch), 228 * 1024) // shared_bytes)
+    return max(1, per_sm)
+
+
 def check_cooperative(kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], arch: str,
                       num_sms: int, registers: int | None) -> None:
     """Raise :class:`LaunchConfigError` when a kernel that synchronises its whole grid (a cooperative launch)
     has more CTAs than the device holds at once (cudaErrorCooperativeLaunchTooLarge)."""
-    cc = int(re.sub(r"\D", "", arch) or 75)
-    threads_per_sm, ctas_per_sm = SM_THREADS_AND_CTAS.get(cc, (2048, 32))
     nthreads = block[0] * block[1] * block[2]
-    warps = -(-nthreads // 32)
-    per_sm = min(ctas_per_sm, threads_per_sm // (warps * 32))
-    if registers:
-        per_sm = min(per_sm, REGISTERS_PER_SM // (warps * warp_registers(registers)))
+    per_sm = ctas_per_sm(arch, block, registers)
     ncta = grid[0] * grid[1] * grid[2]
     if ncta > per_sm * num_sms:
         raise LaunchConfigError(f"{kernel}: synchronises its whole grid (cooperative groups' grid.sync()), so all "
@@ -1358,15 +1400,20 @@ class Function:
     @property
     def max_dynamic_shared_size_bytes(self) -> int:
         """CUDA's default, 48 KiB less the static shared memory, until set (as CuPy code does before launching
-        with more); the launch accepts up to the 227 KiB limit either way."""
+        with more, CUDA's cudaFuncSetAttribute): a launch with more dynamic shared memory is refused."""
         return getattr(self, "_max_dynamic_shared", MAX_STATIC_SHARED - self.shared_size_bytes)
 
     @max_dynamic_shared_size_bytes.setter
     def max_dynamic_shared_size_bytes(self, value: int) -> None:
-        if not 0 <= int(value) <= MAX_SHARED_PER_BLOCK - self.shared_size_bytes:
-            raise ValueError(f"{self.name}: max_dynamic_shared_size_bytes = {value} is outside 0 to "
-                             f"{MAX_SHARED_PER_BLOCK - self.shared_size_bytes}")
-        self._max_dynamic_shared = int(value)
+        if isinstance(value, bool) or not hasattr(value, "__index__"):
+            raise TypeError(f"{self.name}: max_dynamic_shared_size_bytes must be an int number of bytes, got "
+                            f"{value!r}")
+        top = shared_limit(self.module.arch) - self.shared_size_bytes
+        if not 0 <= operator.index(value) <= top:
+            raise ValueError(f"{self.name}: max_dynamic_shared_size_bytes = {value} is outside 0 to {top} "
+                             f"({self.module.arch or 'sm_75'}'s per-block limit less the kernel's static "
+                             "shared memory)")
+        self._max_dynamic_shared = operator.index(value)
 
     cache_mode_ca = 0
     preferred_shared_memory_carveout = -1  # settable as in CuPy; a hint without effect here
@@ -1387,6 +1434,26 @@ class Function:
                 out[pc] = loc
         return out
 
+    def _pointers(self, prog: Program, dev: Device, raws: list[bytes]) -> dict[int, tuple[Any, str]]:
+        """PC -> (allocation, parameter) for each global access whose address comes from one pointer parameter
+        that points into a live allocation (bounds checking: an access outside it is reported)."""
+        if not hasattr(self, "_pointer_lines"):
+            self._pointer_lines = param_pointers(self.kernel)
+        index = {p.name: i for i, p in enumerate(self.kernel.params)}
+        allocs = {}
+        for name in set(self._pointer_lines.values()):
+            raw = raws[index[name]]
+            value = int.from_bytes(raw[:8], "little") if len(raw) == 8 else -1
+            alloc = dev.memory.nearest_below(value)
+            if alloc is not None and alloc.address <= value < alloc.end:
+                allocs[name] = alloc
+        out = {}
+        for pc, line in enumerate(prog.line_of_pc):
+            name = self._pointer_lines.get(int(line))
+            if name in allocs:
+                out[pc] = (allocs[name], name)
+        return out
+
     def __call__(self, grid, block, args, shared_mem: int = 0, stream=None, *, trace: bool | None = None,
                  record_regs: dict[int, int] | None = None) -> None:
         """Launch on the current device; returns None like CuPy (the launch's :class:`LaunchResult`, with its
@@ -1405,14 +1472,18 @@ class Function:
                 raise ValueError(f"{self.name}: an argument belongs to {a.device}, not the current {dev}")
         buf = bytearray()
         names = self.module._param_names(self.name, len(params)) or (None,) * len(params)
+        raws = []
         for i, (p, a) in enumerate(zip(params, args, strict=True)):
             raw = _pack_arg(p, a, i, self.name, names[i])
+            raws.append(raw)
             al = p.alignment
             buf += b"\0" * ((-len(buf)) % al)
             buf += raw
         loaded = self.module._load(dev)
         prog, static = loaded.program(self.name)
-        check_shared_memory(self.name, int(static), _shared_mem_bytes(self.name, shared_mem))
+        check_shared_memory(self.name, int(static), _shared_mem_bytes(self.name, shared_mem),
+                            self.module.arch or "sm_75",
+                            getattr(self, "_max_dynamic_shared", MAX_STATIC_SHARED - int(static)))
         check_resources(self.name, block3, self.kernel.directives, self.module.registers.get(self.name))
         if prog.grid_sync:
             check_cooperative(self.name, grid3, block3, self.module.arch or "sm_75", dev.num_sms,
@@ -1423,9 +1494,13 @@ class Function:
         do_trace = dev.trace if trace is None else trace
         regs_per_thread = self.num_regs if do_trace else 0  # a trace is for timing: its count must be known
         opts = LaunchOptions(**{**options.__dict__, "trace": do_trace, "record_regs": record_regs or {}})
+        per_sm = ctas_per_sm(self.module.arch or "sm_75", block3, self.module.registers.get(self.name),
+                             int(static) + operator.index(shared_mem))  # the device's residency, by default
+        pointers = self._pointers(prog, dev, raws) if opts.bounds_check else None
         result = execute(prog, dev.memory, grid3, block3, bytes(buf), operator.index(shared_mem), static, opts,
                          launch_id=len(dev.launches), source_lines=self.module._ptx_lines,
-                         source_map=self.module.source_map)
+                         source_map=self.module.source_map, pc_pointers=pointers,
+                         residency=(dev.num_sms, per_sm))
         if result.trace is not None:
             result.trace.launch.regs_per_thread = regs_per_thread
             result.trace.launch.nvcc_version = self.module.nvcc_version

@@ -78,7 +78,10 @@ def test_shared_memory_beyond_the_per_block_limits_is_refused():
 
 
 def test_default_budget_is_finite_and_the_error_says_how_to_raise_it():
-    assert ndpgpu.LaunchOptions().budget_warp_instructions == 1 << 32
+    from ndpgpu.functional.launch import launch_budget
+
+    assert ndpgpu.LaunchOptions().budget_warp_instructions is None  # derived from the grid at each launch
+    assert launch_budget(ndpgpu.LaunchOptions(), warps=1) == 1 << 28
     fn = ndpgpu.RawModule(ptx=SPIN_PTX).get_function("spin")
     with ndpgpu.Device(options=ndpgpu.LaunchOptions(budget_warp_instructions=10_000)):
         flag = ndpgpu.zeros(1, np.uint32)

@@ -77,3 +77,59 @@ def test_a_python_number_beyond_a_float_parameter_overflows(args, name, bits) ->
         fn((1,), (1,), args)
     fn((1,), (1,), (float("inf"), float("nan")))  # inf and NaN are meant as they are
     fn((1,), (1,), (3.4e38, 1e300))
+
+
+DYNAMIC = HEADER + """.visible .entry d()
+{
+  .reg .b32 %r<2>;
+  .shared .align 4 .b8 s[1024];
+  mov.u32 %r1, %tid.x;
+  st.shared.u32 [s], %r1;
+  ret;
+}
+"""
+
+
+def test_dynamic_shared_memory_beyond_the_kernels_attribute_is_refused_until_it_is_raised() -> None:
+    """As CUDA: 48 KiB less the static size until max_dynamic_shared_size_bytes (cudaFuncSetAttribute) is
+    raised, and never beyond the architecture's per-block limit (64 KiB on sm_75)."""
+    fn = ndpgpu.RawModule(ptx=DYNAMIC).get_function("d")
+    assert fn.max_dynamic_shared_size_bytes == 48 * 1024 - 1024
+    fn((1,), (32,), (), shared_mem=48 * 1024 - 1024)  # the default limit itself
+    with pytest.raises(ndpgpu.LaunchConfigError, match=r"shared_mem = 56320 bytes .* exceed the kernel's "
+                                                       r"max_dynamic_shared_size_bytes \(48128; .*raise it first: "
+                                                       r"fn.max_dynamic_shared_size_bytes = 56320 \(CUDA: "
+                                                       "cudaFuncSetAttribute"):
+        fn((1,), (32,), (), shared_mem=55 * 1024)
+    fn.max_dynamic_shared_size_bytes = 55 * 1024
+    assert ndpgpu.RawModule(ptx=DYNAMIC).get_function("d") is not fn  # another module: its own attribute
+    fn((1,), (32,), (), shared_mem=55 * 1024)  # raised: accepted
+    with pytest.raises(ValueError, match=r"max_dynamic_shared_size_bytes = 102400 is outside 0 to 64512 "
+                                         r"\(sm_75's per-block limit"):
+        fn.max_dynamic_shared_size_bytes = 100 * 1024
+    with pytest.raises(ndpgpu.LaunchConfigError, match=r"1024 static \+ 102400 dynamic bytes of shared memory "
+                                                       r"exceed sm_75's per-block limit \(65536 bytes\)"):
+        fn((1,), (32,), (), shared_mem=100 * 1024)
+    with pytest.raises(TypeError, match="max_dynamic_shared_size_bytes must be an int"):
+        fn.max_dynamic_shared_size_bytes = 1.5
+
+
+def test_a_device_allocation_the_host_cannot_back_is_a_device_memory_error(monkeypatch) -> None:
+    from ndpgpu.functional import memory
+
+    real = memory._host_zeros
+
+    def refuse_large(nbytes: int):
+        if nbytes > 64 * 1024**2:
+            raise MemoryError(f"Unable to allocate {nbytes} bytes")
+        return real(nbytes)
+
+    monkeypatch.setattr(memory, "_host_zeros", refuse_large)
+    with ndpgpu.Device():
+        small = ndpgpu.zeros(1024, np.float32)
+        with pytest.raises(ndpgpu.DeviceMemoryError, match=r"this host cannot back \d+ bytes of simulated device "
+                                                           "memory .*free host memory, allocate less, or run a "
+                                                           "smaller scale"):
+            ndpgpu.zeros(1 << 30, np.uint8)
+        assert small.get().sum() == 0  # the device is left as it was
+        assert ndpgpu.zeros(16, np.int32).get().tolist() == [0] * 16

@@ -89,7 +89,10 @@ C_CONST_LO, C_CONST_HI = 37, 38  # the module's __constant__ variables (isspacep
 C_GRID_SYNC = 39  # address of the grid-sync workspace of a cooperative launch (0: none)
 C_CALL_FRAMES = 40  # 1: each call pushes a SIMT entry of its own (recursive programs: a function's
 # reconvergence points then belong to one activation)
-C_SIZE = 41
+# bounds checking: alloc_lo/alloc_hi hold this many sorted live allocations, then one range per PC: the
+# allocation that PC's pointer comes from (a kernel parameter), or -1 when unknown
+C_NALLOC = 41
+C_SIZE = 42
 
 # counters
 N_WARP_INSTR, N_THREAD_INSTR, N_SEG, N_MEM, N_ADDR, N_PF, N_REGREC, N_NEXT_CTA, N_CTAS_DONE = range(9)
@@ -728,8 +731,12 @@ def record_mem(ctr, mrec, laddr, gwarp, pc, mask, space, flags, size, addrs):
 
 
 @njit(cache=True)
-def bounds_violation(addr, size, alloc_lo, alloc_hi):
-    n = alloc_lo.shape[0]
+def bounds_violation(addr, size, alloc_lo, alloc_hi, pc, n):
+    """Whether ``addr`` (``size`` bytes) lies outside every live allocation, or outside the allocation of the
+    pointer parameter instruction ``pc`` is known to index (a write past one array into its neighbour)."""
+    k = n + pc
+    if k < alloc_lo.shape[0] and alloc_lo[k] >= 0:
+        return not (addr >= alloc_lo[k] and addr + size <= alloc_hi[k])
     lo = 0
     hi = n
     while lo < hi:
@@ -1360,7 +1367,8 @@ def exec_mem(op, pc, m, ws, slot, gwarp, cta, w_in_cta, code, cfg, ctr, err, reg
                 code_ = ST_MISALIGNED if which == -2 else ST_MEM_FAULT
                 fault(err, code_, pc, cta, w_in_cta, lane, addr, rspace)
                 return code_
-            if cfg[C_BOUNDS] != 0 and which == 0 and bounds_violation(addr, size, alloc_lo, alloc_hi):
+            if cfg[C_BOUNDS] != 0 and which == 0 and bounds_violation(addr, size, alloc_lo, alloc_hi, pc,
+                                                                      cfg[C_NALLOC]):
                 n = ctr[N_BC]
                 if n < bc.shape[0]:
                     bc[n, 0] = pc

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
 import struct
+import sys
 import time
 
 import numpy as np
@@ -16,7 +18,7 @@ from . import engine as E
 from . import isa
 from ._assemble import scatter_mem, scatter_segments, warp_major_destinations
 from .decode import Program
-from .memory import DeviceMemory
+from .memory import Allocation, DeviceMemory
 
 
 class KernelError(RuntimeError):
@@ -65,14 +67,18 @@ class LaunchOptions:
 
     trace: bool = False
     trace_cap_bytes: int = 4 * 1024**3
-    # about 4.3e9 warp-instructions (minutes to an hour of simulation; 170x the largest paper-scale launch)
-    budget_warp_instructions: int = 1 << 32
+    # warp-instructions a launch may run; None: $NDPGPU_BUDGET_WARP_INSTRUCTIONS, else launch_budget() of the
+    # grid (2^28, about a minute of simulation, or 65,536 per warp of the grid when that is more)
+    budget_warp_instructions: int | None = None
     its_limit: int = 20_000_000  # instructions a warp may run diverged without reconverging
     # warp-instructions a CTA's other warps may run while one of its warps waits at a barrier
     barrier_wait_limit: int = 1 << 26
     slice_warp_instructions: int = 1 << 22  # the compiled loop returns this often so that Ctrl-C works
     quantum: int = 2048  # instructions a warp runs before the next warp gets its turn
-    max_resident_ctas: int = 64
+    # CTAs resident at once (their warps take turns, so a block spinning on another resident block's flag
+    # yields to it); None: what the device holds for the kernel (ndpgpu.api.resident_ctas), else 64
+    max_resident_ctas: int | None = None
+    progress_seconds: float | None = 10.0  # a launch running longer prints a line on stderr this often
     resident_bytes: int = 512 * 1024**2  # memory budget of resident CTA state
     bounds_check: bool = False
     num_sms: int = 80  # value of %nsmid (and %smid = CTA id modulo it)
@@ -112,14 +118,49 @@ _SPACE_NAMES = {isa.SP_GLOBAL: "global", isa.SP_SHARED: "shared", isa.SP_LOCAL: 
                 isa.SP_CONST: "const", isa.SP_PARAM: "param", isa.SP_GENERIC: "generic"}
 
 
+BUDGET_FLOOR = 1 << 28  # about a minute of simulation: over 3x the longest paper-scale launch (8e7)
+BUDGET_PER_WARP = 1 << 16
+BUDGET_ENV = "NDPGPU_BUDGET_WARP_INSTRUCTIONS"
+
+
+def launch_budget(options: LaunchOptions, warps: int) -> int:
+    """The warp-instruction budget of a launch of ``warps`` warps: ``options.budget_warp_instructions``, else
+    ``$NDPGPU_BUDGET_WARP_INSTRUCTIONS``, else the larger of 2^28 and 65,536 per warp, so that a runaway
+    kernel stops in a time that grows with its grid, not after hours."""
+    if options.budget_warp_instructions is not None:
+        return int(options.budget_warp_instructions)
+    env = os.environ.get(BUDGET_ENV, "").strip()
+    if env:
+        try:
+            return int(float(env))
+        except ValueError:
+            raise ValueError(f"${BUDGET_ENV} = {env!r} is not a number of warp-instructions") from None
+    return max(BUDGET_FLOOR, BUDGET_PER_WARP * warps)
+
+
+def _progress(program: Program, ctr: np.ndarray, ncta: int, budget: int, nslots: int, elapsed: float) -> None:
+    """One line on stderr for a launch still running (any stream, not only a terminal)."""
+    done = int(ctr[E.N_CTAS_DONE])
+    running = int(ctr[E.N_NEXT_CTA]) - done
+    sys.stderr.write(f"ndpgpu: kernel {program.kernel!r} still running after {elapsed:.0f} s: "
+                     f"{int(ctr[E.N_WARP_INSTR]):,} warp-instructions of a budget of {budget:,}; {done} of {ncta} "
+                     f"blocks done, {running} running (at most {nslots} resident)\n")
+    sys.stderr.flush()
+
+
 def _views(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return buf, buf.view(np.uint16), buf.view(np.uint32), buf.view(np.uint64)
 
 
 def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], block: tuple[int, int, int],
             params: bytes, dynamic_shared: int, shared_static: int, options: LaunchOptions,
-            launch_id: int = 0, source_lines: list[str] | None = None, source_map=None) -> LaunchResult:
-    """Run ``program`` over ``grid`` x ``block`` threads against ``memory``."""
+            launch_id: int = 0, source_lines: list[str] | None = None, source_map=None,
+            pc_pointers: dict[int, tuple[Allocation, str]] | None = None,
+            residency: tuple[int, int] | None = None) -> LaunchResult:
+    """Run ``program`` over ``grid`` x ``block`` threads against ``memory``. ``pc_pointers`` (bounds checking):
+    PC -> the allocation its address comes from and the parameter that points to it; an access of that PC
+    outside it (into a neighbour) is a violation. ``residency``: (SMs, these blocks per SM), the blocks
+    resident at once unless ``options.max_resident_ctas`` is set (without either, 64)."""
     t0 = time.perf_counter()
     nthreads = block[0] * block[1] * block[2]
     ncta = grid[0] * grid[1] * grid[2]
@@ -128,7 +169,11 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     shared_bytes = (shared_static + dynamic_shared + 15) // 16 * 16
     frame = program.frame_bytes
     per_slot = wpc * nregs * 32 * 8 + shared_bytes + wpc * 32 * frame + 1024
-    nslots = max(1, min(ncta, options.max_resident_ctas, options.resident_bytes // max(per_slot, 1)))
+    if options.max_resident_ctas is not None:
+        resident = options.max_resident_ctas
+    else:
+        resident = residency[0] * residency[1] if residency else 64
+    nslots = max(1, min(ncta, resident, options.resident_bytes // max(per_slot, 1)))
     grid_sync = 0
     if program.grid_sync:  # a cooperative launch: every CTA resident at once, and a zeroed sync workspace
         nslots = ncta
@@ -158,7 +203,8 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     cfg[E.C_PARAM_BYTES] = len(params)
     cfg[E.C_TRACE] = 1 if options.trace else 0
     cfg[E.C_QUANTUM] = options.quantum
-    cfg[E.C_BUDGET] = options.budget_warp_instructions
+    budget = launch_budget(options, ncta * wpc)
+    cfg[E.C_BUDGET] = budget
     cfg[E.C_ITS_LIMIT] = options.its_limit
     cfg[E.C_SLICE] = max(1, options.slice_warp_instructions)
     cfg[E.C_BARWAIT_LIMIT] = options.barrier_wait_limit
@@ -193,6 +239,14 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     pf_bytes = np.zeros((pf_cap, 256 if program.has_printf else 1), dtype=np.uint8)
     alloc_lo, alloc_hi = memory.allocation_bounds() if options.bounds_check else (
         np.zeros(1, np.int64), np.zeros(1, np.int64))
+    cfg[E.C_NALLOC] = alloc_lo.shape[0]
+    if options.bounds_check and pc_pointers:
+        npc = len(program.code)
+        per_pc_lo, per_pc_hi = np.full(npc, -1, np.int64), np.zeros(npc, np.int64)
+        for pc, (alloc, _) in pc_pointers.items():
+            if 0 <= pc < npc:
+                per_pc_lo[pc], per_pc_hi[pc] = alloc.address, alloc.end
+        alloc_lo, alloc_hi = np.concatenate([alloc_lo, per_pc_lo]), np.concatenate([alloc_hi, per_pc_hi])
     bc = np.zeros((1024 if options.bounds_check else 1, 4), dtype=np.int64)
 
     nws = nslots * wpc
@@ -223,6 +277,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     reg_chunks: list[np.ndarray] = []
     addr_offset = 0
     trace_bytes = 0
+    next_progress = t0 + options.progress_seconds if options.progress_seconds is not None else math.inf
     while True:
         with first_call("functional", "1 to 3 minutes"):
             status = E.run(code, cfg, ctr, err, regs, g8, g16, g32, g64, s8, s16, s32, s64,
@@ -246,9 +301,14 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
                     "raise LaunchOptions.trace_cap_bytes or run a smaller scale"
                 )
         if status == isa.ST_TRACE_FULL or status == isa.ST_YIELD:
+            now = time.perf_counter()
+            if now >= next_progress:
+                _progress(program, ctr, ncta, budget, nslots, now - t0)
+                next_progress = now + max(options.progress_seconds or 0.0, 0.0)
             continue  # a KeyboardInterrupt raised by Python's signal handler surfaces here
         if status != isa.ST_DONE:
-            raise _error(status, err, program, grid, block, source_lines, options, source_map)
+            raise _error(status, err, program, grid, block, source_lines, options, source_map, budget,
+                         (nslots, ncta, int(ctr[E.N_NEXT_CTA]), int(ctr[E.N_CTAS_DONE])), residency)
         break
     printf_lines = _format_printf(pf_meta, pf_bytes, int(ctr[E.N_PF]), memory, block) if program.has_printf else []
     violations: list[dict] = []
@@ -258,7 +318,8 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
             line = int(program.line_of_pc[pc])
             violations.append({
                 "pc": pc, "line": line, "block": _unlinear(cta, grid),
-                "thread": _unlinear(thread, block), "address": addr, "where": _where(memory, addr),
+                "thread": _unlinear(thread, block), "address": addr,
+                "where": _where(memory, addr, (pc_pointers or {}).get(pc)),
                 "source": _source(source_map, line),
             })
     trace = None
@@ -282,8 +343,16 @@ def _grid_sync_workspace(memory: DeviceMemory) -> int:
     return address
 
 
-def _where(memory: DeviceMemory, addr: int) -> str:
-    """Where a stray address lies relative to the allocations (for bounds-check reports)."""
+def _where(memory: DeviceMemory, addr: int, pointer: tuple[Allocation, str] | None = None) -> str:
+    """Where a stray address lies relative to the allocations (for bounds-check reports); ``pointer``: the
+    allocation the access's address comes from and its parameter, when known."""
+    if pointer is not None and not pointer[0].address <= addr < pointer[0].end:
+        alloc, param = pointer
+        other = memory.find(addr)
+        inside = f", inside {other.describe()}" if other is not None else ""
+        if addr >= alloc.end:
+            return f"{addr - alloc.end} bytes past the end of {alloc.describe()} (parameter {param}){inside}"
+        return f"{alloc.address - addr} bytes before the start of {alloc.describe()} (parameter {param}){inside}"
     below = memory.nearest_below(addr, freed=True)
     if below is None:
         return "below every allocation"
@@ -303,7 +372,9 @@ def _source(source_map, line: int) -> str | None:
 
 
 def _error(status: int, err: np.ndarray, program: Program, grid, block, source_lines,
-           options: LaunchOptions, source_map=None) -> KernelError:
+           options: LaunchOptions, source_map=None, budget: int = 0,
+           progress: tuple[int, int, int, int] = (0, 0, 0, 0),
+           residency: tuple[int, int] | None = None) -> KernelError:
     cls = _STATUS_ERRORS.get(status, KernelError)
     pc = int(err[E.E_PC])
     cta = int(err[E.E_CTA])
@@ -333,9 +404,32 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
                    f"(warp {int(err[E.E_WARP])} waits near PC {pc}, PTX line {line}{at_source}; other warps "
                    "exited or wait elsewhere)")
     if status == isa.ST_BUDGET:
-        return cls(f"{where}: the launch ran more than its budget of {options.budget_warp_instructions} "
-                   "warp-instructions; raise it with ndpgpu.Device(options=ndpgpu.LaunchOptions("
-                   "budget_warp_instructions=N)) or run a smaller problem")
+        nslots, ncta, started, done = progress
+        if options.budget_warp_instructions is not None:
+            how = "LaunchOptions.budget_warp_instructions"
+        elif os.environ.get(BUDGET_ENV, "").strip():
+            how = f"${BUDGET_ENV}"
+        else:
+            how = f"the default: the larger of 2^28 and {BUDGET_PER_WARP:,} per warp of the grid"
+        message = (f"{where}: the launch ran more than its budget of {budget:,} warp-instructions ({how}); "
+                   "a loop that never ends? If it is meant to run longer, raise the budget with "
+                   "ndpgpu.Device(options=ndpgpu.LaunchOptions(budget_warp_instructions=N)) or "
+                   f"${BUDGET_ENV}=N, or run a smaller problem")
+        if started < ncta:
+            if options.max_resident_ctas is not None:
+                why, real = f"LaunchOptions.max_resident_ctas={options.max_resident_ctas}", ""
+            elif residency:
+                why = (f"the device's residency for these blocks: {residency[0]} SMs x {residency[1]}, "
+                       "LaunchOptions.max_resident_ctas=None")
+                real = ", on a GPU of this size too"
+            else:
+                why, real = "LaunchOptions.max_resident_ctas unset: 64", ""
+            message += (f". Note: {ncta - started} of the grid's {ncta} blocks never started: the resident-block "
+                        f"limit is {nslots} ({why}) and {done} of the resident blocks finished. Blocks that wait "
+                        f"(spin) on a flag only a block not yet started sets never finish{real}; launch at most "
+                        f"{nslots} blocks, or raise the limit with "
+                        "ndpgpu.Device(options=ndpgpu.LaunchOptions(max_resident_ctas=N))")
+        return cls(message)
     if status == isa.ST_ITS and int(err[E.E_SPACE]) == 1:
         return cls(f"{where}: the member mask {addr:#010x} of this .sync warp instruction names threads that "
                    "are on another path of a divergent branch; sm_70+ independent thread scheduling would run "

@@ -69,6 +69,11 @@ def guard_bytes(nbytes: int, alignment: int) -> int:
     return min(max(size, GUARD_MIN), GUARD_MAX)
 
 
+def _host_zeros(nbytes: int) -> np.ndarray:
+    """A zeroed host buffer of ``nbytes`` (numpy's MemoryError when the host cannot back it)."""
+    return np.zeros(nbytes, dtype=np.uint8)
+
+
 class DeviceMemory:
     """The byte arena with a bump allocator (guard zones between allocations when ``guard_zones``)."""
 
@@ -140,7 +145,16 @@ class DeviceMemory:
         size = len(self.buf)
         while size < nbytes:
             size *= 2
-        new = np.zeros(size, dtype=np.uint8)
+        try:
+            new = _host_zeros(size)
+        except MemoryError:
+            try:
+                new = _host_zeros(nbytes)  # the doubled arena does not fit: exactly what is needed
+            except MemoryError:
+                raise DeviceMemoryError(
+                    f"this host cannot back {nbytes} bytes of simulated device memory (the arena holds "
+                    f"{len(self.buf)} bytes; numpy's MemoryError): free host memory, allocate less, or run a "
+                    "smaller scale") from None
         new[: len(self.buf)] = self.buf
         self.buf = new
 

@@ -297,6 +297,13 @@ def workload_class(desc: LaunchDescription) -> type[Workload]:
             fn = _function(ctx.module, desc)
             args = [asarray(inputs[a.name]) if isinstance(a, ArrayArg) else _convert(a, p, desc)
                     for a, p in zip(desc.args, fn.kernel.params, strict=True)]
+            if desc.shared_mem > fn.max_dynamic_shared_size_bytes:
+                # the description's shared_mem is its request for more (CUDA code calls cudaFuncSetAttribute);
+                # beyond the architecture's limit the setter refuses it
+                try:
+                    fn.max_dynamic_shared_size_bytes = desc.shared_mem
+                except ValueError as exc:
+                    raise LaunchDescriptionError(f"shared_mem = {desc.shared_mem}: {exc}") from None
             for _ in range(desc.repeat):
                 fn(desc.grid, desc.block, tuple(args), shared_mem=desc.shared_mem)
             return {a.name: arr.get() for a, arr in zip(desc.args, args, strict=True) if isinstance(a, ArrayArg)}

@@ -26,6 +26,7 @@ vector ``mx`` per launch, laid out by the mechanism (counters included).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -33,172 +34,161 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
-from numba import literal_unroll
+import numba as nb
+from numba import literal_unroll  # noqa: F401  (the generated dispatchers use it)
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from ... import _numba_cache
 from ...registry import DuplicateName, Registry, discover
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 
-# hook point -> (arguments after the mechanism code, result)
-HOOK_POINTS: dict[str, tuple[str, str]] = {
-    "decide": ("slot, now, wt, chs, mx",
-               "a warp with W_MX >= 0 is about to issue: -1 go on, 0 divert its next stretch (the core waits for "
-               "its pending loads, the stretch's live-ins, then calls divert), -3 not yet (the warp stalls on "
-               "memory for a few cycles and is asked again), > 0 go on (the mechanism declined), -2 the warp "
-               "waits (READY = INF) until the mechanism wakes it"),
-    "divert": ("sm, slot, now, k, cfg, clk, wt, chs, wake, mx",
-               "send warp ``slot``'s stretch elsewhere (the warp's stream position and READY are the hook's)"),
-    "guest_issued": ("slot, mask, wt, mx", "a guest warp (W_HOST >= 0) issued an instruction with active ``mask``"),
-    "guest_done": ("sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd, mrange, wake, mx",
-                   "a guest warp drained; acknowledge its host warp"),
-    "sm_tick": ("sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx",
-                "an SM's tick begins: start guest warps; returns the SM's next wake time for them (INF: none)"),
-    "warp_start": ("gwarp, mx", "a GPU warp starts: its W_MX value (-1: the mechanism ignores it)"),
-    "cta_start": ("sm, cta, cslot, now, k, cfg, ctat, smt, mx",
-                  "CTA ``cta`` was placed on SM ``sm`` in slot ``cslot`` (its warps start after the launch latency)"),
-    "l2_request": ("slice, kind, line, now, mx",
-                   "an L2 slice accepted a request of packet kind ``kind`` for ``line`` (requests of stack SMs "
-                   "included: they pass the L2 by)"),
-    "prefetch": ("sm, pc, line, d, now, mx",
-                 "a cacheable access of instruction ``pc`` missed in SM ``sm``'s L1 on ``line`` (a new miss): the "
-                 "d-th line to prefetch for it, or -1 (asked for d = 0, 1, ... until -1 or MAX_MECH_PREFETCH; the "
-                 "core issues each as the next-line prefetcher does, and stops when the L1 is full)"),
-    "l1_access": ("sm, slot, pc, line, hit, d, now, mx",
-                  "warp ``slot``'s cacheable global or local load of instruction ``pc`` looked up ``line`` in SM "
-                  "``sm``'s L1 (``hit`` 1: a hit, 0: a miss, new or merged): the d-th line to prefetch for it, or -1 "
-                  "(asked for d = 0, 1, ... as ``prefetch``, on hits too)"),
-    "dram_command": ("channel, cmd, bank, row, k, mx",
-                     "a DRAM channel issued command ``cmd`` (CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF) at its "
-                     "cycle ``k``"),
-    "intercept": ("sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx",
-                  "a warp with W_MX >= 0 issues the instruction at ``pc``: 0 the core executes it, 1 the mechanism "
-                  "took it (the core counts it as issued and moves the warp on), 2 took it and the warp waits until "
-                  "the mechanism wakes it"),
-    "core_service": ("sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
-                     "an SM's tick, after its own issue and LD/ST work (its idle units are the mechanism's): "
-                     "returns the SM's next wake time for the mechanism (INF: none)"),
-    "sm_receive": ("sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx",
-                   "packet ``r`` of a mechanism kind (>= PK_MECH) reached SM ``sm``: the hook consumes it "
-                   "(releases or reuses ``r``)"),
-    "l2_serve": ("slice, r, now, k, cfg, clk, rq, rq_free, g, mx",
-                 "packet ``r`` of a mechanism kind (>= PK_MECH) is at the head of an L2 slice's input queue: "
-                 "the hook consumes it (releases or reuses ``r``)"),
-    "l2_deliver": ("slice, r, ready, now, cfg, rq, rq_free, g, mx",
-                   "an L2 slice's reply to a mechanism's request (R_MXD >= 0) is ready at ``ready``: 1 the hook "
-                   "consumed it, 0 it goes on the reply network (the hook may set R_KIND, R_SRC, R_DEST)"),
-    "slice_tick": ("slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
-                   "an L2 slice's tick, after its own work: returns the slice's next wake time for the mechanism"),
-    "core_tick": ("sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, "
-                  "rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, "
-                  "mx, chs, l2t",
-                  "on a machine whose cores are the mechanism's (``core.model``: its name; cfg[C_CORE_MODEL] its "
-                  "code), the whole tick of core ``sm`` instead of the engine's SM tick: it issues, sends and receives "
-                  "what the core does this cycle, retires its drained warps and sets the core's next wake time "
-                  "(``wake[sm]``)"),
-    "fetched": ("sm, slot, pc, n, mx",
-                "the fetch stage (``core.ibuffer`` > 0) decoded warp ``slot``'s instructions ``pc`` .. ``pc + n - 1``:"
-                " 1 the warp takes the SM's fetch priority, 0 it gives it up, -1 no change"),
+
+@dataclasses.dataclass(frozen=True)
+class HookPoint:
+    """One hook point: its arguments after the mechanism code, the result a caller gets when no mechanism takes
+    the call (``None``: the hook returns nothing the caller reads), and what it is for."""
+
+    args: str
+    default: str | None
+    doc: str
+
+
+# every hook point, declared once: the defaults, the dispatchers, the docs' table (docs/extending.md) and the
+# hardware modules' checks all come from here
+HOOK_POINTS: dict[str, HookPoint] = {
+    "decide": HookPoint(
+        "slot, now, wt, chs, mx",
+        "-1",
+        "a warp with W_MX >= 0 is about to issue: -1 go on, 0 divert its next stretch (the core waits for "
+        "its pending loads, the stretch's live-ins, then calls divert), -3 not yet (the warp stalls on "
+        "memory for a few cycles and is asked again), > 0 go on (the mechanism declined), -2 the warp waits "
+        "(READY = INF) until the mechanism wakes it"),
+    "divert": HookPoint(
+        "sm, slot, now, k, cfg, clk, wt, chs, wake, mx",
+        None,
+        "send warp ``slot``'s stretch elsewhere (the warp's stream position and READY are the hook's)"),
+    "guest_issued": HookPoint(
+        "slot, mask, wt, mx",
+        None,
+        "a guest warp (W_HOST >= 0) issued an instruction with active ``mask``"),
+    "guest_done": HookPoint(
+        "sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd, mrange, wake, mx",
+        None,
+        "a guest warp drained; acknowledge its host warp"),
+    "sm_tick": HookPoint(
+        "sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx",
+        "INF",
+        "an SM's tick begins: start guest warps; returns the SM's next wake time for them (INF: none)"),
+    "warp_start": HookPoint(
+        "gwarp, mx",
+        "-1",
+        "a GPU warp starts: its W_MX value (-1: the mechanism ignores it)"),
+    "cta_start": HookPoint(
+        "sm, cta, cslot, now, k, cfg, ctat, smt, mx",
+        None,
+        "CTA ``cta`` was placed on SM ``sm`` in slot ``cslot`` (its warps start after the launch latency)"),
+    "l2_request": HookPoint(
+        "slice, kind, line, now, mx",
+        None,
+        "an L2 slice accepted a request of packet kind ``kind`` for ``line`` (requests of stack SMs "
+        "included: they pass the L2 by)"),
+    "prefetch": HookPoint(
+        "sm, pc, line, d, now, mx",
+        "-1",
+        "a cacheable access of instruction ``pc`` missed in SM ``sm``'s L1 on ``line`` (a new miss): the "
+        "d-th line to prefetch for it, or -1 (asked for d = 0, 1, ... until -1 or MAX_MECH_PREFETCH; the "
+        "core issues each as the next-line prefetcher does, and stops when the L1 is full)"),
+    "l1_access": HookPoint(
+        "sm, slot, pc, line, hit, d, now, mx",
+        "-1",
+        "warp ``slot``'s cacheable global or local load of instruction ``pc`` looked up ``line`` in SM "
+        "``sm``'s L1 (``hit`` 1: a hit, 0: a miss, new or merged): the d-th line to prefetch for it, or -1 "
+        "(asked for d = 0, 1, ... as ``prefetch``, on hits too)"),
+    "dram_command": HookPoint(
+        "channel, cmd, bank, row, k, mx",
+        None,
+        "a DRAM channel issued command ``cmd`` (CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF) at its cycle "
+        "``k``"),
+    "intercept": HookPoint(
+        "sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx",
+        "0",
+        "a warp with W_MX >= 0 issues the instruction at ``pc``: 0 the core executes it, 1 the mechanism "
+        "took it (the core counts it as issued and moves the warp on), 2 took it and the warp waits until "
+        "the mechanism wakes it"),
+    "core_service": HookPoint(
+        "sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
+        "INF",
+        "an SM's tick, after its own issue and LD/ST work (its idle units are the mechanism's): returns the "
+        "SM's next wake time for the mechanism (INF: none)"),
+    "sm_receive": HookPoint(
+        "sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx",
+        None,
+        "packet ``r`` of a mechanism kind (>= PK_MECH) reached SM ``sm``: the hook consumes it (releases or "
+        "reuses ``r``)"),
+    "l2_serve": HookPoint(
+        "slice, r, now, k, cfg, clk, rq, rq_free, g, mx",
+        None,
+        "packet ``r`` of a mechanism kind (>= PK_MECH) is at the head of an L2 slice's input queue: the "
+        "hook consumes it (releases or reuses ``r``)"),
+    "l2_deliver": HookPoint(
+        "slice, r, ready, now, cfg, rq, rq_free, g, mx",
+        "0",
+        "an L2 slice's reply to a mechanism's request (R_MXD >= 0) is ready at ``ready``: 1 the hook "
+        "consumed it, 0 it goes on the reply network (the hook may set R_KIND, R_SRC, R_DEST)"),
+    "slice_tick": HookPoint(
+        "slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
+        "INF",
+        "an L2 slice's tick, after its own work: returns the slice's next wake time for the mechanism"),
+    "core_tick": HookPoint(
+        "sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, "
+        "rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, "
+        "mx, chs, l2t",
+        None,
+        "on a machine whose cores are the mechanism's (``core.model``: its name; cfg[C_CORE_MODEL] its "
+        "code), the whole tick of core ``sm`` instead of the engine's SM tick: it issues, sends and "
+        "receives what the core does this cycle, retires its drained warps and sets the core's next wake "
+        "time (``wake[sm]``)"),
+    "fetched": HookPoint(
+        "sm, slot, pc, n, mx",
+        "-1",
+        "the fetch stage (``core.ibuffer`` > 0) decoded warp ``slot``'s instructions ``pc`` .. ``pc + n - "
+        "1``: 1 the warp takes the SM's fetch priority, 0 it gives it up, -1 no change"),
 }
 
 
-@njit
-def _default_decide(slot, now, wt, chs, mx):
-    return -1
+def _generate() -> None:
+    """Define, from :data:`HOOK_POINTS`, each point's default (``_default_<point>``: the result a caller gets when
+    no mechanism takes the call) and its dispatcher (``<point>(code, ...)``: a compile-time unrolled chain over
+    the point's table, filled by :func:`bind`). Generated functions are compiled into their callers, whose
+    numba cache (stamped with this file) holds them."""
+    for point, hp in HOOK_POINTS.items():
+        body = f"    return {hp.default}" if hp.default is not None else "    return 0"
+        exec(f"def _default_{point}({hp.args}):\n{body}\n", globals())  # noqa: S102
+        take = "r = f" if hp.default is not None else "f"
+        lines = [f"def {point}(code, {hp.args}):",
+                 *([f"    r = {hp.default}"] if hp.default is not None else []),
+                 "    i = 0",
+                 f"    for f in literal_unroll(_{point.upper()}):",
+                 "        if i == code:",
+                 f"            {take}({hp.args})",
+                 "        i += 1",
+                 *(["    return r"] if hp.default is not None else [])]
+        exec("\n".join(lines) + "\n", globals())  # noqa: S102
+        globals()[f"_default_{point}"] = _generated(globals()[f"_default_{point}"])
+        globals()[point] = _generated(globals()[point])
 
 
-@njit
-def _default_divert(sm, slot, now, k, cfg, clk, wt, chs, wake, mx):
-    return 0
+_generated = nb.njit(_nrt=False)  # not cached on their own: they have no source file; their callers are
 
 
-@njit
-def _default_guest_issued(slot, mask, wt, mx):
-    return 0
-
-
-@njit
-def _default_guest_done(sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd, mrange, wake, mx):
-    return 0
-
-
-@njit
-def _default_sm_tick(sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx):
-    return INF
-
-
-@njit
-def _default_warp_start(gwarp, mx):
-    return -1
-
-
-@njit
-def _default_cta_start(sm, cta, cslot, now, k, cfg, ctat, smt, mx):
-    return 0
-
-
-@njit
-def _default_l2_request(slice, kind, line, now, mx):
-    return 0
-
-
-@njit
-def _default_dram_command(channel, cmd, bank, row, k, mx):
-    return 0
-
-
-@njit
-def _default_prefetch(sm, pc, line, d, now, mx):
-    return -1
-
-
-@njit
-def _default_core_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
-                       ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange,
-                       pre_lines, mx, chs, l2t):
-    wake[sm] = INF  # (never called: a session runs a mechanism's core model only with its hardware attached)
-    return 0
-
-
-@njit
-def _default_fetched(sm, slot, pc, n, mx):
-    return -1
-
-
-@njit
-def _default_l1_access(sm, slot, pc, line, hit, d, now, mx):
-    return -1
-
-
-@njit
-def _default_intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx):
-    return 0
-
-
-@njit
-def _default_core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange,
-                          mx):
-    return INF
-
-
-@njit
-def _default_sm_receive(sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx):
-    return 0
-
-
-@njit
-def _default_l2_serve(slice, r, now, k, cfg, clk, rq, rq_free, g, mx):
-    return 0
-
-
-@njit
-def _default_l2_deliver(slice, r, ready, now, cfg, rq, rq_free, g, mx):
-    return 0
-
-
-@njit
-def _default_slice_tick(slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
-    return INF
+def hook_table_markdown() -> str:
+    """The hook points as the markdown table docs/extending.md shows (checked by a test)."""
+    rows = ["| hook | arguments after the mechanism code | with no mechanism | what it is for |",
+            "| --- | --- | --- | --- |"]
+    for point, hp in HOOK_POINTS.items():
+        rows.append(f"| `{point}` | `{hp.args}` | {hp.default if hp.default is not None else 'nothing'} | "
+                    f"{hp.doc.replace('|', '/').replace('``', '`')} |")
+    return "\n".join(rows)
 
 
 class MechanismHardwareError(ImportError):
@@ -314,196 +304,4 @@ def code_of(name: str) -> int:
     return CODES[name]
 
 
-@njit
-def decide(code, slot, now, wt, chs, mx):
-    r = -1
-    i = 0
-    for f in literal_unroll(_DECIDE):
-        if i == code:
-            r = f(slot, now, wt, chs, mx)
-        i += 1
-    return r
-
-
-@njit
-def divert(code, sm, slot, now, k, cfg, clk, wt, chs, wake, mx):
-    i = 0
-    for f in literal_unroll(_DIVERT):
-        if i == code:
-            f(sm, slot, now, k, cfg, clk, wt, chs, wake, mx)
-        i += 1
-
-
-@njit
-def guest_issued(code, slot, mask, wt, mx):
-    i = 0
-    for f in literal_unroll(_GUEST_ISSUED):
-        if i == code:
-            f(slot, mask, wt, mx)
-        i += 1
-
-
-@njit
-def guest_done(code, sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd, mrange, wake, mx):
-    i = 0
-    for f in literal_unroll(_GUEST_DONE):
-        if i == code:
-            f(sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd, mrange, wake, mx)
-        i += 1
-
-
-@njit
-def sm_tick(code, sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx):
-    r = INF
-    i = 0
-    for f in literal_unroll(_SM_TICK):
-        if i == code:
-            r = f(sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx)
-        i += 1
-    return r
-
-
-@njit
-def warp_start(code, gwarp, mx):
-    r = -1
-    i = 0
-    for f in literal_unroll(_WARP_START):
-        if i == code:
-            r = f(gwarp, mx)
-        i += 1
-    return r
-
-
-@njit
-def cta_start(code, sm, cta, cslot, now, k, cfg, ctat, smt, mx):
-    i = 0
-    for f in literal_unroll(_CTA_START):
-        if i == code:
-            f(sm, cta, cslot, now, k, cfg, ctat, smt, mx)
-        i += 1
-
-
-@njit
-def l2_request(code, slice, kind, line, now, mx):
-    i = 0
-    for f in literal_unroll(_L2_REQUEST):
-        if i == code:
-            f(slice, kind, line, now, mx)
-        i += 1
-
-
-@njit
-def dram_command(code, channel, cmd, bank, row, k, mx):
-    i = 0
-    for f in literal_unroll(_DRAM_COMMAND):
-        if i == code:
-            f(channel, cmd, bank, row, k, mx)
-        i += 1
-
-
-@njit
-def prefetch(code, sm, pc, line, d, now, mx):
-    r = -1
-    i = 0
-    for f in literal_unroll(_PREFETCH):
-        if i == code:
-            r = f(sm, pc, line, d, now, mx)
-        i += 1
-    return r
-
-
-@njit
-def fetched(code, sm, slot, pc, n, mx):
-    r = -1
-    i = 0
-    for f in literal_unroll(_FETCHED):
-        if i == code:
-            r = f(sm, slot, pc, n, mx)
-        i += 1
-    return r
-
-
-@njit
-def l1_access(code, sm, slot, pc, line, hit, d, now, mx):
-    r = -1
-    i = 0
-    for f in literal_unroll(_L1_ACCESS):
-        if i == code:
-            r = f(sm, slot, pc, line, hit, d, now, mx)
-        i += 1
-    return r
-
-
-@njit
-def intercept(code, sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx):
-    r = 0
-    i = 0
-    for f in literal_unroll(_INTERCEPT):
-        if i == code:
-            r = f(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx)
-        i += 1
-    return r
-
-
-@njit
-def core_service(code, sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
-    r = INF
-    i = 0
-    for f in literal_unroll(_CORE_SERVICE):
-        if i == code:
-            r = f(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
-        i += 1
-    return r
-
-
-@njit
-def sm_receive(code, sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx):
-    i = 0
-    for f in literal_unroll(_SM_RECEIVE):
-        if i == code:
-            f(sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx)
-        i += 1
-
-
-@njit
-def l2_serve(code, slice, r, now, k, cfg, clk, rq, rq_free, g, mx):
-    i = 0
-    for f in literal_unroll(_L2_SERVE):
-        if i == code:
-            f(slice, r, now, k, cfg, clk, rq, rq_free, g, mx)
-        i += 1
-
-
-@njit
-def l2_deliver(code, slice, r, ready, now, cfg, rq, rq_free, g, mx):
-    res = 0
-    i = 0
-    for f in literal_unroll(_L2_DELIVER):
-        if i == code:
-            res = f(slice, r, ready, now, cfg, rq, rq_free, g, mx)
-        i += 1
-    return res
-
-
-@njit
-def slice_tick(code, slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
-    r = INF
-    i = 0
-    for f in literal_unroll(_SLICE_TICK):
-        if i == code:
-            r = f(slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
-        i += 1
-    return r
-
-
-@njit
-def core_tick(code, sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
-              rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs,
-              l2t):
-    i = 0
-    for f in literal_unroll(_CORE_TICK):
-        if i == code:
-            f(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
-              rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs,
-              l2t)
-        i += 1
+_generate()

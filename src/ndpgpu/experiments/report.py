@@ -399,15 +399,24 @@ def _check_json(c: Check) -> dict[str, Any]:
 
 
 def machines_note(machines: list[str]) -> str:
-    """The machines a report used, and which of them carry GPGPU-Sim's memory-system model (the ``gpgpusim``
-    overlay, docs/timing.md) rather than our hardware-faithful one."""
+    """The machines a report used, and the simulator timing each carries: GPGPU-Sim 4.0's (overlay
+    ``gpgpusim``), 3.x's (``gpgpusim3``) or our hardware-faithful presets' (docs/timing.md)."""
     if not machines:
         return "none"
     named = ", ".join(f"`{m}`" for m in machines)
-    with_gs = [m for m in machines if "gpgpusim" in m.split("+")[1:] or m.endswith("-gpgpusim")]
-    if not with_gs:
-        return f"{named} (hardware-faithful memory model; none with the `gpgpusim` overlay)"
-    return f"{named} ({', '.join(f'`{m}`' for m in with_gs)}: GPGPU-Sim's memory-system model, overlay `gpgpusim`)"
+    by_flavour: dict[str, list[str]] = {}
+    for m in machines:
+        head, *overlays = m.split("+")
+        flavour = next((o for o in overlays if o in ("gpgpusim", "gpgpusim3")), None)
+        if flavour is None and head.endswith(("-gpgpusim", "-gpgpusim3")):
+            flavour = head.rsplit("-", 1)[1]
+        by_flavour.setdefault(flavour or "preset", []).append(m)
+    if set(by_flavour) == {"preset"}:
+        return f"{named} (hardware-faithful presets; no GPGPU-Sim timing overlay)"
+    words = {"gpgpusim": "GPGPU-Sim 4.0's timing (overlay `gpgpusim`)",
+             "gpgpusim3": "GPGPU-Sim 3.x's timing (overlay `gpgpusim3`)", "preset": "hardware-faithful"}
+    parts = [f"{', '.join(f'`{m}`' for m in ms)}: {words[f]}" for f, ms in by_flavour.items()]
+    return f"{named} ({'; '.join(parts)})"
 
 
 def _markdown(

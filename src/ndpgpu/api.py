@@ -79,6 +79,7 @@ class Device:
         self.echo_printf = echo_printf
         self.launches: list[LaunchResult] = []
         self.traces: list = []
+        self.trace_source_maps: list = []  # per trace: its module's PTX -> CUDA source map (per-PC views)
         self.copies: list[dict] = []  # host<->device copies in program order: direction, bytes, addr, before_launch
         self.printf_output: list[str] = []
         self.timing = None
@@ -1506,6 +1507,7 @@ class Function:
             result.trace.launch.nvcc_version = self.module.nvcc_version
             result.trace.launch.arch = self.module.arch
             dev.traces.append(result.trace)
+            dev.trace_source_maps.append(self.module.source_map)
         dev.launches.append(result)
         if result.printf:
             dev.printf_output.extend(result.printf)

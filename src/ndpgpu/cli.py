@@ -107,7 +107,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scale = args.scale if isinstance(target, str) else "given"
     overrides = dict(_parse_override(o) for o in args.set or [])
     for flag, given in (("--set", bool(overrides)), ("--policy", bool(args.policy)), ("--no-copies", args.no_copies),
-                        ("--all", getattr(args, "all", False)), ("--plot", bool(getattr(args, "plot", None)))):
+                        ("--all", getattr(args, "all", False)), ("--plot", bool(getattr(args, "plot", None))),
+                        ("--pcs", bool(getattr(args, "pcs", None)))):
         if given and not args.machine:
             raise UsageError(f"ndpgpu run: {flag} belongs to timing; name the machine with --machine "
                              "(see `ndpgpu machines`)")
@@ -175,11 +176,31 @@ def _cmd_run(args: argparse.Namespace) -> int:
             from .clisummary import summary
 
             print(summary(m, run.device.traces, args.policy))
+        if getattr(args, "pcs", None):
+            print(_pc_tables(m, run.device, args.pcs))
         print(f"  {seconds['wall_seconds']:.1f} s in all: functional {seconds['functional_seconds']:.1f} s, "
               f"timing {seconds['timing_seconds']:.1f} s")
         if plot_note:
             print(plot_note)
     return 0 if run.passed else 1
+
+
+def _pc_tables(m, device, rows: int) -> str:
+    """Each launch's busiest ``rows`` instructions (issued, stall cycles, misses) with the CUDA line each comes
+    from (``k.cu:12``, from nvcc's line info), as ``ndpgpu run --pcs N`` prints them."""
+    from .frontend.lineinfo import pc_table_with_source
+
+    maps = getattr(device, "trace_source_maps", [])
+    out = []
+    for i, st in enumerate(m.launch_stats):
+        table = pc_table_with_source(st, maps[i] if i < len(maps) else None).splitlines()
+        more = len(table) - 1 - rows
+        out.append(f"per-PC, launch {st.launch_id} ({st.kernel}), the {min(rows, len(table) - 1)} busiest "
+                   "instructions (issued warp-instructions + stall cycles):")
+        out += ["  " + line for line in table[:rows + 1]]
+        if more > 0:
+            out.append(f"  ... {more} more (--pcs {rows + more} shows them all)")
+    return "\n".join(out)
 
 
 def timing_note(no_copies: bool = False) -> str:
@@ -367,6 +388,9 @@ def build_parser(argv: list[str] | None = None, *, complete: bool = True) -> arg
                    "time to FILE (.png, .svg or .pdf), sampled every sim.time_series_interval core cycles (100 "
                    "unless --set)")
     p.add_argument("--bounds-check", action="store_true", help="report accesses outside allocations")
+    p.add_argument("--pcs", type=positive_int, default=None, metavar="N",
+                   help="with --machine: each launch's N busiest instructions (issued, stall cycles, L1/L2 misses) "
+                   "with the CUDA source line each comes from")
     p.add_argument("--no-copies", action="store_true", help="time the kernels alone, from cold caches (no host copy "
                    "timed or left in the L2; the same for any policy)")
     g = p.add_argument_group("a kernel of a .cu file")

@@ -95,3 +95,25 @@ def test_policy_rows_are_cut_to_a_few():
     rows = [("tom.mapping.scores", f"s{i}", float(i), "accesses") for i in range(30)]
     text = clisummary.summary(_measurement([st], st, rows), policy="tom:ctrl+tmap")
     assert "[tom:ctrl+tmap] the policy's rows" in text and "... 18 more (--all)" in text
+
+
+def test_run_pcs_prints_the_busiest_instructions_with_their_cuda_lines(capsys):
+    from pathlib import Path
+
+    from ndpgpu.cli import main
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "saxpy.yaml"
+    assert main(["run", str(example), "--machine", "gtx480", "--pcs", "3"]) == 0
+    out = capsys.readouterr().out
+    head = out.index("per-PC, launch 0")
+    rows = out[head:].splitlines()[2:5]  # the three busiest after the title and the header
+    assert len(rows) == 3 and all("saxpy.cu:" in r for r in rows)
+    assert any("fma.rn.f32" in r or "ld.global.f32" in r for r in rows)  # the kernel's own work, not set-up
+    assert "more (--pcs" in out
+
+
+def test_run_pcs_needs_a_machine(capsys):
+    from ndpgpu.cli import main
+
+    assert main(["run", "saxpy", "--pcs", "3"]) == 2
+    assert "--pcs belongs to timing" in capsys.readouterr().err

@@ -64,6 +64,10 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu reproduce gpgpusim": NotRun("times vector add of 2^20 floats and a 256 x 256 matmul on two machines "
                                         "(minutes); tests/experiments cover the reproduction machinery"),
     "ndpgpu run vecadd --machine gtx480 --no-copies": "ndpgpu run vecadd --machine gtx480 --no-copies",
+    "ndpgpu run saxpy --machine gtx480 --pcs 10": "ndpgpu run saxpy --scale tiny --machine gtx480 --pcs 10",
+    "ndpgpu reproduce tom --scale small --timing preset": NotRun(
+        "a second run of TOM's 150 points (tens of minutes at small); tests/experiments/test_baselines.py checks "
+        "how a column is named, stored and reported"),
     "ndpgpu reproduce tom --scale paper --from-points docs/tom/paper/points.parquet":
         "ndpgpu reproduce tom --scale paper --from-points docs/tom/paper/points.parquet --out reports/tom-paper",
     "ndpgpu analyze tom libor": "ndpgpu analyze tom libor",

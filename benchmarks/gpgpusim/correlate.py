@@ -7,6 +7,9 @@ Summary per kernel set: MAPE of cycles and the Pearson r of log cycles.
 Units differ between the two simulators and are converted where the conversion is exact:
 * L1D: GPGPU-Sim counts loads and stores (a store is a miss under write-no-allocate); ours counts loads in
   ``l1d.accesses`` and stores in ``l1d.stores``, so ours is accesses + stores, misses + stores - store hits.
+  GPGPU-Sim's misses leave out the accesses merged into a pending miss (``pending_hits``), which ours counts
+  as misses (``l1d.mshr_merges`` among them): the GPGPU-Sim miss rate shown is (misses + pending hits) /
+  accesses.
 * L2: GPGPU-Sim counts 32-B sector accesses; ours counts requests (a warp's access to one line). The
   accesses are shown as they are, the miss rates compare.
 * DRAM: GPGPU-Sim counts 32-B requests (``total dram reads/writes``); ours moves bytes, shown / 32.
@@ -56,7 +59,8 @@ def join(ref: dict[str, dict], ours: dict[str, dict]) -> list[dict]:
             "gs_insn": _f(r, "thread_insn"), "ours_insn": _f(o, "thread_insn"),
             "insn_ratio": _div(_f(o, "thread_insn"), _f(r, "thread_insn")),
             "gs_l1d_acc": _f(r, "l1d_accesses"), "ours_l1d_acc": o_l1_acc,
-            "gs_l1d_missrate": _div(_f(r, "l1d_misses"), _f(r, "l1d_accesses")),
+            "gs_l1d_missrate": _div((_f(r, "l1d_misses") or 0) + (_f(r, "l1d_pending_hits") or 0),
+                                    _f(r, "l1d_accesses")),
             "ours_l1d_missrate": _div(o_l1_miss, o_l1_acc),
             "gs_l2_acc_sectors": _f(r, "l2_accesses"), "ours_l2_acc_requests": _f(o, "l2_accesses"),
             "gs_l2_missrate": _div(_f(r, "l2_misses"), _f(r, "l2_accesses")),

@@ -30,7 +30,7 @@ class Kernel:
 KERNELS: list[Kernel] = [
     # memory-bound, streaming
     Kernel("vecadd", "small", "memory", v100=True),
-    Kernel("saxpy", "tiny", "memory"),
+    Kernel("saxpy", "tiny", "memory", v100=True),
     Kernel("llc_triad", "tiny", "memory", "held", v100=True),
     Kernel("llc_copy_aligned", "tiny", "memory"),
     Kernel("llc_vecadd_strided", "tiny", "memory-uncoalesced", "held"),
@@ -38,7 +38,7 @@ KERNELS: list[Kernel] = [
     Kernel("matvec_row", "tiny", "memory-uncoalesced"),
     Kernel("matvec_col", "tiny", "memory"),
     Kernel("mpu_axpy", "tiny", "memory"),
-    Kernel("mpu_upsamp", "tiny", "memory"),
+    Kernel("mpu_upsamp", "tiny", "memory", v100=True),
     Kernel("tp_matadd", "tiny", "memory", v100=True),
     Kernel("ipndp_downsample", "tiny", "memory"),
     # compute-bound
@@ -50,7 +50,7 @@ KERNELS: list[Kernel] = [
     Kernel("int64_ops", "tiny", "compute"),
     # shared memory and barriers
     Kernel("sgemm_tiled", "tiny", "shared", v100=True),
-    Kernel("transpose_shared", "tiny", "shared"),
+    Kernel("transpose_shared", "tiny", "shared", v100=True),
     Kernel("reduce_shared", "tiny", "shared", v100=True),
     Kernel("stencil1d", "tiny", "shared", v100=True),
     Kernel("bitonic_sort", "tiny", "shared", "held"),

@@ -88,7 +88,7 @@ def build_player(work: Path, libdir: Path, link_cudart: str) -> Path:
 
 
 def run_one(k: Kernel, args: argparse.Namespace, libdir: Path, tools: Path, player: Path) -> dict:
-    rundir = Path(args.work) / args.config / k.key
+    rundir = Path(args.work) / (args.config + (f"+{args.tag}" if args.tag else "")) / k.key
     if rundir.exists():
         shutil.rmtree(rundir)
     c = capture(k.workload, k.scale, k.params)
@@ -96,9 +96,10 @@ def run_one(k: Kernel, args: argparse.Namespace, libdir: Path, tools: Path, play
     cfg = Path(args.gpgpusim_root) / "configs" / "tested-cfgs" / args.config
     for f in cfg.iterdir():
         shutil.copy(f, rundir / f.name)
-    if not args.power:  # GPUWattch observes the run and changes no timing; its set-up crashes on some hosts
+    extra = ([] if args.power else ["-power_simulation_enabled 0"]) + list(args.option)
+    if extra:  # GPUWattch observes the run and changes no timing (its set-up crashes on some hosts)
         with (rundir / "gpgpusim.config").open("a") as f:
-            f.write("\n-power_simulation_enabled 0\n")
+            f.write("\n" + "\n".join(extra) + "\n")
     env = dict(os.environ, CUDA_INSTALL_PATH=str(tools), PTXAS_CUDA_INSTALL_PATH=str(tools),
                NDPGPU_GS_PTX=str(rundir / "kernel.ptx"), NDPGPU_GS_PTXAS=args.ptxas,
                LD_LIBRARY_PATH=f"{libdir}:{os.environ.get('LD_LIBRARY_PATH', '')}")
@@ -114,7 +115,7 @@ def run_one(k: Kernel, args: argparse.Namespace, libdir: Path, tools: Path, play
            "category": k.category, "set": k.set, "launches": c.launches, "ndpgpu_thread_insn": c.thread_instructions,
            "rc": proc.returncode, "wall_s": round(wall, 1), "gpgpusim": args.version,
            "config": f"configs/tested-cfgs/{args.config}/gpgpusim.config"
-                     + (" (unmodified)" if args.power else " + -power_simulation_enabled 0"),
+                     + ("".join(f" + {o}" for o in extra) if extra else " (unmodified)"),
            "command": "player script.txt data.bin (benchmarks/gpgpusim/run_gpgpusim.py)"}
     row.update(parse(text))
     if proc.returncode != 0 or "player: " not in text:
@@ -135,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(HERE / "reference.csv"))
     ap.add_argument("--only", nargs="*", help="kernel keys (default: the list for --config)")
     ap.add_argument("--power", action="store_true", help="keep GPUWattch on where the config turns it on")
+    ap.add_argument("--option", action="append", default=[],
+                    help="a GPGPU-Sim option line appended to the config (a diagnostic run; recorded per row)")
+    ap.add_argument("--tag", default="", help="names the work folder of a diagnostic run")
     ap.add_argument("--shard", help="i/n: run every n-th kernel from the i-th (several processes)")
     ap.add_argument("--timeout", type=int, default=1800)
     args = ap.parse_args(argv)

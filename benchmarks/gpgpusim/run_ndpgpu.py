@@ -19,6 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import yaml  # noqa: E402
 from kernels import Kernel, select  # noqa: E402
 
 from ndpgpu.workloads.base import get_workload  # noqa: E402
@@ -58,12 +59,13 @@ def _workload_class(k: Kernel) -> type:
     return type(cls.__name__, (cls,), {"scales": {**cls.scales, k.scale: merged}, "__module__": cls.__module__})
 
 
-def run_one(k: Kernel, machine: str) -> dict:
+def run_one(k: Kernel, machine: str, overrides: dict | None = None) -> dict:
     t0 = time.time()
-    run = run_workload(_workload_class(k), k.scale, machine=machine)
+    run = run_workload(_workload_class(k), k.scale, machine=machine, overrides=overrides or None)
     tot = run.device.totals()
     row: dict = {"key": k.key, "workload": k.workload, "scale": k.scale, "params": json.dumps(k.params or {}),
-                 "machine": machine, "passed": run.passed, "launches": run.launches}
+                 "machine": machine, "overrides": json.dumps(overrides or {}), "passed": run.passed,
+                 "launches": run.launches}
     for name, path in METRICS.items():
         try:
             row[name] = float(tot[path])
@@ -79,7 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", default=None, help="the GPGPU-Sim config whose kernel list to run")
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a machine field to override (an experiment; recorded per row)")
     args = ap.parse_args(argv)
+    overrides = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        overrides[key] = yaml.safe_load(value)
     config = args.config or ("SM7_QV100" if args.machine.startswith("v100") else "SM2_GTX480")
     out = Path(args.out)
     rows: dict[str, dict] = {}
@@ -89,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in select(config, args.only):
         print(f"[{time.strftime('%H:%M:%S')}] {args.machine} {k.key} ...", flush=True)
         try:
-            row = run_one(k, args.machine)
+            row = run_one(k, args.machine, overrides)
         except Exception as exc:
             row = {"key": k.key, "workload": k.workload, "scale": k.scale, "machine": args.machine,
                    "error": repr(exc)[:200]}

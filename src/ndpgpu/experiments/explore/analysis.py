@@ -33,6 +33,7 @@ class Row:
     changes: list[Change]
     machine_vs_reference: float | None  # reference kernel time / this machine's baseline kernel time
     error: str = ""
+    parts_alone: dict[str, float | None] = dataclasses.field(default_factory=dict)  # a composition's parts' speedups
 
     def cycles(self, rows: dict[str, float] | None) -> float | None:
         if not rows or CYCLES not in rows:
@@ -86,6 +87,8 @@ class Row:
         if self.effect == "no effect" and not v.applies:
             rule = f" (rejected by: {v.rules[0]})" if v.rules else ""
             return f"{head}, no effect: {v.summary}{rule}."
+        if self.parts_alone:
+            b += "; alone: " + ", ".join(f"{k} x{v:.2f}" for k, v in self.parts_alone.items() if v is not None)
         if self.effect == "helps":
             return f"{head} faster: {what}{b}."
         if self.effect == "hurts":
@@ -168,6 +171,9 @@ def build(plan: Plan, measured: Measured, verdicts: dict[str, Verdict], *, elaps
         verdict = verdicts.get(o.mechanism) or Verdict(o.key, True, f"beyond the papers: {o.note}")
         rows.append(Row(o, verdict, base, mech, bound(base, shape) if base else None,
                         changes(o.key, base, mech) if base and mech else [], vs_ref, err))
+    alone = {r.option.key: r for r in rows}
+    for r in rows:
+        r.parts_alone = {alone[k].option.label: alone[k].speedup for k in r.option.parts if k in alone}
     rows.sort(key=lambda r: (r.speedup is None, -(r.speedup or 0.0)))
     ref_bound = bound(ref, machine_shape(plan.reference, ov)) if ref else None
     return Exploration(plan, rows, ref, ref_bound, elapsed_s, store)

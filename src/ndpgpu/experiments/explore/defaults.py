@@ -25,6 +25,7 @@ class Option:
     baseline: str  # the policy of the same machine without the mechanism
     note: str = ""  # why this baseline (documented in docs/explore.md)
     beyond: bool = False  # a composition of two papers' mechanisms: beyond the papers
+    parts: tuple[str, ...] = ()  # a composition's rows (keys) run alone
 
     def with_machine(self, machine: str) -> Option:
         return dataclasses.replace(self, machine=machine)
@@ -46,10 +47,10 @@ MECHANISMS = tuple(dict.fromkeys(o.mechanism for o in OPTIONS))
 COMPOSITIONS: tuple[tuple[Option, tuple[str, str]], ...] = (
     (Option("teleport+llc", "TELEPORT + LLC-Compute", "beyond", "llc-mesh", "compose:teleport:l1;llc:llc", "baseline",
             "TELEPORT's tiles preloaded into L1 (the engine's preloader) while LLC-Compute's chains run at the "
-            "slices", beyond=True), ("teleport", "llc")),
+            "slices", beyond=True, parts=("teleport", "llc")), ("teleport", "llc")),
     (Option("teleport+ipndp", "TELEPORT + IP-NDP", "beyond", "ipndp-ip8", "compose:teleport:l1;ipndp:rr+pf",
             "baseline", "TELEPORT's tiles preloaded into L1 beside IP-NDP's boundary-aware prefetcher",
-            beyond=True), ("teleport", "ipndp")),
+            beyond=True, parts=("teleport", "ipndp")), ("teleport", "ipndp")),
 )
 """One composition per compatible pair (``--compose``): at most one of the two attaches compiled hardware."""
 

@@ -117,8 +117,9 @@ CHANGES: dict[str, tuple[tuple[str, str, str, bool], ...]] = {
               ("DRAM bytes", "dram.bytes", "bytes", True),
               ("interconnect bytes", "icnt.bytes", "bytes", True)),
 }
-CHANGES["teleport+llc"] = (CHANGES["teleport"][0], CHANGES["llc"][0], CHANGES["llc"][2], CHANGES["teleport"][3])
-CHANGES["teleport+ipndp"] = (CHANGES["teleport"][0], CHANGES["ipndp"][0], CHANGES["ipndp"][2])
+_L1_PRELOADS = ("preloaded lines", "preload.lines", "lines", False)  # TELEPORT's l1 variant: the engine's preloader
+CHANGES["teleport+llc"] = (_L1_PRELOADS, CHANGES["llc"][0], CHANGES["llc"][2], CHANGES["teleport"][4])
+CHANGES["teleport+ipndp"] = (_L1_PRELOADS, CHANGES["ipndp"][0], CHANGES["ipndp"][2])
 
 
 def derived(rows: Metrics) -> Metrics:
@@ -137,4 +138,16 @@ def changes(key: str, base: Metrics, mech: Metrics) -> list[Change]:
     for name, metric, unit, compare in CHANGES.get(key, ()):
         if metric in m:
             out.append(Change(name, b.get(metric) if compare else None, m[metric], unit))
+    declined = {k: v for k, v in m.items() if k.startswith(DECLINED) and v > 0}
+    if declined:  # why the hardware kept instances at the cores: the most frequent reason
+        k = max(declined, key=lambda n: declined[n])
+        out.insert(1, Change(f"declined ({DECLINE_REASONS.get(k[len(DECLINED):], k[len(DECLINED):])})", None,
+                             declined[k], "instances"))
     return out
+
+
+DECLINED = "offload.chains.declined_"
+DECLINE_REASONS = {"not_one_llc": "its operands live at different LLC slices", "l1_hit": "its loads hit in L1",
+                   "oq_full": "the offload queue was full",
+                   "no_emn": "its operands' paths share no meet node but the issuing core",
+                   "trace": "the recorded instance does not fit the chain"}

@@ -23,6 +23,7 @@ _EXPORTS = {
                            "InstructionBudgetExceeded", "KernelError", "KernelTrap", "LaunchOptions", "MemoryFault",
                            "MisalignedAccess"),
     ".functional.memory": ("DeviceMemoryError",),
+    ".experiments.explore": ("explore",),  # ndpgpu.explore("k.yaml"): every mechanism on one kernel
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 

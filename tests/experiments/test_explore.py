@@ -120,6 +120,9 @@ def test_bound_follows_its_definition():
 
 
 def test_options_and_policies():
+    import ndpgpu
+
+    assert ndpgpu.explore is explore
     assert [o.key for o in select(["llc"])] == ["llc", "omni"]
     assert select(["teleport"], {"teleport": "gtx480-gpgpusim"})[0].machine == "gtx480-gpgpusim"
     assert {o.mechanism for o in OPTIONS} == {"tom", "llc", "teleport", "mpu", "ipndp"}

@@ -152,14 +152,16 @@ class _Recorder:
                 f"{len(parts)} " + " ".join(parts))
 
 
-def capture(name: str, scale: str, params: dict[str, Any] | None = None) -> Captured:
-    """Run workload ``name`` at ``scale`` (with ``params`` overriding the scale's parameters) and record it."""
+def capture(name: str, scale: str, params: dict[str, Any] | None = None, num_sms: int = 15) -> Captured:
+    """Run workload ``name`` at ``scale`` (with ``params`` overriding the scale's parameters) and record it.
+    ``num_sms`` is the SM count of the machine it is compared on: workloads that size their grid by it
+    (``ctx.num_sms``) launch what they launch there."""
     cls = get_workload(name)
     p = {**cls.params(scale), **(params or {})}
     workload = cls()
     inputs = workload.inputs(p, np.random.default_rng(cls.seed))
     module = _module_for(cls)
-    dev = ndpgpu.Device(trace=False)
+    dev = ndpgpu.Device(trace=False, num_sms=num_sms)
     rec = _Recorder(dev)
     original = api.Function.__call__
 

@@ -32,7 +32,9 @@ sys.path.insert(0, str(HERE))
 
 from capture import capture, write_capture  # noqa: E402
 from kernels import Kernel, select  # noqa: E402
-from parse_log import parse  # noqa: E402
+from parse_log import failure, field_order, parse  # noqa: E402
+
+NUM_SMS = {"SM2_GTX480": 15, "SM7_QV100": 80}  # -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster
 
 CUOBJDUMP_SHIM = """#!/bin/sh
 # stand-in for cuobjdump: lists and extracts the one PTX file captured for this run ($NDPGPU_GS_PTX)
@@ -91,7 +93,7 @@ def run_one(k: Kernel, args: argparse.Namespace, libdir: Path, tools: Path, play
     rundir = Path(args.work) / (args.config + (f"+{args.tag}" if args.tag else "")) / k.key
     if rundir.exists():
         shutil.rmtree(rundir)
-    c = capture(k.workload, k.scale, k.params)
+    c = capture(k.workload, k.scale, k.params, num_sms=NUM_SMS.get(args.config, 15))
     write_capture(c, rundir)
     cfg = Path(args.gpgpusim_root) / "configs" / "tested-cfgs" / args.config
     for f in cfg.iterdir():
@@ -119,7 +121,7 @@ def run_one(k: Kernel, args: argparse.Namespace, libdir: Path, tools: Path, play
            "command": "player script.txt data.bin (benchmarks/gpgpusim/run_gpgpusim.py)"}
     row.update(parse(text))
     if proc.returncode != 0 or "player: " not in text:
-        row["error"] = (text.strip().splitlines() or ["no output"])[-1][:200]
+        row["error"] = failure(text, proc.returncode)
     return row
 
 
@@ -161,22 +163,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    cycles={row.get('cycles')} insn={row.get('thread_insn')} wall={row.get('wall_s')} "
               f"{row.get('error', '')}", flush=True)
         rows[k.key] = row
-        fields = sorted({f for r in rows.values() for f in r}, key=_field_order)
+        fields = sorted({f for r in rows.values() for f in r}, key=field_order)
         with out.open("w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=fields)
             w.writeheader()
             for r in rows.values():
                 w.writerow(r)
     return 0
-
-
-_ORDER = ["key", "workload", "scale", "params", "category", "set", "launches", "kernels", "cycles", "thread_insn",
-          "ndpgpu_thread_insn", "occupancy_pct", "l1d_accesses", "l1d_misses", "l2_accesses", "l2_misses",
-          "dram_reads", "dram_writes"]
-
-
-def _field_order(f: str) -> tuple[int, str]:
-    return (_ORDER.index(f) if f in _ORDER else len(_ORDER), f)
 
 
 if __name__ == "__main__":

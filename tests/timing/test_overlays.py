@@ -43,6 +43,15 @@ def test_the_gtx480_gpgpusim_preset_is_gtx480_with_the_overlay():
     assert _diff(load_machine("gtx480"), preset) == GPGPUSIM_FIELDS | {"name", "description"}
 
 
+def test_the_v100_gpgpusim_preset_adds_sm7_qv100s_kernel_launch_latency():
+    """v100-gpgpusim is v100+gpgpusim with SM7_QV100's -gpgpu_kernel_launch_latency 5000, the one value of that
+    configuration the overlay cannot carry (SM2_GTX480 keeps GPGPU-Sim's default 0)."""
+    preset, named = load_machine("v100-gpgpusim"), load_machine("v100+gpgpusim")
+    assert _diff(named, preset) == {"name", "description", "core.cta_dispatch.kernel_launch_latency"}
+    assert preset.core.cta_dispatch.kernel_launch_latency == 5000
+    assert load_machine("gtx480-gpgpusim").core.cta_dispatch.kernel_launch_latency == 0
+
+
 def test_overlays_in_a_user_preset_and_errors(tmp_path):
     f = tmp_path / "mine.yaml"
     f.write_text("extends: v100\noverlays: [gpgpusim]\nname: mine\nl2:\n  size_kb: 192\n")

@@ -28,6 +28,8 @@ DECLARED = {"tom": "gpgpusim3", "llc": "gpgpusim3", "teleport": "gpgpusim3", "ip
     ("llc-mesh+gpgpusim", "gpgpusim3", "llc-mesh+gpgpusim3"),
     ("tom-ndp", "preset", "tom-ndp"),
     ("v100+gpgpusim", "preset", "v100"),
+    ("v100", "gpgpusim", "v100-gpgpusim"),  # SM7_QV100's launch latency too
+    ("v100", "gpgpusim3", "v100+gpgpusim3"),
 ])
 def test_a_machine_takes_one_flavour(machine, flavour, timed):
     assert with_timing(machine, flavour) == timed

@@ -30,10 +30,12 @@ LABELS: dict[str, str] = {
     "gpgpusim3": "GPGPU-Sim 3.x timing (overlay gpgpusim3)",
 }
 # presets with a version's own sizes as well as its model: gtx480 under 3.x is 3.2.2's GTX480 configuration
-# (L1D and L2 MSHRs 32, FR-FCFS queue 16), under 4.0 the gtx480 preset fitted to SM2_GTX480's DRAM
+# (L1D and L2 MSHRs 32, FR-FCFS queue 16), under 4.0 the gtx480 preset fitted to SM2_GTX480's DRAM; v100 under
+# 4.0 adds SM7_QV100's 5,000-cycle kernel launch latency
 VERSION_PRESETS: dict[tuple[str, str], str] = {
     ("gtx480", "gpgpusim3"): "gtx480-gpgpusim3",
     ("gtx480", "gpgpusim"): "gtx480-gpgpusim",
+    ("v100", "gpgpusim"): "v100-gpgpusim",
 }
 RULE = (
     "the timing of the simulator version the paper names (GPGPU-Sim 3.x: gpgpusim3; 4.x: gpgpusim); a paper "

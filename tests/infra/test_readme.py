@@ -65,6 +65,7 @@ CLI_PLAN: dict[str, str | NotRun] = {
                                         "(minutes); tests/experiments cover the reproduction machinery"),
     "ndpgpu run vecadd --machine gtx480 --no-copies": "ndpgpu run vecadd --machine gtx480 --no-copies",
     "ndpgpu run saxpy --machine gtx480 --pcs 10": "ndpgpu run saxpy --scale tiny --machine gtx480 --pcs 10",
+    "ndpgpu explore examples/saxpy.yaml": "ndpgpu explore examples/saxpy.yaml --jobs 1 --out reports/explore-saxpy",
     "ndpgpu reproduce tom --scale small --timing preset": NotRun(
         "a second run of TOM's 150 points (tens of minutes at small); tests/experiments/test_baselines.py checks "
         "how a column is named, stored and reported"),
@@ -119,7 +120,8 @@ CLI_PLAN: dict[str, str | NotRun] = {
 }
 # the spec.yaml the sweep lines run: one tiny point (the README points at docs/experiments.md for the format)
 SPEC = "name: readme\ngrid:\n  workloads: [vecadd]\n  scales: [tiny]\n  machines: [gtx480]\n"
-SLOW = {"ndpgpu reproduce tom --scale tiny --jobs 1"}  # still run (marked slow)
+SLOW = {"ndpgpu reproduce tom --scale tiny --jobs 1",
+        "ndpgpu explore examples/saxpy.yaml --jobs 1 --out reports/explore-saxpy"}  # still run (marked slow)
 
 
 def _blocks(lang: str) -> list[str]:

@@ -381,11 +381,11 @@ def reproduce_main(args: argparse.Namespace) -> int:
                 columns[flavour] = file
             report = reevaluate(args.paper, args.scale, args.from_points,
                                 args.out or Path("reports") / f"{args.paper}-{args.scale}",
-                                timing=args.timing, columns=columns)
+                                timing=getattr(args, "timing", None), columns=columns)
         else:
             report = reproduce(args.paper, args.scale, args.out, args.jobs, args.store, args.traces, args.executor,
                                opts, progress, getattr(args, "scheduler", None),
-                               stored_only=getattr(args, "stored_only", False), timing=args.timing)
+                               stored_only=getattr(args, "stored_only", False), timing=getattr(args, "timing", None))
         if args.doc:
             write_document(report, args.doc)
             print(f"wrote {args.doc}")

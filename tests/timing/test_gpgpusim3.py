@@ -15,7 +15,7 @@ NO_REFRESH = {"dram.refresh": False}
 
 GPGPUSIM3_FIELDS = {"core.smem.latency", "l1d.latency", "l1d.sector_bytes", "l1d.set_index", "l1c.latency",
                     "l2.sector_bytes", "l2.return_queue", "l2.response_queue", "dram.read_burst_per_sector",
-                    "dram.refresh", "dram.timing.tFAW", "pcie.place_in_l2"}
+                    "dram.refresh", "dram.timing.tFAW", "pcie.place_in_l2", "dram.mapping.channel_xor"}
 
 
 def _flat(tree: dict, prefix: str = "") -> dict:
@@ -127,3 +127,24 @@ def test_host_copies_leave_the_l2_cold():
         assert (r["lines_in_l2"] > 0) == placed
         st = sess.run_launch(pointer_chase([BASE]))
         assert st.get("l2", "hits") == l2_hits
+
+
+# LLC-Compute's Table 2 under 3.2.2's decoder: 8 MCs, partition chunk 128 B (dramid@7), so the memory
+# partition is address bits [9:7] (addrdec.cc:85-90), never hashed with higher bits (no 4.0 indexing).
+# Worked by hand: 0x80 -> 1; 0x380 -> 7; 0x400 -> 0 (bit 10 is above the chip field); 0x12345680 -> bits
+# [9:7] of 0x680 = 0b1101 0000000 -> 0b101 = 5; 0x1F80 -> 0b11_1111 -> 0b111 = 7; 0x20000 + 0x100 -> 2.
+@pytest.mark.parametrize("addr,mc", [(0x0, 0), (0x7F, 0), (0x80, 1), (0x100, 2), (0x380, 7), (0x400, 0),
+                                     (0x480, 1), (0x1F80, 7), (0x20100, 2), (0x1234_5680, 5)])
+def test_llc_mesh_under_3x_decodes_the_partition_linearly(addr, mc):
+    m = load_machine("llc-mesh+gpgpusim3")
+    assert (m.dram.channels, m.dram.mapping.channel_bit, m.dram.mapping.channel_xor) == (8, 7, False)
+    got = TimingSession("llc-mesh+gpgpusim3").state.map_address(addr)
+    assert (got["channel"], got["slice"]) == (mc, mc)
+
+
+def test_llc_mesh_under_3x_lines_1kb_apart_share_a_slice():
+    """A 4.0-style XOR hash would spread a 1 KB stride over the slices; 3.2.2's linear decoder keeps it on one."""
+    st = TimingSession("llc-mesh+gpgpusim3").state
+    assert {st.map_address(0x300 + i * 1024)["channel"] for i in range(256)} == {6}
+    hashed = TimingSession("llc-mesh+gpgpusim3", {"dram.mapping.channel_xor": True}).state
+    assert len({hashed.map_address(0x300 + i * 1024)["channel"] for i in range(256)}) == 8

@@ -274,3 +274,24 @@ def test_workload_passes_at_tiny(name: str) -> None:
     failures = [c.message for c in result.checks if not c.passed]
     assert result.checks, f"{name}: the runner reported no checks"
     assert result.passed, f"{name} (tiny) failed:\n" + "\n".join(failures or ["(no failing check reported)"])
+
+
+@pytest.mark.parametrize("name", ["llc_compare", "llc_density"])
+def test_counting_microbenchmarks_keep_no_global_counter(name: str) -> None:
+    """COMPARE and DENSITY (Sec. 5) count per warp into the warp's own word: no atomic in the kernel, and the
+    words, summed, are NumPy's count of differing bytes / zeros (n = 4001: a partial last warp)."""
+    ptx = _module_for(get_workload(name)).ptx
+    body = ptx[ptx.index(f".entry {name}"):]
+    body = body[: body.index("\n}") + 2]
+    assert "atom." not in body and "red." not in body
+    cls = get_workload(name)
+    w = cls()
+    p = {**cls.params("tiny"), "n": 4001}
+    inp = w.inputs(p, np.random.default_rng(7))
+    with ndpgpu.Device() as dev:
+        got = w.launch(RunContext(_module_for(cls), dev, "tiny", p), inp, p)["count"]
+    hits = inp["a"] != inp["b"] if name == "llc_compare" else inp["a"] == 0
+    assert got.shape == (126,)  # ceil(4001 / 32) warps' words
+    for k in range(126):
+        assert got[k] == np.count_nonzero(hits[32 * k: 32 * k + 32])
+    assert int(got.sum()) == int(np.count_nonzero(hits))

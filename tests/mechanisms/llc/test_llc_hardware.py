@@ -119,16 +119,49 @@ def test_full_service_queue_falls_back_to_the_source_core():
 @pytest.mark.parametrize("workload,pattern", [("llc_vecadd_aligned", 1), ("llc_density", 6),
                                               ("llc_mvt_splitfma", 2)])
 def test_reply_sizes_on_the_mesh(workload, pattern):
-    """Table 1's replies (ack 1, bitmap 1, data 5 flits), as the mesh counted them."""
+    """Table 1's replies (ack 1, bitmap 1, data 5 flits for a whole warp's 4-B results), as the mesh counted
+    them; a data reply for fewer lanes is shorter (never longer)."""
     _, tables = recorded(workload)
     assert pattern in {p for t in tables.values() for p in t.patterns()}
     _, m = timed(workload, ChainOffload(scheme="llc"))
     replies = m[("mesh.reply.kind.offload_reply", "packets")]
     assert replies == c(m, "replies") > 0
     hops = m[("mesh.reply.kind.offload_reply", "hops")]
-    assert m[("mesh.reply.kind.offload_reply", "weighted_hops")] == REPLY[pattern][1] * hops
+    weighted = m[("mesh.reply.kind.offload_reply", "weighted_hops")]
+    if REPLY[pattern][1] == 1 or c(m, "mask_flits") == 0:
+        assert weighted == REPLY[pattern][1] * hops
+    else:  # divergent data chains: each packet's reply carries only its lanes' results
+        assert hops <= weighted < REPLY[pattern][1] * hops
+        assert c(m, "reply_flits") < REPLY[pattern][1] * replies
     if c(m, "mask_flits") == 0:  # one flit per ComputePacket without divergence
         assert m[("mesh.request.kind.compute", "weighted_hops")] == m[("mesh.request.kind.compute", "hops")]
+
+
+# a data reply (Table 1: 5 flits for a warp) on llc-mesh's 32-B flits with an 8-B header carries one 4-B
+# result per active lane: 32 lanes 8 + 128 B -> 5 flits; 16 lanes 8 + 64 B -> 3; 1 lane 8 + 4 B -> 1
+@pytest.mark.parametrize("lanes,flits", [(1, 1), (16, 3), (32, 5)])
+def test_reply_flits_follow_the_lane_mask(lanes, flits):
+    m = load_machine("llc-mesh")
+    flit, hdr = m.icnt.flit_bytes, m.icnt.header_bytes
+    assert (flit, hdr) == (32, 8)
+    # one coalesced 4-B load: the lanes' bytes, all in the one transaction (line tuple 0)
+    sects = np.array([(1 << ((4 * lanes + 31) // 32)) - 1], dtype=np.int64)  # the sectors the lanes touch
+    nbytes = H.tuple_bytes(4 * lanes, sects, 0, 1, 0)
+    assert nbytes == 4 * lanes
+    assert H.reply_flits(REPLY[2][1], nbytes, flit, hdr) == flits
+    assert H.reply_flits(REPLY[1][1], nbytes, flit, hdr) == 1  # an ack is one flit whatever the lanes
+    assert H.reply_flits(REPLY[5][1], nbytes, flit, hdr) == 1  # a bitmap too
+
+
+def test_divergent_lanes_share_their_bytes_by_line_tuple():
+    """32 lanes, each in its own line (one sector each): every ComputePacket carries one lane, a 1-flit reply
+    (32 flits for the warp, not 32 x 5); 2 lines, 16 lanes each: two 3-flit replies."""
+    one = np.ones(32, dtype=np.int64)
+    assert [H.tuple_bytes(128, one, 0, 32, p) for p in (0, 31)] == [4, 4]
+    assert H.tuple_bytes(128, one, 0, 32, 32) == 0  # past the record's last transaction
+    two = np.array([0b11, 0b11], dtype=np.int64)
+    assert H.tuple_bytes(128, two, 0, 2, 1) == 64
+    assert H.reply_flits(5, 64, 32, 8) == 3
 
 
 def test_round_trip_lower_bound_one_warp():
@@ -318,3 +351,13 @@ def test_compute_packets_skip_the_l2_request_queue():
     _, ml = timed("llc_vecadd_aligned", ChainOffload(scheme="llc"))
     assert ml[("mesh.request.kind.compute", "packets")] == c(ml, "packets") > 0
     assert steps(ml, "llc")["to_emn"] < rop
+
+
+def test_service_queue_loads_pay_the_rop_delay_once():
+    """As the baseline's loads do on entering the partition (3.2.2 l2cache.cc:549-555), the loads a slice's
+    service queue makes in its own partition wait the ROP delay: every LLC-Compute packet's operand fetch
+    (all ALIGNED operands local) takes at least the ROP delay plus the L2's latency."""
+    m = load_machine("llc-mesh")
+    _, ml = timed("llc_vecadd_aligned", ChainOffload(scheme="llc"))
+    assert c(ml, "at_llc") == c(ml, "packets") > 0
+    assert steps(ml, "llc")["fetch"] >= m.l2.rop_latency + m.l2.latency

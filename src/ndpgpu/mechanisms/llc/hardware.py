@@ -57,9 +57,9 @@ NWS = 3 + MAXPK
 (
     RW_SRC, RW_SLOT, RW_CHAIN, RW_EMN, RW_SITE, RW_LA, RW_LB, RW_LS, RW_SA, RW_SB, RW_SS, RW_NEED, RW_HAVE,
     RW_HELD, RW_T0, RW_TREADY, RW_TDONE, RW_OPS, RW_FLITS, RW_TARR, RW_TSENT, RW_TOPS, RW_TBUF, RW_TST, RW_TACK,
-    RW_TREP
-) = range(26)
-NRW = 26
+    RW_TREP, RW_RFL
+) = range(27)
+NRW = 27
 # per site (slices 0..nsl-1, then cores nsl..nsl+nsm-1)
 (
     SI_SQ, SI_RDY_H, SI_RDY_N, SI_SND_H, SI_SND_N, SI_INJ_H, SI_INJ_N, SI_ALU_FREE, SI_OQ, SI_OQ_MAX, SI_SQ_MAX
@@ -250,6 +250,7 @@ def oq_decide(sm, slot, c, now, cfg, rec, txl, txs, wt, l1t, mapd, mrange, mx):
         mx[o + RW_HELD] = 0
         mx[o + RW_OPS] = 0
         mx[o + RW_FLITS] = 1 if npk == 1 else 2
+        nres = 0  # the reply's result bytes: the packet's active lanes (the widest operand record's share)
         for m in range(nmem):
             t = rec[ri + m, RC_TXS] + min(p, rec[ri + m, RC_NTX] - 1)
             role = mx[cb + CI_ROLE0 + m]
@@ -257,6 +258,8 @@ def oq_decide(sm, slot, c, now, cfg, rec, txl, txs, wt, l1t, mapd, mrange, mx):
             mx[o + RW_SA + role] = txs[t]
             if role != ROLE_ST:
                 mx[o + RW_NEED] |= 1 << role
+                nres = max(nres, tuple_bytes(rec[ri + m, RC_BYTES], txs, rec[ri + m, RC_TXS], rec[ri + m, RC_NTX], p))
+        mx[o + RW_RFL] = reply_flits(mx[cb + CI_REPLY_FL], nres, cfg[C_IC_FLIT], cfg[C_IC_HDR])
         mx[wsb + WS_ROWS + p] = w
         if e < nsl:
             ctr_add(mx, CC_EMN_LLC, 1)
@@ -340,6 +343,30 @@ def pkt_bytes(flits, cfg):
 
 
 @njit
+def reply_flits(table_flits, nbytes, flit, hdr):
+    """Flits of one ComputePacket's reply: an ack or bitmap (Table 1: 1 flit) stays one flit; a data reply
+    carries the results of the packet's active lanes (``nbytes``, one result per lane as wide as its operand),
+    a header and no more (32 lanes of 4 B: 8 + 128 B in 32-B flits, Table 1's 5)."""
+    if table_flits <= 1:
+        return 1
+    return max(1, (hdr + nbytes + flit - 1) // flit)
+
+
+@njit
+def tuple_bytes(nbytes, sects, t0, ntx, p):
+    """The active lanes' bytes of a record's ``p``-th line tuple: the record's bytes (its active lanes',
+    ``nbytes``) shared over its ``ntx`` transactions by the sectors each touches; 0 past its last."""
+    if p >= ntx:
+        return 0
+    tot = 0
+    for t in range(t0, t0 + ntx):
+        tot += popcount(sects[t])
+    if tot == 0:
+        return 0
+    return nbytes * popcount(sects[t0 + p]) // tot
+
+
+@njit
 def is_core_site(site, mx):
     return site >= mx[F_NSL]
 
@@ -372,12 +399,12 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
         if q_space(qm, qout) <= 0 or g[G_RQ_TOP] < 1:
             return 0
         ctr_add(mx, CC_REPLIES, 1)
-        ctr_add(mx, CC_REPLY_FLITS, mx[chain_base(mx[o + RW_CHAIN], mx) + CI_REPLY_FL])
+        ctr_add(mx, CC_REPLY_FLITS, mx[o + RW_RFL])
         r = rq_alloc(rq, rq_free, g)
         rq[r, R_KIND] = PK_MREPLY
         rq[r, R_MXD] = w * 4 + 3
         rq[r, R_SRC] = src if not core else sm
-        rq[r, R_BYTES] = pkt_bytes(mx[chain_base(mx[o + RW_CHAIN], mx) + CI_REPLY_FL], cfg)
+        rq[r, R_BYTES] = pkt_bytes(mx[o + RW_RFL], cfg)
         rq[r, R_T0] = now
         rq[r, R_READY] = t
         if core:
@@ -416,7 +443,11 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
     if op == OP_STORE:
         ctr_add(mx, CC_STORES, 1)
     if local:
-        rq[r, R_READY] = edge(clk, D_L2, k + 1)
+        # a load the service queue makes in its own partition waits the ROP delay as every request that
+        # entered the partition from the network does (GPGPU-Sim 3.2.2 l2cache.cc:549-555): the ComputePacket's
+        # one pass, paid by its loads (in parallel); the store, issued after the compute, is not delayed again
+        rop = cfg[C_L2_ROP] if op != OP_STORE else 0
+        rq[r, R_READY] = edge(clk, D_L2, k + 1 + rop)
         q_push(qb, qm, q, r)
         if rq[r, R_READY] < wake[cfg[C_WK_SL] + site]:
             wake[cfg[C_WK_SL] + site] = rq[r, R_READY]

@@ -2,8 +2,10 @@
 // single load-compute-store chain of one Table 1 pattern:
 //   COPY (3): b[i] = a[i]        VECADD (1): c[i] = a[i] + b[i]        NORM (7): b[i] = a[i] * scale
 //   COMPARE (5): a[i] != b[i]    DENSITY (6): a[i] == 0
-// COMPARE and DENSITY count the true predicates: the warp's vote (the bitmap the offload reply carries)
-// is popcounted and added once per warp to a global counter.
+// COMPARE and DENSITY count the true predicates (Sec. 5: "count the number of different elements", "counts
+// the number of 0's"): the warp's vote (the bitmap the offload reply carries) is popcounted and lane 0 stores
+// the warp's count to its own word (count[i / 32]); the host sums the words. No atomic, no shared counter:
+// the paper's text names none, so no warp waits on another's update.
 
 extern "C" __global__ void llc_copy(const float *a, float *b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -26,7 +28,7 @@ extern "C" __global__ void llc_compare(const unsigned char *a, const unsigned ch
   bool differ = false;
   if (i < n) differ = a[i] != b[i];
   unsigned int bits = __ballot_sync(0xffffffffu, differ);
-  if ((threadIdx.x & 31) == 0 && bits != 0) atomicAdd(count, (unsigned int)__popc(bits));
+  if ((threadIdx.x & 31) == 0 && i < n) count[i >> 5] = __popc(bits);
 }
 
 extern "C" __global__ void llc_density(const int *a, unsigned int *count, int n) {
@@ -34,5 +36,5 @@ extern "C" __global__ void llc_density(const int *a, unsigned int *count, int n)
   bool zero = false;
   if (i < n) zero = a[i] == 0;
   unsigned int bits = __ballot_sync(0xffffffffu, zero);
-  if ((threadIdx.x & 31) == 0 && bits != 0) atomicAdd(count, (unsigned int)__popc(bits));
+  if ((threadIdx.x & 31) == 0 && i < n) count[i >> 5] = __popc(bits);
 }

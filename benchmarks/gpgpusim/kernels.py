@@ -92,3 +92,15 @@ def select(config: str, only: list[str] | None, shard: str | None = None) -> lis
         i, n = (int(x) for x in shard.split("/"))
         ks = ks[i::n]
     return ks
+
+
+def write_rows(out: Any, rows: dict[str, dict[str, Any]], fields: list[str]) -> None:
+    """Write every row so far to the CSV ``out`` (a path), columns ``fields``: rewritten after each kernel, so an
+    interrupted run keeps what it measured."""
+    import csv
+
+    with out.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for r in rows.values():
+            w.writerow(r)

@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from capture import capture, write_capture  # noqa: E402
-from kernels import Kernel, select  # noqa: E402
+from kernels import Kernel, select, write_rows  # noqa: E402
 from parse_log import failure, field_order, parse  # noqa: E402
 
 NUM_SMS = {"SM2_GTX480": 15, "SM7_QV100": 80}  # -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster
@@ -163,12 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    cycles={row.get('cycles')} insn={row.get('thread_insn')} wall={row.get('wall_s')} "
               f"{row.get('error', '')}", flush=True)
         rows[k.key] = row
-        fields = sorted({f for r in rows.values() for f in r}, key=field_order)
-        with out.open("w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=fields)
-            w.writeheader()
-            for r in rows.values():
-                w.writerow(r)
+        write_rows(out, rows, sorted({f for r in rows.values() for f in r}, key=field_order))
     return 0
 
 

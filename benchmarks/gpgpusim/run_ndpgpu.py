@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import yaml  # noqa: E402
-from kernels import Kernel, select  # noqa: E402
+from kernels import Kernel, select, write_rows  # noqa: E402
 
 from ndpgpu.workloads.base import get_workload  # noqa: E402
 from ndpgpu.workloads.runner import run_workload  # noqa: E402
@@ -103,12 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                    "error": repr(exc)[:200]}
         print(f"    cycles={row.get('cycles')} wall={row.get('wall_s')} {row.get('error', '')}", flush=True)
         rows[k.key] = row
-        fields = list(dict.fromkeys(f for r in rows.values() for f in r))
-        with out.open("w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=fields)
-            w.writeheader()
-            for r in rows.values():
-                w.writerow(r)
+        write_rows(out, rows, list(dict.fromkeys(f for r in rows.values() for f in r)))
     return 0
 
 

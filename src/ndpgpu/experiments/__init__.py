@@ -9,8 +9,7 @@ See ``docs/experiments.md``. The main entry points::
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .._lazy import lazy_getattr
 
 # name -> the submodule that defines it; imported on first use (PEP 562), so that `ndpgpu --help` and the
 # subcommands that need no store or runner do not load DuckDB, the runner and the reports
@@ -26,13 +25,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 
 def __dir__() -> list[str]:

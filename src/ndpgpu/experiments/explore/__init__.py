@@ -8,20 +8,13 @@ loses (docs/explore.md).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..._lazy import lazy_getattr
 
 # imported on first use (PEP 562): `ndpgpu --help` loads this package for the CLI alone
 _WHERE = {"Exploration": "analysis", "Row": "analysis", "OPTIONS": "defaults", "REFERENCE": "defaults",
           "ExploreError": "defaults", "Option": "defaults", "explore": "run"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 __all__ = ["OPTIONS", "REFERENCE", "ExploreError", "Exploration", "Option", "Row", "explore"]

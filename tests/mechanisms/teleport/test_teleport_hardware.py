@@ -242,7 +242,8 @@ def test_shared_controller_serves_blocks_in_dispatch_order():
     lines; per-core controllers start the first wave's 15 blocks at once."""
     _, ms = timed("guarded", "ones", Teleport(machine="R"))
     _, mc = timed("guarded", "ones", Teleport(machine="R", controller="core"))
-    assert tp(ms, "start_cycles_per_cta") >= LINES_PER_CTA * (CTAS - 1) / 2
+    # (the statistic is picoseconds over the core period: allow a rounding of a thousandth of a cycle)
+    assert tp(ms, "start_cycles_per_cta") >= LINES_PER_CTA * (CTAS - 1) / 2 - 1e-3
     assert tp(mc, "start_cycles_per_cta") < tp(ms, "start_cycles_per_cta")
 
 

@@ -8,10 +8,11 @@ checks. :func:`reproduce` runs its sweep and writes ``report.md``, ``report.json
 
 A check compares one of our numbers with the paper's. A check marked ``calibrated`` (a parameter was fitted to
 it) is shown but not counted as evidence, and neither is an ``arithmetic`` check (it restates the paper's
-constants or a static analysis: it measures no simulation); the summary counts them apart. Each check carries
-its :class:`CheckRule`, fixed from the paper's wording before any rerun: what kind of check it is (``measured``
-or ``arithmetic``), how its number is averaged, the sentence or figure of the paper it comes from, and why its
-band is as wide as it is.
+constants or a static analysis: it measures no simulation), nor an ``unreproducible`` one (the paper's result
+needs what a sound model cannot do, e.g. a preload whose range needs an indirect index: it says so and why);
+the summary counts them apart. Each check carries its :class:`CheckRule`, fixed from the paper's wording before
+any rerun: what kind of check it is (``measured``, ``arithmetic`` or ``unreproducible``), how its number is
+averaged, the sentence or figure of the paper it comes from, and why its band is as wide as it is.
 """
 
 from __future__ import annotations
@@ -39,21 +40,23 @@ class ReproductionError(LookupError):
     """An unknown reproduction, or one asked for a scale it does not support."""
 
 
-CHECK_KINDS = ("measured", "arithmetic")
+CHECK_KINDS = ("measured", "arithmetic", "unreproducible")
 
 
 @dataclasses.dataclass(frozen=True)
 class CheckRule:
     """How a check is defined, from the paper's text, fixed before the runs it judges.
 
-    ``kind``: ``measured`` (the value comes out of simulation) or ``arithmetic`` (it restates constants, a
-    static analysis or bookkeeping: hardware cost, buffer geometry, every point ran); ``averaging``: how the
+    ``kind``: ``measured`` (the value comes out of simulation), ``arithmetic`` (it restates constants, a
+    static analysis or bookkeeping: hardware cost, buffer geometry, every point ran) or ``unreproducible`` (the
+    paper's result needs what a sound model cannot do; the check shows why, and is not a model failure);
+    ``averaging``: how the
     number is formed (``"geometric mean over 10 workloads"``, ``"arithmetic mean"``, ``"per-kernel mean"``,
     ``"pooled over every register"``, ``"suite-level ratio"``, ``"one value"``); ``source``: the paper's
     sentence, table or figure it comes from; ``band``: why the pass band is as wide as it is.
     """
 
-    kind: Literal["measured", "arithmetic"]
+    kind: Literal["measured", "arithmetic", "unreproducible"]
     averaging: str
     source: str
     band: str
@@ -321,8 +324,9 @@ def _report_data(
                 "metrics": metrics,
             }
         )
-    evidence = [c for c in checks if not c.calibrated and c.kind != "arithmetic"]
+    evidence = [c for c in checks if not c.calibrated and c.kind not in ("arithmetic", "unreproducible")]
     arithmetic = [c for c in checks if not c.calibrated and c.kind == "arithmetic"]
+    unreproducible = [c for c in checks if not c.calibrated and c.kind == "unreproducible"]
     data = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "reproduction": repro.name,
@@ -344,6 +348,7 @@ def _report_data(
             "calibrated": sum(c.calibrated for c in checks),
             "arithmetic": len(arithmetic),
             "arithmetic_passed": sum(c.passed for c in arithmetic),
+            **({"unreproducible": len(unreproducible)} if unreproducible else {}),
         },
         "checks": [_check_json(c) for c in checks],
         "points": points,
@@ -444,6 +449,8 @@ def _markdown(
         ),
         *([f"- Arithmetic checks (restating the paper's constants or a static analysis; not counted): "
            f"{s['arithmetic_passed']} of {s['arithmetic']} hold"] if s.get("arithmetic") else []),
+        *([f"- Not reproducible by a sound model (the paper's result needs what the model cannot soundly do; "
+           f"not counted): {s['unreproducible']}"] if s.get("unreproducible") else []),
         *_timing_lines(data.get("timing")),
         f"- Points: {s['points_ok']} of {s['points']} ran"
         + (f", **{s['points_failed']} failed**" if s["points_failed"] else "")
@@ -474,7 +481,8 @@ def _markdown(
                 "### How each check is defined",
                 "",
                 "Fixed from the paper's text before the runs: *measured* checks come out of simulation, "
-                "*arithmetic* ones restate constants or a static analysis.",
+                "*arithmetic* ones restate constants or a static analysis; an *unreproducible* one says why a "
+                "sound model cannot give the paper's result.",
                 "",
                 "| check | kind | averaging | from the paper | band |",
                 "| --- | --- | --- | --- | --- |",

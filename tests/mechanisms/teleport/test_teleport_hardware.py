@@ -28,6 +28,15 @@ extern "C" __global__ void gather(const int *idx, const float *a, float *out, in
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < n) out[t] = a[idx[t]];
 }
+extern "C" __global__ void wide(const float4 *a, float *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float4 v = a[t];
+  out[t] = v.x + v.y + v.z + v.w;
+}
+extern "C" __global__ void strided(const float *a, float *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  out[t] = a[32 * t];
+}
 """
 N = 4096
 BLOCK = 256
@@ -40,7 +49,7 @@ def module() -> cp.RawModule:
 
 def plans() -> dict[str, KernelPlan]:
     m = module()
-    return {k: KernelPlan.of(m.ir.functions[k]) for k in ("guarded", "gather")}
+    return {k: KernelPlan.of(m.ir.functions[k]) for k in ("guarded", "gather", "wide", "strided")}
 
 
 @functools.cache
@@ -58,6 +67,31 @@ def recorded(kernel: str, data: str):
             first = cp.asarray(idx)
         module().get_function(kernel)((N // BLOCK,), (BLOCK,), (first, a, out, np.int32(N)))
         return dev.traces[0], out.get()
+
+
+@functools.cache
+def recorded_small(kernel: str, blocks: int, threads: int):
+    """The trace of ``kernel`` (guarded, wide or strided) on a grid of ``blocks`` x ``threads``."""
+    rng = np.random.default_rng(4)
+    n = blocks * threads
+    with cp.Device(trace=True) as dev:
+        out = cp.zeros(n, np.float32)
+        f = module().get_function(kernel)
+        if kernel == "guarded":
+            f((blocks,), (threads,), (cp.asarray(np.ones(n, np.int32)), cp.asarray(rng.random(n, dtype=np.float32)),
+                                      out, np.int32(n)))
+        else:
+            a = cp.asarray(rng.random(n * (4 if kernel == "wide" else 32), dtype=np.float32))
+            f((blocks,), (threads,), (a, out))
+        return dev.traces[0]
+
+
+def timed_trace(trace, config: Teleport | None):
+    s = TimingSession("gtx480")
+    if config is not None:
+        s.attach(TeleportHardware(plans(), config))
+    st = s.run_launch(trace)
+    return st, {(p, m): v for p, m, v, _ in st.rows()}
 
 
 def timed(kernel: str, data: str, config: Teleport | None):
@@ -154,13 +188,14 @@ def test_expected_zero_starts_at_once():
 
 
 def test_controller_and_buffer_bounds():
-    """The controller sends one line per cycle per core, so a gated block waits at least its line count plus
-    one round trip; the launch lasts at least the busiest core's request count; a buffer hit costs the
-    shared-memory latency, so the I-machine's loads cannot beat it."""
+    """The dispatcher's controller sends one line per cycle, so a gated block waits at least its line count; the
+    launch lasts at least every block's lines (per-core controllers: the busiest core's); a buffer hit costs
+    the shared-memory latency, so the I-machine's loads cannot beat it."""
     st, m = timed("guarded", "ones", Teleport(machine="R"))
     assert tp(m, "gate_cycles_per_cta") >= LINES_PER_CTA
-    per_core = -(-CTAS // 15) * LINES_PER_CTA
-    assert m[("kernel", "cycles")] >= per_core
+    assert m[("kernel", "cycles")] >= CTAS * LINES_PER_CTA
+    _, mc = timed("guarded", "ones", Teleport(machine="R", controller="core"))
+    assert mc[("kernel", "cycles")] >= -(-CTAS // 15) * LINES_PER_CTA
     _, mi = timed("guarded", "ones", Teleport(machine="I", smem_latency=200))
     _, mi1 = timed("guarded", "ones", Teleport(machine="I", smem_latency=1))
     assert mi[("kernel", "cycles")] >= 2 * 200  # two dependent buffer loads per warp (flag, then a[t])
@@ -182,13 +217,61 @@ def test_arbitration_policies_run(arb):
 
 
 def test_outstanding_bound_slows_the_gate():
-    """With one request in flight per core a block's lines come one round trip apart: the same requests, a
-    longer wait per gated block and a longer launch."""
-    _, m64 = timed("guarded", "ones", Teleport(machine="R"))
-    _, m1 = timed("guarded", "ones", Teleport(machine="R", max_outstanding=1))
-    assert tp(m1, "requests") == tp(m64, "requests")
-    assert tp(m1, "gate_cycles_per_cta") > tp(m64, "gate_cycles_per_cta")
-    assert m1[("kernel", "cycles")] > m64[("kernel", "cycles")]
+    """The optional cap (one request in flight per core): a block's lines come one round trip apart, so the same
+    requests, a longer wait per gated block and a longer launch than with only the queues bounding them."""
+    _, mfree = timed("guarded", "ones", Teleport(machine="R", controller="core"))
+    _, m1 = timed("guarded", "ones", Teleport(machine="R", controller="core", max_outstanding=1))
+    assert Teleport().max_outstanding == 0  # the default: no cap (the paper gives no number)
+    assert tp(m1, "requests") == tp(mfree, "requests")
+    assert tp(m1, "gate_cycles_per_cta") > tp(mfree, "gate_cycles_per_cta")
+    assert m1[("kernel", "cycles")] > mfree[("kernel", "cycles")]
+
+
+@pytest.mark.parametrize("controller", ["shared", "core"])
+def test_controller_starts_a_block_at_its_dispatch(controller):
+    """Sec. 3.2.2: "Upon dispatching every thread block, the controller ... issues a burst of requests": a lone
+    block's first request leaves in the cycle it is dispatched (the machine's CTA launch latency is 0)."""
+    _, m = timed_trace(recorded_small("guarded", 1, BLOCK), Teleport(machine="R", controller=controller))
+    assert tp(m, "requests") == LINES_PER_CTA
+    assert tp(m, "start_cycles_per_cta") == 0
+
+
+def test_shared_controller_serves_blocks_in_dispatch_order():
+    """The dispatcher's one controller sends one line per cycle in all: the i-th block's first line leaves no
+    earlier than i x (lines per block) cycles after the first's, so the mean start is at least (n - 1) / 2 x
+    lines; per-core controllers start the first wave's 15 blocks at once."""
+    _, ms = timed("guarded", "ones", Teleport(machine="R"))
+    _, mc = timed("guarded", "ones", Teleport(machine="R", controller="core"))
+    # (the statistic is picoseconds over the core period: allow a rounding of a thousandth of a cycle)
+    assert tp(ms, "start_cycles_per_cta") >= LINES_PER_CTA * (CTAS - 1) / 2 - 1e-3
+    assert tp(mc, "start_cycles_per_cta") < tp(ms, "start_cycles_per_cta")
+
+
+def test_s_machine_issues_every_line():
+    """The S-machine's blocks are never gated and may end before their lines are requested; the launch lasts
+    until the controller has requested every line (here the cap of one request in flight per core makes the
+    controller far slower than the blocks), so it pays the whole bandwidth and takes longer."""
+    _, mfast = timed("guarded", "ones", Teleport(machine="S", controller="core"))
+    _, mslow = timed("guarded", "ones", Teleport(machine="S", controller="core", max_outstanding=1))
+    for m in (mfast, mslow):
+        assert tp(m, "requests") == CTAS * LINES_PER_CTA and tp(m, "gated_ctas") == 0
+    assert mslow[("kernel", "cycles")] > mfast[("kernel", "cycles")]
+    assert tp(mslow, "arrived") <= tp(mslow, "requests")  # (replies may outlive the launch: zero-latency data)
+
+
+@pytest.mark.parametrize(("kernel", "lines"), [("wide", 4), ("strided", 32)])
+def test_buffer_hit_costs_a_read_per_line(kernel, lines):
+    """A buffer hit is a shared-memory access: a warp's float4 load reads 4 whole lines (4 passes through the
+    banks), a[32 t] reads one word at the same offset of 32 lines (the same banks: 32 passes); the LD/ST port is
+    held a cycle per pass and the data comes after the shared-memory latency plus the extra passes."""
+    trace = recorded_small(kernel, 1, 32)
+    lat = 200
+    _, m = timed_trace(trace, Teleport(machine="I", smem_latency=lat))
+    assert tp(m, "hit_loads") == 1 and tp(m, "hit_transactions") == lines
+    assert tp(m, "hit_line_reads") == lines
+    assert m[("kernel", "cycles")] >= lat + lines - 1
+    _, m4 = timed_trace(recorded_small(kernel, 4, 256), Teleport(machine="I"))
+    assert tp(m4, "hit_line_reads") == lines * tp(m4, "hit_loads") == lines * 4 * 256 // 32
 
 
 def test_shared_and_per_core_controllers():
@@ -196,12 +279,12 @@ def test_shared_and_per_core_controllers():
     dispatch order: the launch lasts at least all blocks' lines, and the last block waits for every earlier
     block's lines to go out first. Per-core controllers send the same requests."""
     _, ms = timed("guarded", "ones", Teleport(machine="R", controller="shared"))
-    _, mc = timed("guarded", "ones", Teleport(machine="R"))
+    _, mc = timed("guarded", "ones", Teleport(machine="R", controller="core"))
     assert tp(ms, "requests") == tp(mc, "requests") == CTAS * LINES_PER_CTA
     assert ms[("kernel", "cycles")] >= CTAS * LINES_PER_CTA
     # block i's first line leaves after blocks 0..i-1's: the mean wait is at least the mean of (i+1) x lines
     assert tp(ms, "gate_cycles_per_cta") >= LINES_PER_CTA * (CTAS + 1) / 2
-    assert parse("real,controller=shared")[0].controller == "shared" and parse("real")[0].controller == "core"
+    assert parse("real,controller=core")[0].controller == "core" and parse("real")[0].controller == "shared"
     with pytest.raises(PolicyError, match="controller"):
         make_policy("teleport:real,controller=both")
 
@@ -212,6 +295,9 @@ def test_policy_spec():
         "S", 16, "alt", 2, 32, False, False)
     assert parse("l1")[1] is True
     assert parse("real,outstanding=8")[0].max_outstanding == 8
+    assert parse("mthwp,mthwp_ids=global")[0].mthwp_ids == "global" and parse("real,mthwp")[0].mthwp_ids == "slot"
+    with pytest.raises(PolicyError, match="mthwp_ids"):
+        make_policy("teleport:real,mthwp_ids=global")
     with pytest.raises(PolicyError, match="machine"):
         make_policy("teleport:Q")
     with pytest.raises(PolicyError, match="unknown setting"):

@@ -292,7 +292,7 @@ def fetched(sm, slot, pc, n, mx):
 
 
 @njit
-def intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx):
+def intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, smt, l1t, mapd, mrange, mx):
     """Chain instructions: decide at ``01``, take the offloaded chain's instructions, stall at ``11``."""
     if pc >= mx[F_NPC]:
         return 0

@@ -12,7 +12,18 @@ import dataclasses
 from ...analysis.memops import mem_op
 from ...frontend.ir import Function
 
-ENTRY_BYTES = 1 + 4 + 8 * 2  # type size, pointer, 8 x 16-bit products and offsets
+# the paper's field widths (Sec. 6: 21 B per entry): a 32-bit pointer, a 1-B type size, 16-bit products/offsets
+POINTER_BYTES, TYPESIZE_BYTES, PRODUCT_BYTES = 4, 1, 2
+ENTRY_BYTES = TYPESIZE_BYTES + POINTER_BYTES + 8 * PRODUCT_BYTES  # the paper's entry
+
+
+def table_entry_bytes() -> int:
+    """Bytes of one entry of *our* preload table: the compiled hardware's row fields (one base pointer, one
+    type size, the rest min/max products and offsets) at the paper's field widths."""
+    from . import hardware as H
+
+    products = H.NRW - 2
+    return POINTER_BYTES + TYPESIZE_BYTES + products * PRODUCT_BYTES
 TAG_MM2_PER_CORE = 0.009  # CACTI 6.5, 40 nm: a 4-set 96-way tag array (paper, Sec. 6)
 TABLE_MM2 = 0.004  # CACTI 6.5, 40 nm: the 1344-B preload table (paper, Sec. 6)
 ALU_MM2_90NM = 0.071  # reference [23]'s 16-bit ALU at 90 nm (paper, Sec. 6)
@@ -27,17 +38,18 @@ class HardwareCost:
     """The added hardware's storage and area."""
 
     entries: int = 64
+    entry_size: int = ENTRY_BYTES
     cores: int = 15
     alus: int = 12  # 6 multipliers + 6 adders of the controller (one block's min and max per cycle)
     node_nm: float = 40.0
 
     @property
     def entry_bytes(self) -> int:
-        return ENTRY_BYTES
+        return self.entry_size
 
     @property
     def table_bytes(self) -> int:
-        return self.entries * ENTRY_BYTES
+        return self.entries * self.entry_size
 
     @property
     def tags_mm2(self) -> float:

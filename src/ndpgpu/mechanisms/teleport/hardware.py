@@ -42,14 +42,14 @@ ARB_TPREF, ARB_CPREF, ARB_ALT = 0, 1, 2
     F_MODE, F_NSM, F_NSLOT, F_WPC, F_GX, F_GY, F_NCTA, F_NROW, F_ROW0, F_CTA0, F_Q0, F_QCAP, F_SMS0, F_TAG0,
     F_SETS, F_WAYS, F_UL0, F_NUL, F_BM0, F_NW, F_PC0, F_NPC, F_WK0, F_WKCAP, F_SMEM_LAT, F_PRIO, F_ARB, F_LSHIFT,
     F_STAMP, F_MAXOUT, F_CTR0, F_MT, F_MT0, F_MT_RINGN, F_MT_GAP, F_MT_PERIOD, F_SHARED, F_SEQN, F_SEQHEAD, F_GOUT,
-    F_HDR
-) = range(41)
+    F_SHOLD, F_MT_GID, F_GW0, F_HDR
+) = range(44)
 # table rows: base, typesize, min products x/y/z, min offset, max products x/y/z, max offset
 RW_BASE, RW_TS, RW_MINX, RW_MINY, RW_MINZ, RW_MINOFF, RW_MAXX, RW_MAXY, RW_MAXZ, RW_MAXOFF = range(10)
 NRW = 10
 # per block
-CT_EXPECT, CT_RECV, CT_READY, CT_SM, CT_ROW, CT_NEXT, CT_END, CT_T0, CT_ISSUED, CT_SEQ = range(10)
-NCT = 10
+CT_EXPECT, CT_RECV, CT_READY, CT_SM, CT_ROW, CT_NEXT, CT_END, CT_T0, CT_ISSUED, CT_SEQ, CT_T1 = range(11)
+NCT = 11
 # per SM: controller FIFO head/count, pending buffer-hit wakes
 SS_QH, SS_QN, SS_NWK, SS_OUT = range(4)
 NSS = 4
@@ -59,12 +59,12 @@ NTG = 3
 
 COUNTER_NAMES = ("TP_CTAS", "TP_LINES", "TP_REQS", "TP_SKIPPED", "TP_ARRIVED", "TP_FILLED", "TP_EVICTED",
                  "TP_USED", "TP_WASTED", "TP_HIT_LD", "TP_HIT_TX", "TP_MISS_LD", "TP_MISS_TX", "TP_GATED_CTAS",
-                 "TP_GATE_PS", "TP_MAX_LINES",
+                 "TP_GATE_PS", "TP_MAX_LINES", "TP_START_PS", "TP_STARTED", "TP_HIT_READS",
                  "MT_ACCESSES", "MT_TRAIN", "MT_GS", "MT_IP", "MT_PWS", "MT_PROMOTED", "MT_THROTTLED", "MT_REQUESTED",
                  "MT_TRACKED", "MT_USEFUL", "MT_MISSED", "MT_EXPIRED", "MT_UNUSED_END", "MT_PERIODS", "MT_LEVEL_SUM")
 (
     TC_CTAS, TC_LINES, TC_REQS, TC_SKIPPED, TC_ARRIVED, TC_FILLED, TC_EVICTED, TC_USED, TC_WASTED, TC_HIT_LD,
-    TC_HIT_TX, TC_MISS_LD, TC_MISS_TX, TC_GATED, TC_GATE_PS, TC_MAX_LINES,
+    TC_HIT_TX, TC_MISS_LD, TC_MISS_TX, TC_GATED, TC_GATE_PS, TC_MAX_LINES, TC_START_PS, TC_STARTED, TC_HIT_READS,
     MC_ACCESSES, MC_TRAIN, MC_GS, MC_IP, MC_PWS, MC_PROMOTED, MC_THROTTLED, MC_REQUESTED, MC_TRACKED, MC_USEFUL,
     MC_MISSED, MC_EXPIRED, MC_UNUSED_END, MC_PERIODS, MC_LEVEL_SUM
 ) = range(len(COUNTER_NAMES))
@@ -221,13 +221,18 @@ def buf_fill(sm, line, mx):
 
 @njit
 def warp_start(gwarp, mx):
-    """Every warp is watched: its block may be gated, its loads may hit the buffer (none without preloading)."""
-    return -1 if mx[F_MODE] == MODE_OFF else gwarp
+    """Every warp is watched: its block may be gated, its loads may hit the buffer (none without preloading;
+    MTHWP with global warp ids watches every warp to learn its id)."""
+    return -1 if mx[F_MODE] == MODE_OFF and mx[F_MT_GID] == 0 else gwarp
 
 
 @njit
 def decide(slot, now, wt, chs, mx):
     """A warp of a block whose preloads have not all arrived waits (the block is gated)."""
+    if mx[F_MT_GID] != 0:
+        mx[mx[F_GW0] + slot] = wt[slot, W_MX]  # the slot's global warp id, for MTHWP's inter-warp table
+        if mx[F_MODE] == MODE_OFF:
+            return -1
     c = wt[slot, W_MX] // mx[F_WPC]
     return -1 if mx[cta_base(c, mx) + CT_READY] != 0 else -2
 
@@ -277,6 +282,7 @@ def cta_start(sm, cta, cslot, now, k, cfg, ctat, smt, mx):
     mx[o + CT_NEXT] = 1
     mx[o + CT_END] = 0
     mx[o + CT_T0] = now
+    mx[o + CT_T1] = -1
     mx[o + CT_ISSUED] = 0
     ctr_add(mx, TC_CTAS, 1)
     mode = mx[F_MODE]
@@ -291,6 +297,7 @@ def cta_start(sm, cta, cslot, now, k, cfg, ctat, smt, mx):
         if mode == MODE_I or mx[F_NROW] == 0:
             mx[o + CT_ISSUED] = 1
             return
+        mx[F_SHOLD] += 1  # the launch lasts until the controller has issued this block's lines (core_service)
     elif mx[F_NROW] == 0:
         mx[o + CT_READY] = 1
         mx[o + CT_ISSUED] = 1
@@ -325,9 +332,12 @@ def next_line(c, mx):
 
 
 @njit
-def issue_done(sm, c, now, k, cfg, clk, wt, subt, mx):
+def issue_done(sm, c, now, k, cfg, clk, wt, subt, g, mx):
+    """Every line of block ``c`` is requested: an S-machine block releases its hold on the launch's end."""
     o = cta_base(c, mx)
     mx[o + CT_ISSUED] = 1
+    if mx[F_MODE] == MODE_S:
+        g[G_CTAS_DONE] += 1
     if mx[o + CT_EXPECT] > mx[mx[F_CTR0] + TC_MAX_LINES]:
         mx[mx[F_CTR0] + TC_MAX_LINES] = mx[o + CT_EXPECT]
     if mx[o + CT_RECV] >= mx[o + CT_EXPECT]:
@@ -336,7 +346,13 @@ def issue_done(sm, c, now, k, cfg, clk, wt, subt, mx):
 
 @njit
 def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
-    """Buffer hits' wake-ups; the controller's next line request for this core's oldest waiting block."""
+    """Buffer hits' wake-ups; the controller's next line request for this core's oldest waiting block.
+
+    The S-machine's blocks are not gated, so one may end before its lines are requested: each queued block
+    holds the launch's end (one CTA less counted done) until its last line is issued (:func:`issue_done`)."""
+    if mx[F_SHOLD] > 0:
+        g[G_CTAS_DONE] -= mx[F_SHOLD]
+        mx[F_SHOLD] = 0
     b = sms_base(sm, mx)
     nw = mx[b + SS_NWK]
     if nw > 0:
@@ -364,13 +380,15 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
             mx[b + SS_QN] -= 1
             if shared:
                 mx[F_SEQHEAD] += 1
-            issue_done(sm, c, now, k, cfg, clk, wt, subt, mx)
+            issue_done(sm, c, now, k, cfg, clk, wt, subt, g, mx)
             continue
         if mx[F_MODE] == MODE_REAL and buf_find(sm, ln, mx) >= 0:
             mx[o + CT_NEXT] += step  # already here (a neighbour block's line): not requested
             ctr_add(mx, TC_SKIPPED, 1)
             continue
-        full = mx[F_GOUT] >= mx[F_MAXOUT] * mx[F_NSM] if shared else mx[b + SS_OUT] >= mx[F_MAXOUT]
+        full = False
+        if mx[F_MAXOUT] > 0:  # an optional cap (0, the default: only the queues bound the requests)
+            full = mx[F_GOUT] >= mx[F_MAXOUT] * mx[F_NSM] if shared else mx[b + SS_OUT] >= mx[F_MAXOUT]
         if q_space(qm, qout) <= 0 or g[G_RQ_TOP] <= RQ_RESERVE or full:
             return nxt  # (the request pool's last entries stay with the L2's DRAM requests: no deadlock)
         if core_first and qm[qout, Q_COUNT] > 0:
@@ -388,6 +406,10 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
         rq[r, R_MXD] = c
         rq_map(rq, r, mapd, mrange, cfg[C_NRANGE], ln)
         net_push(qout, r, cfg, qb, qm, wake, NET_REQ, rq)
+        if mx[o + CT_T1] < 0:  # the block's first request
+            mx[o + CT_T1] = now
+            ctr_add(mx, TC_START_PS, now - mx[o + CT_T0])
+            ctr_add(mx, TC_STARTED, 1)
         mx[o + CT_NEXT] += step
         mx[o + CT_EXPECT] += 1
         mx[b + SS_OUT] += 1
@@ -433,9 +455,27 @@ def sm_receive(sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx):
 
 
 @njit
-def intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx):
-    """A global load whose lines are all in the buffer is served from it at shared-memory latency."""
-    if pc >= mx[F_NPC] or mx[mx[F_PC0] + pc] == 0:
+def hit_passes(t0, n, txs):
+    """Shared-memory passes of a buffer hit on lines ``txl[t0:t0+n]``: a buffered line spans the 32 banks once,
+    so lines whose read sectors share banks are read one after another; at the trace's 32-B sector resolution,
+    the most lines reading any one sector position (N for N fully read lines; at least 1)."""
+    best = 1
+    for s in range(4):
+        m = 0
+        for t in range(t0, t0 + n):
+            if (txs[t] >> s) & 1:
+                m += 1
+        if m > best:
+            best = m
+    return best
+
+
+@njit
+def intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, smt, l1t, mapd, mrange, mx):
+    """A global load whose lines are all in the buffer is served from it as a shared-memory access: one pass
+    per line (per bank conflict, :func:`hit_passes`), each holding the LD/ST port a cycle, the data after the
+    shared-memory latency plus the extra passes."""
+    if mx[F_MODE] == MODE_OFF or pc >= mx[F_NPC] or mx[mx[F_PC0] + pc] == 0:
         return 0
     ri = wt[slot, W_REC]
     if ri >= wt[slot, W_REC_END] or rec[ri, RC_PC] != pc or rec[ri, RC_SPACE] != SP_GLOBAL:
@@ -451,15 +491,18 @@ def intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mran
             return 0
     for t in range(t0, t0 + n):
         buf_use(sm, txl[t], buf_find(sm, txl[t], mx), mx)
+    passes = hit_passes(t0, n, txs)
     ctr_add(mx, TC_HIT_LD, 1)
     ctr_add(mx, TC_HIT_TX, n)
+    ctr_add(mx, TC_HIT_READS, passes)
+    smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + passes)
     b = sms_base(sm, mx)
     i = mx[b + SS_NWK]
     if i >= mx[F_WKCAP]:
         return 1  # (cannot happen: one entry per warp slot) served without the latency
     w0 = mx[F_WK0] + sm * mx[F_WKCAP] * 2
     mx[w0 + 2 * i] = slot
-    mx[w0 + 2 * i + 1] = edge(clk, D_CORE, k + max(1, mx[F_SMEM_LAT]))
+    mx[w0 + 2 * i + 1] = edge(clk, D_CORE, k + max(1, mx[F_SMEM_LAT]) + passes - 1)
     mx[b + SS_NWK] = i + 1
     return 2
 
@@ -663,7 +706,9 @@ def l1_access(sm, slot, pc, line, hit, d, now, mx):
     g = gs_find(b, pc, mx)
     if not same:
         ctr_add(mx, MC_TRAIN, 1)
-        ip_train(b, slot, pc, line, mx)
+        # IP's warp id: the warp slot of this SM (default), or the warp's global id (its next warp may run on
+        # another SM)
+        ip_train(b, mx[mx[F_GW0] + slot] if mx[F_MT_GID] != 0 else slot, pc, line, mx)
         if g < 0:  # a promoted PC trains no more per warp
             pw = pws_train(b, slot, pc, line, mx)
             if mx[pw + PW_CONF] >= 1:

@@ -7,7 +7,8 @@
   MTHWP+TELEPORT; not with ``l1``);
 * keys: ``buffer_kb`` (16/32/48/64), ``arb`` (``tpref``/``cpref``/``alt``), ``priority`` (0..3),
   ``table`` (entries), ``merge`` and ``split`` (0/1: the analysis's region options), ``smem_latency``,
-  ``outstanding``, ``mthwp_period`` (MTHWP's throttling period, L1 accesses per SM).
+  ``outstanding``, ``controller`` (``shared``/``core``), ``mthwp_period`` (MTHWP's throttling period, L1
+  accesses per SM), ``mthwp_ids`` (``slot``/``global``: the warp ids of MTHWP's inter-warp table).
 
 ``prepare`` runs the precalculability analysis on every kernel of the recording's source (a registered
 workload, or a .cu file ``ndpgpu run`` was given) and attaches the hardware. Usable on any kernel:
@@ -24,6 +25,7 @@ from .preload import (
     ARBITRATION,
     CONTROLLERS,
     MACHINES,
+    MTHWP_IDS,
     KernelPlan,
     Teleport,
     TeleportError,
@@ -32,7 +34,7 @@ from .preload import (
 )
 
 KEYS = ("buffer_kb", "arb", "priority", "table", "merge", "split", "smem_latency", "outstanding", "mthwp_period",
-        "controller")
+        "controller", "mthwp_ids")
 
 
 def parse(spec: str) -> tuple[Teleport, bool]:
@@ -57,6 +59,12 @@ def parse(spec: str) -> tuple[Teleport, bool]:
             if value not in CONTROLLERS:
                 raise PolicyError(f"teleport:{spec}: controller={value!r}; valid: {', '.join(CONTROLLERS)}")
             kw["controller"] = value
+            continue
+        if key == "mthwp_ids":
+            if value not in MTHWP_IDS or not kw["mthwp"]:
+                raise PolicyError(f"teleport:{spec}: mthwp_ids={value!r} needs mthwp and one of "
+                                  f"{', '.join(MTHWP_IDS)}")
+            kw["mthwp_ids"] = value
             continue
         if key == "arb":
             if value not in ARBITRATION:
@@ -118,6 +126,6 @@ class TeleportPolicy(SessionPolicy):
 
 
 @register_policy("teleport", words=(*(m for m in MACHINES if m != "off"), "l1", "mthwp", *KEYS, *ARBITRATION,
-                                   *CONTROLLERS))
+                                   *CONTROLLERS, *MTHWP_IDS))
 def make_teleport_policy(spec: str) -> TeleportPolicy:
     return TeleportPolicy(*parse(spec))

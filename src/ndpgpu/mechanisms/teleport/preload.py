@@ -35,6 +35,7 @@ I64 = np.int64
 MACHINES = {"real": H.MODE_REAL, "I": H.MODE_I, "S": H.MODE_S, "R": H.MODE_R, "off": H.MODE_OFF}
 ARBITRATION = {"tpref": H.ARB_TPREF, "cpref": H.ARB_CPREF, "alt": H.ARB_ALT}
 CONTROLLERS = ("shared", "core")
+MTHWP_IDS = ("slot", "global")
 SETS = 4
 
 
@@ -54,13 +55,16 @@ class Teleport:
     controller's class in the network's and FR-FCFS's class arbitration (0..3). ``table_entries``: the
     preload table (64). ``merge``/``split_rows``: the analysis's region options (see :mod:`.regions`).
     ``smem_latency``: core cycles of a buffer hit (None: the machine's shared-memory latency).
-    ``max_outstanding``: the controller's requests in flight per core (an assumption; the paper gives no
-    bound; with the request-pool reserve it keeps the controller from starving the L2's DRAM requests; the
-    shared controller may have this many times the number of cores in flight). ``controller``: ``core``
-    (one controller per core, each serving its own blocks, the default) or ``shared`` (the paper's one unit
-    in the block dispatcher, serving blocks in dispatch order, one line per cycle).
+    ``max_outstanding``: an optional cap on the controller's requests in flight per core (0, the default: none;
+    the paper gives no number, so only the network's injection queue and the request pool, less the entries
+    kept for the L2's DRAM requests, bound them; the shared controller's cap is this many times the number
+    of cores). ``controller``: ``shared`` (the paper's one unit in the block dispatcher, Sec. 3.2.2: it starts
+    a block's preload when the block is dispatched and serves blocks in dispatch order, one line per cycle;
+    the default) or ``core`` (one controller per core, each serving its own blocks).
     ``machine="off"``: no preloading (the Baseline, or MTHWP alone). ``mthwp``: the MTHWP prefetcher at each
-    L1 (Sec. 5.4); ``mthwp_period``: its throttling period in L1 accesses per SM (an assumption)."""
+    L1 (Sec. 5.4); ``mthwp_period``: its throttling period in L1 accesses per SM (an assumption);
+    ``mthwp_ids``: the warp ids of its inter-warp table, ``slot`` (the warp's slot in its SM, the default) or
+    ``global`` (the warp's id in the grid, whose next warp may run on another SM)."""
 
     machine: str = "real"
     buffer_kb: int = 48
@@ -70,10 +74,11 @@ class Teleport:
     merge: bool = True
     split_rows: bool = True
     smem_latency: int | None = None
-    max_outstanding: int = 16
-    controller: str = "core"
+    max_outstanding: int = 0
+    controller: str = "shared"
     mthwp: bool = False
     mthwp_period: int = 1024
+    mthwp_ids: str = "slot"
 
     def __post_init__(self) -> None:
         if self.machine not in MACHINES:
@@ -88,8 +93,10 @@ class Teleport:
             raise TeleportError(f"teleport table_entries must be >= 1, not {self.table_entries}")
         if self.controller not in CONTROLLERS:
             raise TeleportError(f"teleport controller {self.controller!r}; valid: {', '.join(CONTROLLERS)}")
-        if self.max_outstanding < 1:
-            raise TeleportError(f"teleport max_outstanding must be >= 1, not {self.max_outstanding}")
+        if self.max_outstanding < 0:
+            raise TeleportError(f"teleport max_outstanding must be >= 0 (0: no cap), not {self.max_outstanding}")
+        if self.mthwp_ids not in MTHWP_IDS:
+            raise TeleportError(f"teleport mthwp_ids {self.mthwp_ids!r}; valid: {', '.join(MTHWP_IDS)}")
         if self.mthwp_period < 1:
             raise TeleportError(f"teleport mthwp_period must be >= 1, not {self.mthwp_period}")
         if self.smem_latency is not None and self.smem_latency < 1:
@@ -223,7 +230,7 @@ def teleport_state(session: TimingSession, plan: KernelPlan | None, trace: Kerne
     qcap = nctas + 1
     sizes = {"row": rows.size, "cta": nctas * H.NCT, "q": nsm * qcap, "sms": nsm * H.NSS,
              "tag": nsm * SETS * ways * H.NTG, "ul": len(ul), "bm": nsm * nw * 2, "pc": npc, "wk": nsm * nslot * 2,
-             "ctr": len(H.COUNTER_NAMES), "mt": 0}
+             "ctr": len(H.COUNTER_NAMES), "mt": 0, "gw": nsm * nslot}
     ringn = int(session.machine.l1d.num_lines) if config.mthwp else 0
     if config.mthwp:
         sizes["mt"] = nsm * mt_words(ringn)
@@ -243,7 +250,8 @@ def teleport_state(session: TimingSession, plan: KernelPlan | None, trace: Kerne
            H.F_LSHIFT: LINE_BYTES.bit_length() - 1, H.F_STAMP: 0, H.F_MAXOUT: config.max_outstanding,
            H.F_CTR0: off["ctr"], H.F_MT: int(config.mthwp), H.F_MT0: off["mt"], H.F_MT_RINGN: ringn,
            H.F_MT_GAP: int(MT_GAP_CYCLES * core_ps), H.F_MT_PERIOD: config.mthwp_period,
-           H.F_SHARED: int(config.controller == "shared")}
+           H.F_SHARED: int(config.controller == "shared"),
+           H.F_MT_GID: int(config.mthwp and config.mthwp_ids == "global"), H.F_GW0: off["gw"]}
     for k, v in hdr.items():
         mx[k] = v
     mx[off["row"]:off["row"] + rows.size] = rows.ravel()
@@ -336,6 +344,8 @@ class TeleportHardware(MechanismHardware):
         put(p, "coverage", ratio(c("TP_HIT_TX"), c("TP_HIT_TX") + c("TP_MISS_TX")), "fraction")
         put(p, "gate_cycles_per_cta", ratio(c("TP_GATE_PS"), c("TP_GATED_CTAS")) / core_ps, "cycles")
         put(p, "max_lines_per_cta", c("TP_MAX_LINES"), "lines")
+        put(p, "start_cycles_per_cta", ratio(c("TP_START_PS"), c("TP_STARTED")) / core_ps, "cycles")
+        put(p, "hit_line_reads", c("TP_HIT_READS"), "passes")
         mthwp_metrics(stats, put, ratio)
 
 

@@ -192,10 +192,11 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         wake[cfg[C_WK_CH] + c] = INF
         return
     # ---------------------------------------------------------------- candidates (one pass)
-    # hitpend[b]: a ready request hits bank b's open row; [nb_ + b]: best PRE candidate key for bank b
+    # hitpend[b]: the best key of a ready request hitting bank b's open row (INF: none); [nb_ + b]: best PRE
+    # candidate key for bank b
     fcfs = cfg[C_DRAM_SCHED] == DS_FCFS
     for b in range(nb_):
-        hitpend[b] = 0
+        hitpend[b] = INF
         hitpend[nb_ + b] = INF
         hitpend[2 * nb_ + b] = -1
     minready = INF
@@ -229,7 +230,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         bi = base + b
         orow = bank[bi, B_ROW]
         if orow == dq[c, i, DQ_ROW]:
-            hitpend[b] = 1
+            if key < hitpend[b]:
+                hitpend[b] = key
             if key >= col_key:
                 continue
             if k < bank[bi, B_RCD_READY] or k < chs[c, H_LAST_COL] + cfg[C_tCCD_S]:
@@ -265,10 +267,11 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     if oldest < 0:
         wake[cfg[C_WK_CH] + c] = min(minready, edge(clk, D_DRAM, k + 1)) if ret_blocked else minready
         return
+    # FR-FCFS with priority classes: among the commands ready this cycle the best class goes first (a row hit
+    # before a row command of the same class, the oldest within each), and a channel with any ready command
+    # issues one. A top-class row miss opens its row when its bank is free of row hits of its class or better;
+    # it never holds back another class's ready row hit on another bank
     strict = fcfs
-    if not fcfs and col >= 0 and (col_key >> 48) > (oldest_key >> 48):
-        # priority classes first: no ready row hit of the oldest's (top) class; open its row
-        strict = True
     if strict:
         # only the oldest request may be served
         if col != oldest:
@@ -294,11 +297,13 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             row_u = dq[c, act_i, DQ_BANK]
     for b in range(nb_):
         pi = hitpend[2 * nb_ + b]
-        if pi >= 0 and (hitpend[b] == 0 or strict) and hitpend[nb_ + b] < row_key:
+        if pi >= 0 and (strict or (hitpend[nb_ + b] >> 48) < (hitpend[b] >> 48)) and hitpend[nb_ + b] < row_key:
             row_i = pi
             row_key = hitpend[nb_ + b]
             row_cmd = CMD_PRE
             row_u = b
+    if col >= 0 and row_i >= 0 and cfg[C_DUAL_CMD] == 0 and (row_key >> 48) < (col_key >> 48):
+        col = -1  # one command bus: a better class's ACT or PRE goes before a lesser class's column command
     issued_col = False
     if col >= 0:
         r = dq[c, col, DQ_RID]

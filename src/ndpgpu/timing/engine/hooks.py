@@ -110,11 +110,12 @@ HOOK_POINTS: dict[str, HookPoint] = {
         "a DRAM channel issued command ``cmd`` (CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF) at its cycle "
         "``k``"),
     "intercept": HookPoint(
-        "sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx",
+        "sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, smt, l1t, mapd, mrange, mx",
         "0",
-        "a warp with W_MX >= 0 issues the instruction at ``pc``: 0 the core executes it, 1 the mechanism "
-        "took it (the core counts it as issued and moves the warp on), 2 took it and the warp waits until "
-        "the mechanism wakes it"),
+        "a warp with W_MX >= 0 issues the instruction at ``pc`` (a memory instruction only when the SM's LD/ST "
+        "port is free: the hook may occupy it through ``smt[sm, S_LDST_FREE]``): 0 the core executes it, 1 the "
+        "mechanism took it (the core counts it as issued and moves the warp on), 2 took it and the warp waits "
+        "until the mechanism wakes it"),
     "core_service": HookPoint(
         "sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
         "INF",

@@ -175,7 +175,8 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
         return
     if cfg[C_MECH] != 0 and wt[slot, W_MX] >= 0 and wt[slot, W_HOST] < 0:
         txl, txs, l1t, mapd, mrange = xt
-        took = hooks.intercept(cfg[C_MECH], sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, l1t, mapd, mrange, mx)
+        took = hooks.intercept(cfg[C_MECH], sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, smt, l1t, mapd, mrange,
+                               mx)
         if took != 0:  # the mechanism took the instruction: the warp moves on (or waits for the mechanism)
             if has_rec:
                 wt[slot, W_REC] = ri + 1

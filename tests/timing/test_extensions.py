@@ -141,7 +141,11 @@ def test_preloader_priority_class_reorders_requests():
         pre = avg_c if prio else (n_c * avg_c - n_dem * dem) / (n_c - n_dem)
         res[prio] = (pre, dem, st.get("preload", "lines"))
     assert res[3][2] > 0 and res[0][2] > 0
-    assert res[3][0] < 0.9 * res[0][0]  # preloads faster when prioritised
+    # preloads faster when prioritised. FR-FCFS with classes serves the better class first among the commands
+    # ready this cycle but never idles a channel for it (tests/timing/test_dram_priority.py), so a class-3 row
+    # miss does not hold back the demand's row hits: the gain is a few percent on this stream (about 5%), not
+    # the 10%+ of the earlier strict order, which stalled the channel behind each prioritised row miss
+    assert res[3][0] < 0.98 * res[0][0]
     assert res[3][1] > res[0][1]  # at the demand's expense
 
 

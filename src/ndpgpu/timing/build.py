@@ -602,7 +602,7 @@ class LaunchArrays:
         self.txl = tx_line if tx_line.size else np.zeros(1, I64)
         self.txs = tx_sect if tx_sect.size else np.zeros(1, I64)
         self.cta_order = np.asarray(plan.order, I64)
-        self.cta_sm = np.asarray(plan.target_sm, I64)
+        self.cta_sm = np.array(plan.target_sm, I64)  # a copy: block dispatch writes partners in
         self.mode = int(plan.mode)
         if preload is None:
             self.pre_start = np.zeros(launch.num_ctas + 1, I64)

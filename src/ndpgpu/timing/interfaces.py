@@ -35,7 +35,7 @@ class DispatchPlan:
 
     order: np.ndarray  # int64 permutation of CTA ids
     target_sm: np.ndarray  # int64 per CTA id
-    mode: int  # 0 round-robin over SMs, 1 static (use target_sm), 2 greedy (lowest SM with room)
+    mode: int  # 0 round-robin over SMs, 1 static (use target_sm), 2 greedy (lowest SM with room), 3 block (pairs)
 
 
 class CtaDispatch(abc.ABC):

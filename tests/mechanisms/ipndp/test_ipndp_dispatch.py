@@ -46,6 +46,17 @@ def test_bcs_keeps_pairs_together() -> None:
     assert sm.tolist() == [(c // 2) % 8 for c in range(32)]
 
 
+def test_bcs_is_dynamic_each_pair_on_an_sm_with_room_for_both() -> None:
+    """128 uneven CTAs on Base-8 (6 CTA slots per SM): the first 24 pairs fill the 48 slots in round-robin order
+    (pair k on SM k mod 8); later pairs go where two slots are free when they are next, not to a fixed SM. Every
+    pair shares an SM."""
+    sm = placement(BlockCtaDispatch(), 128, "ipndp-base8")
+    assert (sm[0::2] == sm[1::2]).all()
+    assert sm[:48].tolist() == [(c // 2) % 8 for c in range(48)]
+    assert sm[48:].tolist() != [(c // 2) % 8 for c in range(48, 128)]
+    assert sorted(set(sm.tolist())) == list(range(8))
+
+
 def test_bcs_falls_back_to_round_robin_where_a_pair_cannot_share_an_sm() -> None:
     """Base-8-LT holds one 256-thread CTA per SM: BCS places as round robin does."""
     assert placement(BlockCtaDispatch(), 32).tolist() == placement(None, 32).tolist()

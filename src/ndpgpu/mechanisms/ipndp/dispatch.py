@@ -4,10 +4,11 @@
 * ``PatternAwareDispatch``: CTA ``i`` on SM ``i`` for the whole kernel (a PACA kernel launches one CTA per SM
   and each walks its region; more CTAs than SMs wrap around, CTA ``i`` on SM ``i mod N``). Static: the mapping
   never depends on timing.
-* ``BlockCtaDispatch``: Lee et al.'s block CTA scheduling, consecutive CTAs ``2k`` and ``2k+1`` on one SM. Modelled
-  statically (pair ``k`` on SM ``k mod N``), which keeps each pair together but, unlike the hardware scheme, does
-  not send the next pair to whichever SM frees up first. Where an SM cannot hold two of the launch's CTAs at once
-  (Base-8-LT: one 256-thread CTA per SM) a pair cannot share an SM's L1 and BCS falls back to round robin.
+* ``BlockCtaDispatch``: Lee et al.'s block CTA scheduling (the paper's BCS [17], used for the locality between
+  consecutive CTAs), dynamic as the hardware scheme: each pair of consecutive CTAs (2k, 2k+1) goes, when it is
+  next, to the first SM in round-robin order with room for both, and the second follows the first; a pair never
+  waits for a fixed SM. Where no SM can hold two of the launch's CTAs at once (Base-8-LT: one 256-thread CTA per
+  SM) a pair cannot share an SM's L1, and BCS is round robin.
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ class PatternAwareDispatch(CtaDispatch):
 
 
 class BlockCtaDispatch(CtaDispatch):
-    """BCS: CTA pairs (2k, 2k+1) on SM k mod num_sms."""
+    """BCS: CTA pairs (2k, 2k+1), each on the first SM (round robin) with room for both, chosen at run time."""
 
     def __init__(self, block: int = 2) -> None:
-        if block < 1:
-            raise ValueError(f"BCS block must be positive, got {block}")
+        if block != 2:
+            raise ValueError(f"BCS places CTAs in pairs (block 2), got {block}")
         self.block = block
 
     def plan(self, launch, machine) -> DispatchPlan:
@@ -42,6 +43,5 @@ class BlockCtaDispatch(CtaDispatch):
         ids = np.arange(n, dtype=np.int64)
         occ = occupancy(machine.core, launch.threads_per_cta, launch.regs_per_thread, launch.shared_bytes,
                         cap_registers=True)
-        if min(occ.ctas_per_sm, machine.core.max_ctas) < self.block:
-            return DispatchPlan(ids, np.full(n, -1, np.int64), E.DISP_RR)
-        return DispatchPlan(ids, (ids // self.block) % machine.core.num_sms, E.DISP_STATIC)
+        mode = E.DISP_RR if min(occ.ctas_per_sm, machine.core.max_ctas) < self.block else E.DISP_BLOCK
+        return DispatchPlan(ids, np.full(n, -1, np.int64), mode)

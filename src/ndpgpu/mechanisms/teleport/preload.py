@@ -352,11 +352,11 @@ class TeleportHardware(MechanismHardware):
 def mthwp_metrics(stats, put: Put, ratio: Ratio) -> None:
     """MTHWP's rows (``teleport.mthwp``): candidates per table, throttling, prefetches and their fate.
 
-    ``issued`` and ``late_merges`` are the L1's own counts (prefetch misses sent; demand loads that merged
-    into an in-flight prefetch); ``useful`` (first demand hit a prefetched line), ``late_or_evicted`` (its
-    first demand missed) and ``wasted`` (never demanded: pushed out of the accounting ring, or still unread at
-    the end) follow the lines MTHWP asked for; accuracy = useful / tracked, coverage = useful / (useful + L1
-    demand misses)."""
+    ``issued`` and ``l1_used`` are the L1's own counts (prefetch misses sent; prefetches used, once each, by
+    a demand that merged into them in flight or hit their filled line); ``useful`` (first demand hit a
+    prefetched line), ``late_or_evicted`` (its first demand missed) and ``wasted`` (never demanded: pushed out
+    of the accounting ring, or still unread at the end) follow the lines MTHWP asked for; accuracy = useful /
+    tracked, coverage = useful / (useful + L1 demand misses)."""
     c = stats.c
     p = "teleport.mthwp"
     put(p, "accesses", c("MT_ACCESSES"), "transactions")
@@ -372,7 +372,7 @@ def mthwp_metrics(stats, put: Put, ratio: Ratio) -> None:
     put(p, "tracked", c("MT_TRACKED"), "lines")
     put(p, "useful", c("MT_USEFUL"), "lines")
     put(p, "late_or_evicted", c("MT_MISSED"), "lines")
-    put(p, "late_merges", c("PF_USEFUL"), "loads")
+    put(p, "l1_used", c("PF_USEFUL"), "lines")
     put(p, "wasted", c("MT_EXPIRED") + c("MT_UNUSED_END"), "lines")
     put(p, "accuracy", ratio(c("MT_USEFUL"), c("MT_TRACKED")), "fraction")
     put(p, "coverage", ratio(c("MT_USEFUL"), c("MT_USEFUL") + c("L1_MISS")), "fraction")

@@ -4,7 +4,7 @@
 from . import hooks
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .queues import edge
-from .warps import cta_fits, init_warp, occ_update
+from .warps import cta_fits, cta_fits_two, init_warp, occ_update
 
 
 @njit
@@ -78,9 +78,20 @@ def dispatch_tick(now, k, cfg, clk, wt, regrdy, smt, subt, ctat, cta_order, cta_
     while placed < cfg[C_DISPATCH_PER_CYCLE] and g[G_NEXT_CTA] < nctas:
         c = cta_order[g[G_NEXT_CTA]]
         target = -1
-        if mode == DISP_STATIC and cta_sm[c] >= 0:
+        if (mode == DISP_STATIC or mode == DISP_BLOCK) and cta_sm[c] >= 0:
             if cta_fits(cta_sm[c], cfg, smt):
                 target = cta_sm[c]
+        elif mode == DISP_BLOCK:  # the first of a pair: an SM with room for both; its partner will follow it
+            pos = g[G_NEXT_CTA]
+            pair = pos % 2 == 0 and pos + 1 < nctas
+            for i in range(nsm):
+                sm = (g[G_RR_SM] + i) % nsm
+                if cta_fits_two(sm, cfg, smt) if pair else cta_fits(sm, cfg, smt):
+                    target = sm
+                    g[G_RR_SM] = (sm + 1) % nsm
+                    if pair:
+                        cta_sm[cta_order[pos + 1]] = sm
+                    break
         elif mode == DISP_GREEDY:
             for sm in range(nsm):
                 if cta_fits(sm, cfg, smt):

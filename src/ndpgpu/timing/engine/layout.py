@@ -54,11 +54,12 @@ SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM = 1, 2, 3, 4, 5
 WS_FREE, WS_ACTIVE, WS_BARRIER, WS_DRAIN = 0, 1, 2, 3
 # scheduler codes
 SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL = 0, 1, 2
-# dispatch modes
-DISP_RR, DISP_STATIC, DISP_GREEDY = 0, 1, 2
-# cache line table columns and write policies
-LN_TAG, LN_VALID, LN_DIRTY, LN_STAMP = 0, 1, 2, 3
-NLN = 4
+# dispatch modes (DISP_BLOCK: CTAs in pairs of dispatch positions, each pair on the first SM, round robin, with
+# room for both; the second of a pair follows the first)
+DISP_RR, DISP_STATIC, DISP_GREEDY, DISP_BLOCK = 0, 1, 2, 3
+# cache line table columns and write policies (LN_PF: an L1 line a prefetch filled that no demand has used yet)
+LN_TAG, LN_VALID, LN_DIRTY, LN_STAMP, LN_PF = 0, 1, 2, 3, 4
+NLN = 5
 WP_BACK, WP_THROUGH, WP_EVICT = 0, 1, 2
 # packet kinds
 PK_READ, PK_WRITE, PK_ATOMIC, PK_PREFETCH, PK_PRELOAD, PK_WBACK, PK_DREAD, PK_DWRITE, PK_ACK, PK_OFFLOAD = range(10)

@@ -196,6 +196,9 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
             ctr[T_L1_ACC] += 1
             ctr[T_L1_HIT] += 1
             smst[sm, SMS_L1_ACC] += 1
+            if l1t[idx, LN_PF] != 0:  # the first demand of a prefetched line: the prefetch was used
+                l1t[idx, LN_PF] = 0
+                ctr[T_PF_USEFUL] += 1
             ldo[ldop, L_OUT] -= 1
             if ldo[ldop, L_OUT] == 0:
                 s2 = ld_complete(ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)
@@ -275,6 +278,7 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
             l1t[vi, LN_TAG] = line
             l1t[vi, LN_VALID] = 0
             l1t[vi, LN_DIRTY] = 0
+            l1t[vi, LN_PF] = 0
         g[G_STAMP] += 1
         l1t[vi, LN_STAMP] = g[G_STAMP]
         l1t[vi, LN_VALID] |= sect
@@ -401,6 +405,8 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
         if cfg[C_L1_REPL] == 0 or l1t[idx, LN_VALID] == 0:
             l1t[idx, LN_STAMP] = g[G_STAMP]
         l1t[idx, LN_VALID] |= rq[r, R_SECT]
+        # a prefetch no demand has merged into yet: its first demand hit counts it used
+        l1t[idx, LN_PF] = 1 if l1m[m, M_KIND] == PK_PREFETCH and l1m[m, M_NWAIT] == 0 else 0
     # latency statistics of demand reads
     pr = rq[r, R_PRIO]
     total = now - rq[r, R_T0]
@@ -429,8 +435,8 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
             if ldo[i, L_OUT] == 0:
                 s = ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)
                 warp_maybe_exit_flag(s, wt, smt, cfg)
-            if l1m[m, M_KIND] == PK_PREFETCH:
-                ctr[T_PF_USEFUL] += 1
+        if l1m[m, M_KIND] == PK_PREFETCH and l1m[m, M_NWAIT] > 0:  # demands merged into the prefetch: used once
+            ctr[T_PF_USEFUL] += 1
         l1m[m, M_NWAIT] = 0
         l1m[m, M_LINE] = -1
         if l1m[m, M_ALLOC] != MA_CONST:  # (the constant MSHRs are not the L1's)
@@ -486,6 +492,8 @@ def metrics(st, put, ratio) -> None:
                 ratio(st.per_prio[p, PRS_LAT], st.per_prio[p, PRS_N]) / core_ps, "cycles")
             put(f"priority.class{p}", "dram_served", int(st.per_prio[p, PRS_DRAM]), "requests")
     put("prefetch", "issued", c("PF_ISSUED"), "requests")
+    # used: a prefetch a demand merged into in flight, or whose filled line a demand hit before eviction (once each)
     put("prefetch", "useful", c("PF_USEFUL"), "requests")
+    put("prefetch", "accuracy", ratio(c("PF_USEFUL"), c("PF_ISSUED")), "fraction")
     put("prefetch", "dropped", st.extra.get("pf_drop", 0), "requests")
     put("preload", "lines", c("PRELOADS"), "lines")

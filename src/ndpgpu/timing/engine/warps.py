@@ -146,6 +146,16 @@ def cta_fits(sm, cfg, smt):
 
 
 @njit
+def cta_fits_two(sm, cfg, smt):
+    """Whether SM ``sm`` can take two more CTAs now (block CTA scheduling places a pair together)."""
+    return (smt[sm, S_CTAS] + 2 <= cfg[C_NCTA_SLOTS]
+            and smt[sm, S_BATCH_SHUT] == 0
+            and smt[sm, S_THREADS] + 2 * cfg[C_CTA_THREADS] <= cfg[C_MAX_THREADS]
+            and smt[sm, S_REGS] + 2 * cfg[C_CTA_REGS] <= cfg[C_REGFILE]
+            and smt[sm, S_SMEM] + 2 * cfg[C_CTA_SMEM] <= cfg[C_SMEM_SIZE])
+
+
+@njit
 def init_warp(slot, j, sm, gwarp, cta_slot, seg0, off0, seg_end, end_off, rec0, rec_end, mx_value, host, t0, nsub, wt,
               regrdy, subt, g):
     """Start warp slot ``slot`` (the ``j``-th of SM ``sm``) on its trace stream, ready at ``t0``: a CTA's warp

@@ -164,15 +164,17 @@ def _generate() -> None:
     for point, hp in HOOK_POINTS.items():
         body = f"    return {hp.default}" if hp.default is not None else "    return 0"
         exec(f"def _default_{point}({hp.args}):\n{body}\n", globals())  # noqa: S102
-        take = "r = f" if hp.default is not None else "f"
+        # the generated names (hook_result, hook_index, hook_fn) are no hook argument's (l2_deliver takes an ``r``)
+        assert not {"code", "hook_result", "hook_index", "hook_fn"} & {a.strip() for a in hp.args.split(",")}
+        take = "hook_result = hook_fn" if hp.default is not None else "hook_fn"
         lines = [f"def {point}(code, {hp.args}):",
-                 *([f"    r = {hp.default}"] if hp.default is not None else []),
-                 "    i = 0",
-                 f"    for f in literal_unroll(_{point.upper()}):",
-                 "        if i == code:",
+                 *([f"    hook_result = {hp.default}"] if hp.default is not None else []),
+                 "    hook_index = 0",
+                 f"    for hook_fn in literal_unroll(_{point.upper()}):",
+                 "        if hook_index == code:",
                  f"            {take}({hp.args})",
-                 "        i += 1",
-                 *(["    return r"] if hp.default is not None else [])]
+                 "        hook_index += 1",
+                 *(["    return hook_result"] if hp.default is not None else [])]
         exec("\n".join(lines) + "\n", globals())  # noqa: S102
         globals()[f"_default_{point}"] = _generated(globals()[f"_default_{point}"])
         globals()[point] = _generated(globals()[point])

@@ -277,10 +277,14 @@ def test_energy_counters_by_hand(workload):
     assert sum(st.c("ALU_INT") for st in timed(workload, "annotation")) > 0
 
 
-# Table II's prices (pJ) and [A]'s ALU energies per warp-instruction
+# Table II's prices (pJ) and the ALU energies per warp-instruction MPU-Sim loads (config/execution_unit_config.json,
+# nJ x 1000: int add, int mul, fp32 add, fp32 fma, fp32 div, int div_s, sqrt, rcp, ex2)
 PRICE = {"TSV_BYTES": 8 * 4.53, "NB_RF_ACC": 40.0, "FB_RF_ACC": 40.0, "NB_OPC_ACC": 41.49, "LSU_EXT_ACC": 39.67,
-         "ALU_INT": 6.4, "ALU_IMUL": 9.2, "ALU_FADD": 6.4, "ALU_FFMA": 2.1, "ALU_FDIV": 5109.6, "ALU_IDIV": 4200.0,
-         "ALU_SQRT": 2430.0, "ALU_RCP": 2430.0, "ALU_EX2": 480.0}
+         "ALU_INT": 1154.68, "ALU_IMUL": 1659.86, "ALU_FADD": 1154.68, "ALU_FFMA": 378.88, "ALU_FDIV": 921869.17,
+         "ALU_IDIV": 766582.49, "ALU_SQRT": 439302.34, "ALU_RCP": 437786.82, "ALU_EX2": 86565.06}
+# the same classes in MPU-Sim's config/README.md (nJ x 1000)
+README = {"ALU_INT": 6.4, "ALU_IMUL": 9.2, "ALU_FADD": 6.4, "ALU_FFMA": 2.1, "ALU_FDIV": 5109.6, "ALU_IDIV": 4248.9,
+          "ALU_SQRT": 2434.9, "ALU_RCP": 2426.5, "ALU_EX2": 479.8}
 
 
 @needs_nvcc
@@ -356,3 +360,14 @@ def test_remote_cache_policy_option():
     assert rows["remote_cache"] == 1.0
     with pytest.raises(MpuPolicyError, match="given twice"):
         make_policy("mpu:annotation+no-remote-cache+no-remote-cache")
+
+
+def test_the_readme_alu_energies_are_one_factor_below_the_loaded_ones():
+    """The README's ALU prices are the loaded ones over one common factor (180.42, to the README's rounding), so
+    a README-priced ALU energy is the loaded one times ``readme_alu_factor``."""
+    from ndpgpu.mechanisms.mpu.energy import README_ALU_PJ, readme_alu_factor
+
+    assert README_ALU_PJ == README
+    for name, pj in README.items():
+        assert PRICE[name] / pj == pytest.approx(180.42, rel=2e-3), name
+    assert 1 / readme_alu_factor() == pytest.approx(180.42, rel=1e-3)

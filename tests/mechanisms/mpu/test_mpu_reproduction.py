@@ -21,8 +21,8 @@ def test_every_point_names_a_registered_workload_machine_and_policy() -> None:
     from ndpgpu.workloads.base import get_workload
 
     spec = MpuReproduction().spec("tiny")
-    assert len(spec.points) == len(CONFIGS) * 12 == 108
-    assert len({p.identity() for p in spec.points}) == 108
+    assert len(spec.points) == len(CONFIGS) * 12 == 120
+    assert len({p.identity() for p in spec.points}) == 120
     for p in spec.points:
         get_workload(p.workload)
         load_machine(p.machine, p.overrides)
@@ -53,7 +53,8 @@ def _results(time_of, extra=lambda config, bench: {}) -> ResultSet:
 
 SPEEDUP = {"annotation": PAPER["speedup"], "hardware": PAPER["hardware"], "all-near": PAPER["all-near"],
            "all-far": PAPER["all-far"], "PonB": PAPER["speedup"] / PAPER["ponb"],
-           "2 RB": PAPER["speedup"] / PAPER["rb4"] * PAPER["rb2"], "1 RB": PAPER["speedup"] / PAPER["rb4"]}
+           "2 RB": PAPER["speedup"] / PAPER["rb4"] * PAPER["rb2"], "1 RB": PAPER["speedup"] / PAPER["rb4"],
+           "Table II DRAM": 2 * PAPER["speedup"]}
 
 
 def _paper_like(config: str, bench: str) -> float:
@@ -127,3 +128,34 @@ def test_trend_residuals_by_hand() -> None:
 def test_mean_is_arithmetic_and_refuses_missing_values() -> None:
     assert mean([1.0, 2.0, 6.0]) == 3.0
     assert mean([1.0, None]) is None and mean([]) is None
+
+
+def test_headline_spread_and_second_columns_by_hand() -> None:
+    """The headline table's arithmetic and geometric means and extremes, and the README second column: the
+    ALU's energy repriced by the README factor, every other part unchanged (hand arithmetic on the paper-like
+    metrics: MPU's kernel energy 100 pJ of which the ALU 39.82, the V100 proxy's 100 x 2.57)."""
+    from ndpgpu.mechanisms.mpu.energy import readme_alu_factor
+
+    skew = {"KMEANS": 2.0, "UPSAMP": 0.5}
+
+    def time_of(config: str, bench: str) -> float:
+        return _paper_like(config, bench) / (1.0 if config == "GPU" else skew.get(bench, 1.0))
+
+    rep = MpuReproduction()
+    res = _results(time_of, _paper_metrics)
+    h = rep.headline_spread(res)
+    s = PAPER["speedup"]
+    assert h["mean"] == pytest.approx(s * (10 + 2.0 + 0.5) / 12)
+    assert h["geomean"] == pytest.approx(s)  # 2.0 x 0.5 = 1
+    assert h["min"] == ("UPSAMP", pytest.approx(s / 2)) and h["max"] == ("KMEANS", pytest.approx(2 * s))
+    assert rep.headline_spread(res, "Table II DRAM")["mean"] == pytest.approx(2 * s * (10 + 2.0 + 0.5) / 12)
+    f = readme_alu_factor()
+    mpu = 100.0 - (1 - f) * PAPER["shares"]["ALU"]
+    for v in rep.energy_reduction(res, "annotation", f).values():
+        assert v == pytest.approx(100.0 * PAPER["energy"] / mpu)
+    shares = rep.energy_shares(res, f)
+    assert shares["ALU"] == pytest.approx(100.0 * f * PAPER["shares"]["ALU"] / mpu)
+    assert shares["TSV"] == pytest.approx(100.0 * PAPER["shares"]["TSV"] / mpu)
+    assert rep.energy_shares(res) == pytest.approx(PAPER["shares"])
+    table = rep.second_columns(res)
+    assert table.rows[0][2] == pytest.approx(h["mean"])

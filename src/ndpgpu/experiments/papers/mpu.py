@@ -26,6 +26,8 @@ MACHINE = "mpu"
 GPU = "v100"
 TIME = "kernel.time"
 ROW_BUFFERS = "dram.max_open_subarrays"
+# Table II's DRAM on the mpu preset (which has MPU-Sim's): its tCCD of 2 ns per bank and 1 KB rows
+TABLE2_DRAM: dict[str, Any] = {"dram.timing.tCCD_L": 4, "dram.row_bytes": 1024, "dram.mapping.fields": "CCCCC.GG.XXXXX"}
 # configuration -> (machine, policy, overrides)
 CONFIGS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "GPU": (GPU, "baseline", {"pcie.place_in_l2": False}),
@@ -37,6 +39,9 @@ CONFIGS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "PonB": (MACHINE, "mpu:ponb", {}),
     "1 RB": (MACHINE, "mpu:annotation", {ROW_BUFFERS: 1}),
     "2 RB": (MACHINE, "mpu:annotation", {ROW_BUFFERS: 2}),
+    # the labelled second column: Table II's DRAM (4 banks of 256-bit IO per NBU, tCCD 2 ns, 1 KB rows) where
+    # the preset has MPU-Sim's (8 banks of 16 B, tCCDL 4 ns: half the rate), declared before the rerun
+    "Table II DRAM": (MACHINE, "mpu:annotation", TABLE2_DRAM),
 }
 POLICIES = ("annotation", "hardware", "all-near", "all-far")
 PAPER = {"speedup": 3.45, "energy": 2.57, "hardware": 1.92, "all-near": 1.22, "all-far": 1.78,
@@ -228,7 +233,12 @@ class MpuReproduction(Reproduction):
         "would otherwise still hold inputs the host had just copied), "
         "energies the power model's totals (the V100's with static power, as a board measurement has; "
         "MPU's dynamic only, as the paper's model). MPU runs on machine `mpu` (Table II; the values the paper "
-        "lacks from its authors' released simulator, each marked in the preset). Inputs are our own sizes after "
+        "lacks from its authors' released simulator, each marked in the preset), with the released simulator's "
+        "DRAM (8 banks of 16 B per NBU, 4 ns between a bank's column commands: half Table II's rate) and the ALU "
+        "energies it loads, as the configuration that produced the paper's numbers; Table II's DRAM and the "
+        "simulator's README ALU energies are second columns (table second_columns). Data layouts are the "
+        "released benchmarks' (MAXP's input and UPSAMP's output in four planes; KMEANS compiled with its bounds). "
+        "Inputs are our own sizes after "
         "the released simulator's (the paper states none). Thread blocks go to cores round robin with continuous "
         "refill (the released simulator runs batches). Averages are arithmetic means of the per-workload values "
         "(\"on average\": the paper names no geometric mean and uses the words for Fig. 1's utilisation and Fig. "
@@ -275,41 +285,62 @@ class MpuReproduction(Reproduction):
         """The workloads that use shared memory (their annotation run accessed it)."""
         return tuple(b for b in BENCHMARKS if (self._v(results, "annotation", b, "mpu.lsu.smem_accesses") or 0) > 0)
 
-    def energy(self, results: ResultSet, config: str, bench: str) -> float | None:
+    def energy(self, results: ResultSet, config: str, bench: str, alu_scale: float = 1.0) -> float | None:
         """A point's kernel energy (pJ; the V100 proxy's static power over the kernel's time only, as a board
-        measurement during the kernel has it; MPU has no static power, as the paper's model)."""
-        return kernel_energy(lambda metric: self._v(results, config, bench, metric))
+        measurement during the kernel has it; MPU has no static power, as the paper's model). ``alu_scale``
+        reprices MPU's ALU energy (``readme_alu_factor()``: the README's prices, the second column)."""
+        def get(metric: str) -> float | None:
+            return self._v(results, config, bench, metric)
 
-    def energy_reduction(self, results: ResultSet) -> dict[str, float | None]:
-        """The V100 proxy's kernel energy over MPU's (annotation), per workload."""
+        total = kernel_energy(get)
+        if total is None or alu_scale == 1.0 or config == "GPU":
+            return total
+        alu = kernel_energy(get, "alu")
+        return None if alu is None else total - (1.0 - alu_scale) * alu
+
+    def energy_reduction(self, results: ResultSet, config: str = "annotation",
+                         alu_scale: float = 1.0) -> dict[str, float | None]:
+        """The V100 proxy's kernel energy over MPU's (``config``), per workload."""
         out: dict[str, float | None] = {}
         for b in BENCHMARKS:
-            g, m = self.energy(results, "GPU", b), self.energy(results, "annotation", b)
+            g, m = self.energy(results, "GPU", b), self.energy(results, config, b, alu_scale)
             out[b] = g / m if g is not None and m else None
         return out
 
-    def energy_shares(self, results: ResultSet) -> dict[str, float | None]:
+    def energy_shares(self, results: ResultSet, alu_scale: float = 1.0) -> dict[str, float | None]:
         """Fig. 10: each part's share of MPU's (annotation) energy, in percent, pooled over the 12 (the paper
         gives one breakdown, "most of the energy in MPU (92.94%)", not an average of 12): each part's energy
-        and the whole machine's over the kernels' window (``kernel_energy``), summed over the workloads."""
+        and the whole machine's over the kernels' window (``kernel_energy``), summed over the workloads; the ALU
+        repriced by ``alu_scale`` (second column)."""
         def get(b: str) -> Any:
             return lambda metric: self._v(results, "annotation", b, metric)
 
-        totals = [kernel_energy(get(b)) for b in BENCHMARKS]
+        totals = [self.energy(results, "annotation", b, alu_scale) for b in BENCHMARKS]
         if None in totals or not sum(t for t in totals if t):
             return dict.fromkeys(ENERGY_PARTS)
         total = sum(t for t in totals if t)
         out: dict[str, float | None] = {}
         for part, comps in ENERGY_PARTS.items():
+            scale = alu_scale if part == "ALU" else 1.0
             vals = [kernel_energy(get(b), c) for b in BENCHMARKS for c in comps]
-            out[part] = None if None in vals else 100.0 * sum(v for v in vals if v) / total
+            out[part] = None if None in vals else 100.0 * scale * sum(v for v in vals if v) / total
         return out
 
-    def bandwidth_ratio(self, results: ResultSet) -> float | None:
+    def headline_spread(self, results: ResultSet, config: str = "annotation") -> dict[str, Any]:
+        """The headline's per-workload speedups with their arithmetic mean (the paper's "on average"),
+        geometric mean, smallest and largest."""
+        sp = self.speedups(results, config)
+        known = {b: v for b, v in sp.items() if v is not None}
+        lo = min(known, key=known.__getitem__) if known else None
+        hi = max(known, key=known.__getitem__) if known else None
+        return {"speedups": sp, "mean": mean(sp.values()), "geomean": geomean(sp.values()) if known else None,
+                "min": (lo, known[lo]) if lo else None, "max": (hi, known[hi]) if hi else None}
+
+    def bandwidth_ratio(self, results: ResultSet, config: str = "annotation") -> float | None:
         """MPU's (annotation) achieved DRAM bandwidth over the V100 proxy's, suite-level: the ratio of the
         arithmetic means over the 12 (the paper: "MPU provides more memory bandwidth than the GPU (4.13x in
         measurement)", a claim about the machines, beside Fig. 1's mean of 503.10 GB/s on the V100)."""
-        m = mean(self._v(results, "annotation", b, "dram.bandwidth") for b in BENCHMARKS)
+        m = mean(self._v(results, config, b, "dram.bandwidth") for b in BENCHMARKS)
         g = mean(self._v(results, "GPU", b, "dram.bandwidth") for b in BENCHMARKS)
         return m / g if m is not None and g else None
 
@@ -374,9 +405,57 @@ class MpuReproduction(Reproduction):
                                                  "all-far 1.78x."),
         ]
 
+    def second_columns(self, results: ResultSet) -> Table:
+        """The declared configuration (MPU-Sim's DRAM, the ALU energies MPU-Sim loads) beside the labelled second
+        columns: Table II's DRAM (a separate run of the annotation policy) and MPU-Sim's README ALU energies
+        (the same runs, the ALU repriced: every README price is the loaded one over one factor)."""
+        from ...mechanisms.mpu.energy import readme_alu_factor
+
+        f = readme_alu_factor()
+        dec, t2 = self.headline_spread(results), self.headline_spread(results, "Table II DRAM")
+
+        def spread(h: dict[str, Any]) -> str | None:
+            if h["min"] is None:
+                return None
+            return f"{h['min'][0]} {h['min'][1]:.3g} .. {h['max'][0]} {h['max'][1]:.3g}"
+
+        sh, sh_readme = self.energy_shares(results), self.energy_shares(results, f)
+
+        def shares(x: dict[str, float | None]) -> str | None:
+            return None if None in x.values() else " / ".join(f"{v:.1f}" for v in x.values())
+
+        rows = [
+            ["headline, arithmetic mean of 12", PAPER["speedup"], dec["mean"], t2["mean"], dec["mean"]],
+            ["headline, geometric mean", None, dec["geomean"], t2["geomean"], dec["geomean"]],
+            ["headline, spread (smallest .. largest)", None, spread(dec), spread(t2), spread(dec)],
+            ["DRAM bandwidth, MPU / V100 proxy (means of 12)", PAPER["bandwidth"], self.bandwidth_ratio(results),
+             self.bandwidth_ratio(results, "Table II DRAM"), self.bandwidth_ratio(results)],
+            ["energy reduction (mean of 12)", PAPER["energy"], mean(self.energy_reduction(results).values()),
+             mean(self.energy_reduction(results, "Table II DRAM").values()),
+             mean(self.energy_reduction(results, "annotation", f).values())],
+            ["energy shares ALU / RF+OPC / DRAM / TSV / network (%)", "39.8 / 15.5 / 16.4 / 16.8 / 4.4", shares(sh),
+             None, shares(sh_readme)],
+        ]
+        return Table("second_columns", "Declared configuration beside the second columns (annotation policy): "
+                     "MPU-Sim's DRAM and the ALU energies MPU-Sim loads (the checks) against Table II's DRAM and "
+                     "MPU-Sim's README ALU energies",
+                     ["quantity", "paper", "declared: MPU-Sim's DRAM, loaded ALU energies",
+                      "second column: Table II's DRAM", "second column: README ALU energies"], rows,
+                     note=f"README ALU energies: the loaded ones x {f:.6f} (1 / {1 / f:.2f}), every class alike.")
+
     def tables(self, results: ResultSet) -> list[Table]:
         benches = BENCHMARKS
         pol = {p: self.speedups(results, p) for p in POLICIES}
+        h = self.headline_spread(results)
+        head = Table("headline", "The headline as the paper computes it (\"on average\": the arithmetic mean of the "
+                     "12 per-workload speedups of MPU (annotation) over the V100 proxy), with its geometric mean and "
+                     "the per-workload spread",
+                     ["workload", "speedup"],
+                     [*([b, h["speedups"][b]] for b in benches), ["arithmetic mean (the headline)", h["mean"]],
+                      ["geometric mean", h["geomean"]],
+                      ["smallest", None if h["min"] is None else f"{h['min'][0]} {h['min'][1]:.4g}"],
+                      ["largest", None if h["max"] is None else f"{h['max'][0]} {h['max'][1]:.4g}"]],
+                     note="Paper: 3.45x on average (Sec. VI-B); it gives no geometric mean.")
         e = self.energy_reduction(results)
         it = self.intensity(results)
         res = self.trend_residuals(results)
@@ -386,7 +465,8 @@ class MpuReproduction(Reproduction):
                      mean(e.values()), None])
         rows.append(["GMEAN", None, *[geomean(pol[p].values()) for p in POLICIES], geomean(ponb.values()),
                      geomean(e.values()), None])
-        out = [Table("results", "Per workload: memory intensity (the V100 proxy's DRAM bytes per warp-instruction), "
+        out = [head, self.second_columns(results),
+               Table("results", "Per workload: memory intensity (the V100 proxy's DRAM bytes per warp-instruction), "
                      "speedup over the V100 proxy under each location policy, MPU (annotation) over PonB, energy "
                      "reduction over the V100 proxy, and the log-speedup's residual from Fig. 8's trend line",
                      ["workload", "B/warp-instr", *POLICIES, "MPU / PonB", "energy V100 / MPU", "trend residual"],

@@ -61,3 +61,28 @@ def clamped_window(tiles: np.ndarray) -> np.ndarray:
     return np.stack(
         [np.stack([padded[:, dy : dy + TILE, dx : dx + TILE] for dx in range(3)]) for dy in range(3)]
     )
+
+
+def to_quad_planes(image: np.ndarray, threads: int = THREADS) -> np.ndarray:
+    """An image of ``2R x 2C`` pixels in MPU-Sim's four-plane layout (its maxpool input, its upsample output).
+
+    Plane ``2 * kx + ky`` holds ``R * C`` floats; for a chunk of ``threads`` columns starting at ``cb`` (a
+    multiple of ``threads``)::
+
+        plane[2 * kx + ky][r * C + cb + t] = image[2 * r + kx, 2 * cb + threads * ky + t]
+
+    so the block whose threads own outputs ``r * C + cb .. + threads - 1`` reads (or writes) one contiguous run of
+    ``threads`` floats in each plane, all at the same offset as its own outputs (local to its core when each
+    plane is a multiple of 128 cores x 512 B). Returned flat (``4 * R * C`` floats)."""
+    rows2, cols2 = image.shape
+    r, c = rows2 // 2, cols2 // 2
+    x = image.reshape(r, 2, c // threads, 2, threads)  # [r, kx, chunk, ky, t]
+    return np.ascontiguousarray(x.transpose(1, 3, 0, 2, 4)).reshape(-1)
+
+
+def from_quad_planes(flat: np.ndarray, rows: int, cols: int, threads: int = THREADS) -> np.ndarray:
+    """The ``rows x cols`` image stored in ``flat`` in the four-plane layout, the inverse of
+    :func:`to_quad_planes`."""
+    r, c = rows // 2, cols // 2
+    x = flat.reshape(2, 2, r, c // threads, threads)  # [kx, ky, r, chunk, t]
+    return np.ascontiguousarray(x.transpose(2, 0, 3, 1, 4)).reshape(rows, cols)

@@ -11,6 +11,9 @@ from ndpgpu.workloads.base import RunContext, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
 from ndpgpu.workloads.mpu._common import BLOCKS, THREADS
 
+KM_CLUSTERS = 4  # kmeans.cu's compile-time constants (MPU-Sim's cta_config.h)
+KM_FEATURES = 4
+
 
 def nearest_centre(features: np.ndarray, clusters: np.ndarray) -> np.ndarray:
     """Index of the nearest centre of every point, in float32 with the kernel's order of operations (squares
@@ -36,8 +39,9 @@ class MpuKmeans(Workload):
     papers = ("MPU",)
     description = (
         "KMEANS (Rodinia kmeans, assignment kernel): membership[p] = argmin_c sum_f (features[f][p] - "
-        "clusters[c][f])^2 for npoints points, one point per thread per step of a grid-stride loop; features "
-        "feature-major, centres cluster-major, both float32 in global memory"
+        "clusters[c][f])^2 for npoints points, one point per thread per step of a grid-stride loop; 4 centres and "
+        "4 features as compile-time constants (each feature of a point loaded once); features and centres "
+        "feature-major, float32 in global memory"
     )
     deviations = (
         "Kernel written fresh after Rodinia's kmeansPoint; one launch of the assignment step (no host loop, no "
@@ -45,7 +49,10 @@ class MpuKmeans(Workload):
         "size follows MPU-Sim's kmeans (262144 points, 4 features, 4 centres, all uniform in [0, 1); 512 x 128 "
         "threads) instead of Rodinia's kdd_cup (494020 x 34, 5 clusters). Squares are rounded before the sum "
         "(__fmul_rn) so memberships match the float32 reference exactly. Each block stages the centres in "
-        "shared memory first, as MPU-Sim's kmeans does (Rodinia reads them from constant memory)."
+        "shared memory first, as MPU-Sim's kmeans does (Rodinia reads them from constant memory). As MPU-Sim "
+        "compiles it, the numbers of centres and features are compile-time constants (4 and 4, its "
+        "cta_config.h; Rodinia passes them at run time), so the loops unroll and a point's 4 features are "
+        "loaded once each (16 loads with run-time bounds); the centres are stored feature-major, as MPU-Sim's."
     )
     sources = ("kmeans.cu",)
     scales = {
@@ -62,13 +69,13 @@ class MpuKmeans(Workload):
 
     def launch(self, ctx: RunContext, inp: dict[str, Any], p: dict[str, Any]) -> dict[str, np.ndarray]:
         features = ndpgpu.asarray(inp["features"])
-        clusters = ndpgpu.asarray(inp["clusters"])
+        if (p["nclusters"], p["nfeatures"]) != (KM_CLUSTERS, KM_FEATURES):
+            raise ValueError(f"mpu_kmeans is compiled for {KM_CLUSTERS} centres of {KM_FEATURES} features")
+        clusters = ndpgpu.asarray(np.ascontiguousarray(inp["clusters"].T))  # feature-major, as the kernel reads
         membership = ndpgpu.zeros(p["npoints"], np.int32)
         ctx.module.get_function("mpu_kmeans_assign")(
             p["grid"], THREADS,
-            (features, clusters, membership, np.int32(p["npoints"]), np.int32(p["nclusters"]),
-             np.int32(p["nfeatures"])),
-            shared_mem=4 * p["nclusters"] * p["nfeatures"],
+            (features, clusters, membership, np.int32(p["npoints"])),
         )
         return {"membership": membership.get()}
 

@@ -1,16 +1,23 @@
-// UPSAMP (Halide-style 2x nearest-neighbour upsampling): out[y][x] = in[y / 2][x / 2]. Row-major float32
-// images; one input pixel per thread (grid-stride), written as one float2 (two equal pixels) into each of
-// the two output rows it covers.
+// UPSAMP (Halide-style 2x nearest-neighbour upsampling): out[y][x] = in[y / 2][x / 2]. The input is the
+// row-major (in_rows x in_cols) image; the output is in MPU-Sim's four-plane layout (workloads/mpu/_common.py,
+// to_quad_planes). Each step a block of 128 threads stages its 128 contiguous input pixels in shared memory,
+// then writes 128 contiguous floats into each of the four planes at the offsets of its own inputs: plane
+// 2*kx+ky, position i, gets pixel (128*ky + t) / 2 of the staged run. Needs blockDim.x == 128 and in_cols a
+// multiple of 128.
 
-extern "C" __global__ void mpu_upsample(const float *in, float2 *out, int in_rows, int in_cols) {
-  const int total = in_rows * in_cols;
+#define UPSAMP_THREADS 128
+
+extern "C" __global__ void mpu_upsample(const float *in, float *planes, int in_rows, int in_cols) {
+  __shared__ float run[UPSAMP_THREADS];
+  const int n = in_rows * in_cols;
+  const int t = threadIdx.x;
   const int stride = gridDim.x * blockDim.x;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
-    const int r = i / in_cols;
-    const int c = i - r * in_cols;
-    const float v = in[i];
-    const float2 pair = make_float2(v, v);
-    out[(2 * r) * in_cols + c] = pair;  // an output row holds in_cols float2
-    out[(2 * r + 1) * in_cols + c] = pair;
+  for (int i = blockIdx.x * blockDim.x + t; i < n; i += stride) {
+    run[t] = in[i];
+    __syncthreads();
+    for (int kx = 0; kx < 2; ++kx) {
+      for (int ky = 0; ky < 2; ++ky) planes[(2 * kx + ky) * n + i] = run[(ky * UPSAMP_THREADS + t) >> 1];
+    }
+    __syncthreads();
   }
 }

@@ -151,6 +151,15 @@ def get_device() -> Device:
 # Device arrays
 
 
+def _caller_site() -> str:
+    """``file.py:12``: the first frame on the stack outside the ndpgpu package (the user's call)."""
+    package = str(Path(__file__).parent)
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame = frame.f_back
+    return f"{Path(frame.f_code.co_filename).name}:{frame.f_lineno}" if frame is not None else ""
+
+
 class DeviceArray:
     """A C-contiguous array in a device's simulated memory."""
 
@@ -181,9 +190,10 @@ class DeviceArray:
     def free(self) -> None:
         """Return the array's device memory now (cudaFree) instead of with its device. Afterwards ``get``,
         ``set`` and launches with the array raise :class:`DeviceMemoryError`; a second ``free`` says "already
-        freed". A kernel that reaches the memory through another pointer is reported (naming the freed
-        allocation) only under ``Device(bounds_check=True)``: freed pages stay mapped."""
-        self.device.memory.free(self.ptr)
+        freed". The memory is unmapped: a kernel that reaches it through another pointer raises
+        :class:`MemoryFault` naming the freed allocation and the line that freed it (under
+        ``Device(bounds_check=True)`` it is reported as a bounds violation, "use after free")."""
+        self.device.memory.free(self.ptr, _caller_site())
 
     def _check_live(self, what: str) -> None:
         alloc = self.device.memory.freed_at(self.ptr)

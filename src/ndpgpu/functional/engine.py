@@ -92,6 +92,9 @@ C_CALL_FRAMES = 40  # 1: each call pushes a SIMT entry of its own (recursive pro
 # bounds checking: alloc_lo/alloc_hi hold this many sorted live allocations, then one range per PC: the
 # allocation that PC's pointer comes from (a kernel parameter), or -1 when unknown
 C_NALLOC = 41
+# C_BOUNDS: 0 no check; BOUNDS_CHECK the bounds-checking mode (alloc_lo/alloc_hi: live allocations, then per
+# PC); BOUNDS_FREED freed allocations are unmapped (alloc_lo/alloc_hi: the freed ranges): an access faults
+BOUNDS_CHECK, BOUNDS_FREED = 1, 2
 C_SIZE = 42
 
 # counters
@@ -731,6 +734,21 @@ def record_mem(ctr, mrec, laddr, gwarp, pc, mask, space, flags, size, addrs):
 
 
 @njit(cache=True)
+def in_freed(addr, size, freed_lo, freed_hi, n):
+    """Whether ``addr`` (``size`` bytes) touches one of the ``n`` sorted, disjoint freed ranges."""
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if freed_lo[mid] < addr + size:
+            lo = mid + 1
+        else:
+            hi = mid
+    k = lo - 1  # the last range starting before the access ends
+    return k >= 0 and addr < freed_hi[k]
+
+
+@njit(cache=True)
 def bounds_violation(addr, size, alloc_lo, alloc_hi, pc, n):
     """Whether ``addr`` (``size`` bytes) lies outside every live allocation, or outside the allocation of the
     pointer parameter instruction ``pc`` is known to index (a write past one array into its neighbour)."""
@@ -1367,8 +1385,12 @@ def exec_mem(op, pc, m, ws, slot, gwarp, cta, w_in_cta, code, cfg, ctr, err, reg
                 code_ = ST_MISALIGNED if which == -2 else ST_MEM_FAULT
                 fault(err, code_, pc, cta, w_in_cta, lane, addr, rspace)
                 return code_
-            if cfg[C_BOUNDS] != 0 and which == 0 and bounds_violation(addr, size, alloc_lo, alloc_hi, pc,
-                                                                      cfg[C_NALLOC]):
+            if cfg[C_BOUNDS] == BOUNDS_FREED and which == 0 and in_freed(addr, size, alloc_lo, alloc_hi,
+                                                                         cfg[C_NALLOC]):
+                fault(err, ST_MEM_FAULT, pc, cta, w_in_cta, lane, addr, rspace)
+                return ST_MEM_FAULT
+            if cfg[C_BOUNDS] == BOUNDS_CHECK and which == 0 and bounds_violation(addr, size, alloc_lo, alloc_hi,
+                                                                                 pc, cfg[C_NALLOC]):
                 n = ctr[N_BC]
                 if n < bc.shape[0]:
                     bc[n, 0] = pc

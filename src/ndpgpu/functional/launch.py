@@ -210,7 +210,8 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     cfg[E.C_BARWAIT_LIMIT] = options.barrier_wait_limit
     cfg[E.C_LOCAL_BASE] = options.local_base
     cfg[E.C_NUM_SMS] = max(1, options.num_sms)
-    cfg[E.C_BOUNDS] = 1 if options.bounds_check else 0
+    freed_lo, freed_hi = memory.freed_bounds()
+    cfg[E.C_BOUNDS] = E.BOUNDS_CHECK if options.bounds_check else E.BOUNDS_FREED if len(freed_lo) else 0
     cfg[E.C_DYN_SMEM] = dynamic_shared
     cfg[E.C_LOCAL_BYTES] = program.local_bytes
     cfg[E.C_SPECIALS] = program.used_specials
@@ -237,8 +238,12 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     pf_cap = 32768 if program.has_printf else 1
     pf_meta = np.zeros((pf_cap, 4), dtype=np.int64)
     pf_bytes = np.zeros((pf_cap, 256 if program.has_printf else 1), dtype=np.uint8)
-    alloc_lo, alloc_hi = memory.allocation_bounds() if options.bounds_check else (
-        np.zeros(1, np.int64), np.zeros(1, np.int64))
+    if options.bounds_check:
+        alloc_lo, alloc_hi = memory.allocation_bounds()
+    elif len(freed_lo):
+        alloc_lo, alloc_hi = freed_lo, freed_hi  # freed memory is unmapped: an access faults
+    else:
+        alloc_lo, alloc_hi = np.zeros(1, np.int64), np.zeros(1, np.int64)
     cfg[E.C_NALLOC] = alloc_lo.shape[0]
     if options.bounds_check and pc_pointers:
         npc = len(program.code)
@@ -308,7 +313,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
             continue  # a KeyboardInterrupt raised by Python's signal handler surfaces here
         if status != isa.ST_DONE:
             raise _error(status, err, program, grid, block, source_lines, options, source_map, budget,
-                         (nslots, ncta, int(ctr[E.N_NEXT_CTA]), int(ctr[E.N_CTAS_DONE])), residency)
+                         (nslots, ncta, int(ctr[E.N_NEXT_CTA]), int(ctr[E.N_CTAS_DONE])), residency, memory)
         break
     printf_lines = _format_printf(pf_meta, pf_bytes, int(ctr[E.N_PF]), memory, block) if program.has_printf else []
     violations: list[dict] = []
@@ -374,7 +379,7 @@ def _source(source_map, line: int) -> str | None:
 def _error(status: int, err: np.ndarray, program: Program, grid, block, source_lines,
            options: LaunchOptions, source_map=None, budget: int = 0,
            progress: tuple[int, int, int, int] = (0, 0, 0, 0),
-           residency: tuple[int, int] | None = None) -> KernelError:
+           residency: tuple[int, int] | None = None, memory: DeviceMemory | None = None) -> KernelError:
     cls = _STATUS_ERRORS.get(status, KernelError)
     pc = int(err[E.E_PC])
     cta = int(err[E.E_CTA])
@@ -390,6 +395,12 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
     addr = int(err[E.E_ADDR]) & ((1 << 64) - 1)
     space = _SPACE_NAMES.get(int(err[E.E_SPACE]), "?")
     if status == isa.ST_MEM_FAULT:
+        freed = memory.freed_at(addr) if memory is not None else None
+        if freed is not None:
+            site = f" by free() at {freed.freed_site}" if freed.freed_site else ""
+            return cls(f"{where}: {space} access to address {addr:#x}, {addr - freed.address} bytes into "
+                       f"{freed.describe()} (use after free: its memory was unmapped{site}); keep the array "
+                       "until the kernels that read it have run, or pass the live one")
         return cls(f"{where}: {space} access to address {addr:#x} outside mapped memory")
     if status == isa.ST_MISALIGNED:
         return cls(f"{where}: misaligned {space} access at address {addr:#x}")

@@ -4,8 +4,10 @@ Layout (documented in ``docs/functional.md``): allocations are placed upward fro
 ``alignment`` boundaries, as cudaMalloc does; memory is mapped in ``page_size`` pages, so a read just
 past an allocation but inside a mapped page returns what the padding holds (zeros), while an access
 beyond the last mapped page faults. Freed allocations are not reused within a device's lifetime; their
-pages stay mapped, so a kernel's access to freed memory is reported only by the bounds-checking mode
-(which names the freed allocation), while the host side refuses it always (``DeviceArray.get``).
+range is unmapped: a kernel's access to freed memory faults (``MemoryFault`` naming the freed allocation
+and where it was freed; the bounds-checking mode reports it as "use after free" instead), and the host side
+refuses it (``DeviceArray.get``). CUDA unmaps at its own granularity; ndpgpu unmaps each freed allocation's
+exact byte range, so every use after free is caught.
 
 With ``guard_zones`` (the bounds-checking mode) every allocation is followed by an unused guard zone as
 large as the allocation (at least ``GUARD_MIN`` bytes, at most ``GUARD_MAX``), so an access that runs
@@ -48,6 +50,7 @@ class Allocation:
     size: int
     label: str
     freed: bool = False
+    freed_site: str = ""  # where free() was called (``file.py:12``), when known
 
     @property
     def end(self) -> int:
@@ -112,12 +115,14 @@ class DeviceMemory:
         self.workspaces[name] = self.alloc(nbytes, name, 16)
         return self.workspaces[name], True
 
-    def free(self, address: int) -> None:
-        """Free the allocation that starts at ``address`` (cudaFree): a second free of it says "already
-        freed", an address inside an allocation or outside every one says so."""
+    def free(self, address: int, site: str = "") -> None:
+        """Free the allocation that starts at ``address`` (cudaFree; ``site``: where the caller freed it, for
+        messages): a second free of it says "already freed", an address inside an allocation or outside every
+        one says so."""
         for a in self.allocations:
             if a.address == address and not a.freed:
                 a.freed = True
+                a.freed_site = site
                 return
         for a in self.allocations:
             if a.address == address:
@@ -186,6 +191,11 @@ class DeviceMemory:
         lo = np.array([a for a, _ in live], dtype=np.int64)
         hi = np.array([b for _, b in live], dtype=np.int64)
         return lo, hi
+
+    def freed_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted (start, end) arrays of freed allocations (disjoint: freed memory is never reused)."""
+        freed = sorted((a.address, a.address + max(a.size, 1)) for a in self.allocations if a.freed)
+        return (np.array([a for a, _ in freed], dtype=np.int64), np.array([b for _, b in freed], dtype=np.int64))
 
     def nearest_below(self, address: int, freed: bool = False) -> Allocation | None:
         """The live allocation (any allocation, freed ones too, with ``freed``) that starts closest below (or

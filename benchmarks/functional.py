@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 import ndpgpu
-from ndpgpu.functional.warmup import warmup
+from ndpgpu.warmup import warmup
 from ndpgpu.workloads.base import get_workload
 
 

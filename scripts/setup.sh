@@ -19,7 +19,7 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -z "${NDPGPU_NVCC:-}" ]; then
 fi
 python -m pip install -q -e ".[${extras}]"
 # compile the engine once (numba caches it next to the sources) so parallel test workers load it
-python -m ndpgpu.functional.warmup
+python -m ndpgpu.warmup
 # the HTML report's browser test needs a headless Chromium (Debian's chromium package); without root or apt
 # the test is skipped and says why
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then

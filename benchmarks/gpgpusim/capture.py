@@ -26,6 +26,7 @@ import numpy as np
 
 import ndpgpu
 from ndpgpu import api
+from ndpgpu.host.arguments import dims, pack_arg
 from ndpgpu.workloads.base import RunContext, get_workload
 from ndpgpu.workloads.runner import _module_for
 
@@ -132,13 +133,13 @@ class _Recorder:
         if fn.name not in self.funcs:
             self.funcs[fn.name] = len(self.funcs)
             self.ops.append(f"func {fn.name}")
-        g = api._dims(grid, "grid")
-        b = api._dims(block, "block")
+        g = dims(grid, "grid")
+        b = dims(block, "block")
         params = fn.kernel.params
         names = fn.module._param_names(fn.name, len(params)) or (None,) * len(params)
         parts: list[str] = []
         for i, (p, a) in enumerate(zip(params, args, strict=True)):
-            raw = api._pack_arg(p, a, i, fn.name, names[i])
+            raw = pack_arg(p, a, i, fn.name, names[i])
             size = len(raw)
             if isinstance(a, api.DeviceArray) or (size == 8 and p.type.name in ("u64", "b64", "s64")):
                 value = int.from_bytes(raw, "little")

@@ -19,7 +19,6 @@ import itertools
 import math
 import operator
 import re
-import struct
 import sys
 import threading
 from pathlib import Path
@@ -30,17 +29,39 @@ import numpy as np
 from .analysis.pointers import param_pointers
 from .frontend import cparams, lineinfo, nvcc
 from .frontend.demangle import demangle, name_key, qualified_name
-from .frontend.ir import Module, Param
+from .frontend.ir import Module
 from .frontend.parser import parse_ptx
-from .functional import isa
-from .functional.decode import HEAP_CONTROL, Program, UnsupportedPTX, decode_kernel
+from .functional.decode import Program, UnsupportedPTX
 from .functional.launch import BoundsCheckError, LaunchOptions, LaunchResult, execute
 from .functional.memory import DeviceMemory, DeviceMemoryError, MemoryLayout
+from .host.arguments import dims, pack_arg, shared_mem_bytes
+from .host.limits import (
+    MAX_STATIC_SHARED,
+    MAX_THREADS_PER_BLOCK,
+    REGISTERS_PER_SM,
+    LaunchConfigError,
+    check_cooperative,
+    check_dimensions,
+    check_resources,
+    check_shared_memory,
+    ctas_per_sm,
+    shared_limit,
+    warp_registers,
+)
+from .host.modules import (
+    NAME_EXPRESSION_PREFIX,
+    LoadedModule,
+    check_name_expressions,
+    demangled_names,
+    instantiations,
+    ptx_target,
+    var_dtype,
+)
 
 __all__ = [
     "Device", "DeviceArray", "RawModule", "RawKernel", "Function", "asarray", "zeros", "empty",
     "get_device", "UnsupportedPTX", "SymbolLookupError", "ones", "full", "empty_like", "zeros_like", "ones_like",
-    "full_like", "arange", "array", "asnumpy",
+    "full_like", "arange", "array", "asnumpy", "LaunchConfigError", "ctas_per_sm",
 ]
 
 
@@ -712,35 +733,6 @@ def asnumpy(a, stream=None, order: str = "C", out: np.ndarray | None = None) -> 
 # ------------------------------------------------------------------------------------------------------
 # Modules and kernels
 
-_MANGLED_RE = re.compile(r"^_Z(N)?")
-
-
-def _demangled_names(mangled: str) -> list[str]:
-    """Plain names a mangled C++ name answers to: ``foo`` for ``_Z3fooPf``, ``ns::foo`` and ``foo`` for
-    ``_ZN2ns3fooEPf``; templates ``_Z3fooIfEvPT_`` answer to ``foo``."""
-    if not mangled.startswith("_Z"):
-        return [mangled]
-    s = mangled[2:]
-    parts: list[str] = []
-    nested = s.startswith("N")
-    if nested:
-        s = s[1:]
-    while s and s[0].isdigit():
-        m = re.match(r"(\d+)", s)
-        assert m is not None
-        n = int(m.group(1))
-        s = s[len(m.group(1)):]
-        parts.append(s[:n])
-        s = s[n:]
-        if not nested:
-            break
-        if s.startswith("I"):  # template arguments of a nested name: stop at the name
-            break
-    if not parts:
-        return [mangled]
-    return ["::".join(parts), parts[-1]]
-
-
 class RawModule:
     """A CUDA C++ source, a .cu/.ptx file, or PTX text, compiled (nvcc, cached) and parsed.
 
@@ -760,7 +752,7 @@ class RawModule:
         if sum(x is not None for x in (code, path, ptx)) != 1:
             raise ValueError("RawModule needs exactly one of code=, path= or ptx=")
         self.options = tuple(options)
-        self.name_expressions = _check_name_expressions(name_expressions)
+        self.name_expressions = check_name_expressions(name_expressions)
         source_dir = None
         source_path = None
         filename = "kernel.cu"
@@ -778,7 +770,7 @@ class RawModule:
         if ptx is not None:
             self.ptx = ptx
             self.nvcc_version = ""
-            self.arch = arch or _ptx_target(ptx) or ""
+            self.arch = arch or ptx_target(ptx) or ""
             self.registers_error: str | None = None
             try:
                 self.registers = nvcc.ptx_registers(ptx, self.arch or None) if nvcc.nvcc_available() else {}
@@ -789,9 +781,9 @@ class RawModule:
                 self.registers_error = str(exc)
             self.source = None
         else:
-            source = (code or "") + _instantiations(self.name_expressions)
+            source = (code or "") + instantiations(self.name_expressions)
             if self.name_expressions and source_path is not None:  # the file, included where it is
-                source = f'#include "{source_path.resolve()}"' + _instantiations(self.name_expressions)
+                source = f'#include "{source_path.resolve()}"' + instantiations(self.name_expressions)
                 source_path = None
             compiled = nvcc.compile_cuda(source, self.options, arch, filename, source_dir, source_path)
             self.ptx = compiled.ptx
@@ -808,7 +800,7 @@ class RawModule:
             self._source_map = lineinfo.SourceMap(self.ptx, nvcc.SOURCE_NAME, source, lineinfo.CODE_NAME)
         self.ir: Module = parse_ptx(self.ptx, source=filename if ptx is None else "<ptx>")
         self._ptx_lines = self.ptx.splitlines()
-        self._loaded: dict[int, _LoadedModule] = {}
+        self._loaded: dict[int, LoadedModule] = {}
         self._functions: dict[str, Function] = {}
         self._expressions = self._map_name_expressions()
         self._cpp_kernels: dict | None = None  # the source's kernel parameter names, read when first needed
@@ -901,7 +893,7 @@ class RawModule:
         expr = self._expressions.get(name) if hasattr(self, "_expressions") else None
         if expr is not None and expr in table:
             return expr
-        matches = [k for k in table if name in _demangled_names(k)]
+        matches = [k for k in table if name in demangled_names(k)]
         if not matches and "<" in name:  # a template instance by its C++ name
             key = name_key(name)
             matches = [k for k in table if (d := demangle(k)) and name_key(qualified_name(d)) == key]
@@ -931,416 +923,16 @@ class RawModule:
         dev = get_device()
         loaded = self._load(dev)
         var = variables[vname]
-        dtype = _var_dtype(var.type.name)
+        dtype = var_dtype(var.type.name)
         count = max(1, var.size // dtype.itemsize)
         return DeviceArray((count,), dtype, dev, ptr=loaded.symbols[vname])
 
-    def _load(self, dev: Device) -> _LoadedModule:
+    def _load(self, dev: Device) -> LoadedModule:
         loaded = self._loaded.get(dev.id)
         if loaded is None:
-            loaded = _LoadedModule(self, dev)
+            loaded = LoadedModule(self, dev)
             self._loaded[dev.id] = loaded
         return loaded
-
-
-def _check_name_expressions(names: Any) -> tuple[str, ...]:
-    if names is None:
-        return ()
-    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
-        raise TypeError("name_expressions must be a sequence of str, e.g. ('scale<float>', 'scale<double>')")
-    for n in names:
-        if not n.strip() or re.search(r"[;{}\n\"'#]", n):
-            raise ValueError(f"name_expressions: {n!r} is not a C++ name such as 'scale<float>'")
-    return tuple(names)
-
-
-NAME_EXPRESSION_PREFIX = "__ndpgpu_name_expression_"
-
-
-def _instantiations(names: tuple[str, ...]) -> str:
-    """Source lines that make nvcc instantiate each named template by taking its address, as NVRTC's name
-    expressions do. The address goes into a ``__device__`` pointer, so the PTX names the symbol the compiler
-    chose for it (enum and other template arguments resolved as C++ resolves them)."""
-    lines = [f"__device__ void *{NAME_EXPRESSION_PREFIX}{i} = (void *)&{n};" for i, n in enumerate(names)]
-    return ("\n" + "\n".join(lines) + "\n") if lines else ""
-
-
-def _ptx_target(ptx: str) -> str | None:
-    m = re.search(r"^\s*\.target\s+(sm_\d+a?)", ptx, re.M)
-    return m.group(1) if m else None
-
-
-_VAR_DTYPES = {"u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16, "s16": np.int16, "b16": np.uint16,
-               "u32": np.uint32, "s32": np.int32, "b32": np.uint32, "u64": np.uint64, "s64": np.int64,
-               "b64": np.uint64, "f32": np.float32, "f64": np.float64, "f16": np.float16}
-
-
-def _var_dtype(ptx_type: str) -> np.dtype:
-    return np.dtype(_VAR_DTYPES.get(ptx_type, np.uint8))
-
-
-class _LoadedModule:
-    """A module's globals placed in one device's memory, and its kernels decoded for that device."""
-
-    def __init__(self, module: RawModule, dev: Device):
-        self.module = module
-        self.device = dev
-        self.symbols: dict[str, int] = {}
-        ir = module.ir
-        pending_init = []
-        const_lo, const_hi = 0, 0
-        # constants first and together, so that one range tells them from globals (isspacep.const)
-        placed = sorted((v for v in ir.variables.values() if v.space in ("global", "const") and not v.extern),
-                        key=lambda v: v.space != "const")
-        for var in placed:
-            addr = dev.memory.alloc(max(var.size, 1), f"{var.space} {var.name}", var.alignment)
-            self.symbols[var.name] = addr
-            if var.space == "const":
-                const_lo = const_lo or addr
-                const_hi = addr + max(var.size, 1)
-            if var.init:
-                pending_init.append((var, addr))
-        self.const_range = (const_lo, const_hi)
-        if "malloc" in ir.functions:  # device-side malloc / new: the device's heap
-            self.symbols[HEAP_CONTROL] = _device_heap(dev.memory)
-        # device functions have addresses too: function pointers and vtables hold them (indirect calls)
-        for i, fname in enumerate(sorted(n for n, f in ir.functions.items() if not f.is_entry)):
-            self.symbols.setdefault(fname, isa.FUNCTION_WINDOW + 16 * i)
-        for var, addr in pending_init:
-            dev.memory.write(addr, _init_bytes(var, self.symbols))
-        self.programs: dict[str, tuple[Program, int]] = {}
-
-    def program(self, kernel: str) -> tuple[Program, int]:
-        if kernel not in self.programs:
-            shared_layout, static_bytes = _shared_layout(self.module.ir, kernel)
-            try:
-                prog = decode_kernel(self.module.ir, kernel, self.symbols, shared_layout)
-            except UnsupportedPTX as exc:
-                loc = self.module.source_line(exc.line) if exc.line else None
-                if loc is not None and exc.args:
-                    exc.args = (f"{exc.args[0]} (at {loc})", *exc.args[1:])
-                raise
-            prog.shared_static_bytes = static_bytes
-            prog.const_range = self.const_range
-            self.programs[kernel] = (prog, static_bytes)
-        return self.programs[kernel]
-
-
-DEVICE_HEAP_BYTES = 8 * 1024 * 1024  # CUDA's default cudaLimitMallocHeapSize
-
-
-def _device_heap(memory: DeviceMemory) -> int:
-    """The device's malloc heap (made on first use): the address of its control block, which holds the next
-    free address and the heap's end."""
-    control, made = memory.workspace("device malloc heap control", 16)
-    if made:
-        base, _ = memory.workspace("device malloc heap", DEVICE_HEAP_BYTES)
-        memory.write(control, struct.pack("<QQ", base, base + DEVICE_HEAP_BYTES))
-    return control
-
-
-def _init_bytes(var, symbols: dict[str, int]) -> bytes:
-    """The initial contents of a module-scope variable."""
-    dtype = _var_dtype(var.type.name)
-    out = bytearray()
-    for item in var.init or []:
-        if isinstance(item, tuple):  # ("addr"|"generic", name, offset)
-            out += struct.pack("<Q", symbols.get(item[1], 0) + item[2])
-            continue
-        value = item.value if hasattr(item, "value") else item
-        out += np.array(value).astype(dtype).tobytes()
-    out = out[: var.size] if var.size else out
-    return bytes(out) + b"\0" * max(0, var.size - len(out))
-
-
-def _shared_layout(ir: Module, kernel: str) -> tuple[dict[str, int], int]:
-    """Offsets of the shared variables a kernel (and its callees) uses; extern arrays go last."""
-    used: list[str] = []
-    seen_fn: set[str] = set()
-    shared_vars = {n: v for n, v in ir.variables.items() if v.space == "shared"}
-    local_shared = []
-
-    def visit(fname: str) -> None:
-        if fname in seen_fn or fname not in ir.functions:
-            return
-        seen_fn.add(fname)
-        fn = ir.functions[fname]
-        local_shared.extend(v for v in fn.variables if v.space == "shared")
-        for ins in fn.body:
-            for op in ins.operands:
-                for name in _symbol_names(op):
-                    if name in shared_vars and name not in used:
-                        used.append(name)
-                    if name in ir.functions and ins.opcode == "call":
-                        visit(name)
-
-    visit(kernel)
-    layout: dict[str, int] = {}
-    top = 0
-    dynamic = []
-    for v in [shared_vars[n] for n in used] + local_shared:
-        if v.extern or (v.array and v.array[0] == 0):
-            dynamic.append(v)
-            continue
-        al = v.alignment
-        top = (top + al - 1) // al * al
-        layout[v.name] = top
-        top += v.size
-    dyn_off = (top + 15) // 16 * 16 if dynamic else top
-    for v in dynamic:
-        layout[v.name] = dyn_off
-    return layout, dyn_off if dynamic else top
-
-
-def _symbol_names(op) -> list[str]:
-    from .frontend.ir import Addr, ArgList, Sym, Vec
-
-    if isinstance(op, Sym):
-        return [op.name]
-    if isinstance(op, Addr) and isinstance(op.base, Sym):
-        return [op.base.name]
-    if isinstance(op, (Vec, ArgList)):
-        out = []
-        for it in op.items:
-            if it is not None:
-                out.extend(_symbol_names(it))
-        return out
-    return []
-
-
-class LaunchConfigError(ValueError):
-    """A launch configuration CUDA would reject (grid or block dimensions, threads, shared memory)."""
-
-
-# CUDA's limits for compute capability 7.5 and newer (CUDA C++ Programming Guide, "Compute Capabilities")
-MAX_GRID = (2**31 - 1, 65535, 65535)
-MAX_BLOCK = (1024, 1024, 64)
-MAX_THREADS_PER_BLOCK = 1024
-MAX_STATIC_SHARED = 48 * 1024  # statically declared shared memory per block
-MAX_SHARED_PER_BLOCK = 227 * 1024  # static + dynamic with the opt-in attribute, the largest (sm_90)
-
-
-def check_dimensions(kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
-    """Raise :class:`LaunchConfigError` when CUDA would refuse these grid and block dimensions."""
-    for axis, (g, lim) in enumerate(zip(grid, MAX_GRID, strict=True)):
-        if g > lim:
-            raise LaunchConfigError(f"{kernel}: grid.{'xyz'[axis]} = {g} exceeds CUDA's limit of {lim}")
-    for axis, (b, lim) in enumerate(zip(block, MAX_BLOCK, strict=True)):
-        if b > lim:
-            raise LaunchConfigError(f"{kernel}: block.{'xyz'[axis]} = {b} exceeds CUDA's limit of {lim}")
-    nthreads = block[0] * block[1] * block[2]
-    if nthreads > MAX_THREADS_PER_BLOCK:
-        raise LaunchConfigError(f"{kernel}: {nthreads} threads per block exceed the limit of {MAX_THREADS_PER_BLOCK}")
-
-
-# shared memory one block may use with the opt-in attribute (CUDA C++ Programming Guide, "Technical
-# Specifications per Compute Capability"), and one SM holds, by compute capability
-SHARED_PER_BLOCK_OPTIN = {70: 96 * 1024, 72: 96 * 1024, 75: 64 * 1024, 80: 163 * 1024, 86: 99 * 1024,
-                          87: 163 * 1024, 89: 99 * 1024, 90: 227 * 1024, 100: 227 * 1024, 120: 99 * 1024}
-SHARED_PER_SM = {70: 96 * 1024, 72: 96 * 1024, 75: 64 * 1024, 80: 164 * 1024, 86: 100 * 1024, 87: 164 * 1024,
-                 89: 100 * 1024, 90: 228 * 1024, 100: 228 * 1024, 120: 100 * 1024}
-
-
-def compute_capability(arch: str | None) -> int:
-    """``sm_80`` -> 80 (75 when unknown)."""
-    return int(re.sub(r"\D", "", arch or "") or 75)
-
-
-def shared_limit(arch: str | None) -> int:
-    """Static plus dynamic shared memory one block of ``arch`` may use once the kernel's
-    ``max_dynamic_shared_size_bytes`` is raised (227 KiB for an architecture not in the table)."""
-    return SHARED_PER_BLOCK_OPTIN.get(compute_capability(arch), MAX_SHARED_PER_BLOCK)
-
-
-def check_shared_memory(kernel: str, static_shared: int, dynamic_shared: int, arch: str | None = None,
-                        max_dynamic: int | None = None) -> None:
-    """Raise :class:`LaunchConfigError` when CUDA would refuse this much shared memory per block: beyond
-    ``arch``'s per-block limit, or more dynamic shared memory than the kernel's ``max_dynamic_shared_size_bytes``
-    (``max_dynamic``; CUDA's default is 48 KiB less the static size until the attribute is raised)."""
-    if static_shared > MAX_STATIC_SHARED:
-        raise LaunchConfigError(f"{kernel}: {static_shared} bytes of static __shared__ memory exceed CUDA's limit of "
-                                f"{MAX_STATIC_SHARED} per block (larger buffers must be dynamic shared memory)")
-    if dynamic_shared < 0:
-        raise LaunchConfigError(f"{kernel}: shared_mem = {dynamic_shared} bytes of dynamic shared memory is negative; "
-                                "pass 0 or more")
-    limit = shared_limit(arch) if arch else MAX_SHARED_PER_BLOCK
-    if static_shared + dynamic_shared > limit:
-        on = f"{arch}'s per-block limit" if arch else "the largest per-block limit"
-        raise LaunchConfigError(f"{kernel}: {static_shared} static + {dynamic_shared} dynamic bytes of shared memory "
-                                f"exceed {on} ({limit} bytes)")
-    if max_dynamic is not None and dynamic_shared > max_dynamic:
-        raise LaunchConfigError(
-            f"{kernel}: shared_mem = {dynamic_shared} bytes of dynamic shared memory exceed the kernel's "
-            f"max_dynamic_shared_size_bytes ({max_dynamic}; CUDA's default is 48 KiB less the static shared "
-            "memory, and a launch beyond it fails until it is raised); raise it first: "
-            f"fn.max_dynamic_shared_size_bytes = {dynamic_shared} (CUDA: cudaFuncSetAttribute(kernel, "
-            "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); a launch file: its shared_mem raises it)")
-
-
-REGISTERS_PER_SM = 65536  # the register file of one SM (compute capability 7.5 and newer)
-REGISTER_ALLOCATION_UNIT = 256  # registers are given to a warp in units of this many
-
-
-def warp_registers(registers: int) -> int:
-    """Registers a warp of threads with ``registers`` each is given (rounded up to the allocation unit)."""
-    return -(-registers * 32 // REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
-
-
-def check_resources(kernel: str, block: tuple[int, int, int], directives: dict[str, tuple[int, ...]],
-                    registers: int | None) -> None:
-    """Raise :class:`LaunchConfigError` for a block CUDA refuses for this kernel: more threads than its
-    ``__launch_bounds__`` (``.maxntid``), a shape other than its ``.reqntid``, or more registers than an SM
-    has (cudaErrorLaunchOutOfResources; ``registers`` per thread from ptxas, None when unknown)."""
-    nthreads = block[0] * block[1] * block[2]
-    maxntid = directives.get("maxntid")
-    if maxntid and nthreads > math.prod(maxntid):
-        raise LaunchConfigError(f"{kernel}: {nthreads} threads per block exceed its __launch_bounds__ "
-                                f"({math.prod(maxntid)}, .maxntid {', '.join(map(str, maxntid))})")
-    reqntid = directives.get("reqntid")
-    if reqntid and tuple(reqntid) + (1,) * (3 - len(reqntid)) != tuple(block):
-        raise LaunchConfigError(f"{kernel}: block {block} differs from the required .reqntid "
-                                f"{', '.join(map(str, reqntid))}")
-    if registers:
-        need = -(-nthreads // 32) * warp_registers(registers)
-        if need > REGISTERS_PER_SM:
-            raise LaunchConfigError(f"{kernel}: {nthreads} threads x {registers} registers need {need} registers, "
-                                    f"more than an SM's {REGISTERS_PER_SM} (CUDA: too many resources requested "
-                                    "for launch); use fewer threads, __launch_bounds__ or -maxrregcount")
-
-
-# threads and CTAs one SM holds at once, by compute capability (CUDA C++ Programming Guide, "Compute
-# Capabilities"): what bounds a cooperative launch
-SM_THREADS_AND_CTAS = {75: (1024, 16), 80: (2048, 32), 86: (1536, 16), 87: (2048, 32), 89: (1536, 24),
-                       90: (2048, 32), 100: (2048, 32), 120: (1536, 32)}
-
-
-def ctas_per_sm(arch: str | None, block: tuple[int, int, int], registers: int | None = None,
-                shared_bytes: int = 0) -> int:
-    """Blocks of this shape one SM of ``arch`` holds at once: its block and thread limits, its register file at
-    ptxas's ``registers`` per thread (when known) and its shared memory at ``shared_bytes`` per block (at least
-    1: a block that fits no SM is refused before it runs)."""
-    threads_per_sm, ctas = SM_THREADS_AND_CTAS.get(compute_capability(arch), (2048, 32))
-    warps = -(-(block[0] * block[1] * block[2]) // 32)
-    per_sm = min(ctas, threads_per_sm // (warps * 32))
-    if registers:
-        per_sm = min(per_sm, REGISTERS_PER_SM // (warps * warp_registers(registers)))
-    if shared_bytes > 0:
-        per_sm = min(per_sm, SHARED_PER_SM.get(compute_capability(arch), 228 * 1024) // shared_bytes)
-    return max(1, per_sm)
-
-
-def check_cooperative(kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], arch: str,
-                      num_sms: int, registers: int | None) -> None:
-    """Raise :class:`LaunchConfigError` when a kernel that synchronises its whole grid (a cooperative launch)
-    has more CTAs than the device holds at once (cudaErrorCooperativeLaunchTooLarge)."""
-    nthreads = block[0] * block[1] * block[2]
-    per_sm = ctas_per_sm(arch, block, registers)
-    ncta = grid[0] * grid[1] * grid[2]
-    if ncta > per_sm * num_sms:
-        raise LaunchConfigError(f"{kernel}: synchronises its whole grid (cooperative groups' grid.sync()), so all "
-                                f"{ncta} blocks must be resident at once, but {num_sms} SMs of {arch} hold "
-                                f"{per_sm * num_sms} blocks of {nthreads} threads (CUDA: cooperative launch too "
-                                "large); launch fewer blocks (a grid-stride loop)")
-
-
-def _shared_mem_bytes(kernel: str, shared_mem: Any) -> int:
-    """``shared_mem`` as a byte count: an int (a float or a string is a TypeError, never truncated)."""
-    if isinstance(shared_mem, bool) or not hasattr(shared_mem, "__index__"):
-        raise TypeError(f"{kernel}: shared_mem must be an int number of bytes of dynamic shared memory, got "
-                        f"{shared_mem!r} ({type(shared_mem).__name__}); pass e.g. shared_mem=256 * 4")
-    return operator.index(shared_mem)
-
-
-def _dims(x, what: str) -> tuple[int, int, int]:
-    if isinstance(x, (int, np.integer)):
-        x = (int(x),)
-    try:
-        if isinstance(x, str) or not all(isinstance(v, (int, np.integer)) for v in x):
-            raise TypeError
-        dims = tuple(int(v) for v in x)
-    except TypeError:
-        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {x!r}") from None
-    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise LaunchConfigError(f"{what} must be 1 to 3 positive ints, got {x!r}")
-    return (dims + (1, 1))[:3]  # type: ignore[return-value]
-
-
-_INT_RANGES = {1: (-(1 << 7), 1 << 8), 2: (-(1 << 15), 1 << 16), 4: (-(1 << 31), 1 << 32),
-               8: (-(1 << 63), 1 << 64)}
-
-
-def _pack_arg(param: Param, value, index: int, kernel: str, cpp_name: str | None = None) -> bytes:
-    """Bytes of one kernel argument; raise TypeError/OverflowError naming the parameter: by its C++ name when
-    the CUDA source gave it (``k: argument 3 'n' (PTX k_param_3, .u32)``), else by its PTX name."""
-    kind = param.type.kind
-    size = param.size
-    dims = f"[{param.array[0]}]" if param.array else ""
-    if cpp_name:
-        where = f"{kernel}: argument {index} '{cpp_name}' (PTX {param.name}, .{param.type.name}{dims})"
-    else:
-        where = f"argument {index} ({param.name}, PTX .{param.type.name}{dims}) of {kernel}"
-    if isinstance(value, DeviceArray):
-        if size != 8 or param.array:
-            raise TypeError(f"{where}: a device array (pointer) was passed to a {size}-byte parameter")
-        value._check_live(where + ": passing")
-        return struct.pack("<Q", value.ptr)
-    if value is None:
-        if size != 8:
-            raise TypeError(f"{where}: None (null pointer) was passed to a {size}-byte parameter")
-        return struct.pack("<Q", 0)
-    is_struct_array = isinstance(value, np.ndarray) and value.dtype.fields is not None and value.ndim == 0
-    if isinstance(value, np.void) or is_struct_array:
-        raw = np.asarray(value).tobytes()
-        if len(raw) != size:
-            raise TypeError(f"{where}: structured value of {len(raw)} bytes for a {size}-byte parameter")
-        return raw
-    if isinstance(value, np.generic):
-        dt = value.dtype
-        if dt.itemsize != size:
-            raise TypeError(f"{where}: numpy {dt} ({dt.itemsize} bytes) does not match the {size}-byte parameter")
-        if kind == "f" and dt.kind != "f":
-            raise TypeError(f"{where}: numpy {dt} passed to a floating-point parameter")
-        if kind in ("u", "s", "b") and not param.array and dt.kind == "f":
-            raise TypeError(f"{where}: numpy {dt} passed to an integer parameter")
-        return value.tobytes()
-    if isinstance(value, (bool, np.bool_)):
-        value = int(value)
-    if isinstance(value, int):
-        if kind == "f":
-            try:
-                as_float = float(value)
-            except OverflowError:  # beyond even a double: overflows every float type
-                as_float = math.inf if value > 0 else -math.inf
-            return _pack_float(as_float, size, where, value)
-        if param.array or size not in _INT_RANGES:
-            raise TypeError(f"{where}: a Python int cannot fill an aggregate parameter")
-        lo, hi = _INT_RANGES[size]
-        if not lo <= value < hi:
-            raise OverflowError(f"{where}: {value} does not fit in {size * 8} bits")
-        return (value % (1 << (8 * size))).to_bytes(size, "little")
-    if isinstance(value, float):
-        if kind != "f":
-            raise TypeError(f"{where}: a Python float passed to an integer parameter")
-        return _pack_float(value, size, where, value)
-    raise TypeError(f"{where}: cannot pass a {type(value).__name__}")
-
-
-_FLOAT_TYPES = {2: np.float16, 4: np.float32, 8: np.float64}
-
-
-def _pack_float(value: float, size: int, where: str, given: Any) -> bytes:
-    """A Python number as a ``size``-byte float; a finite value beyond the type's range is an OverflowError
-    (NumPy would make it inf with only a warning). inf and NaN pass as they are."""
-    ftype = _FLOAT_TYPES.get(size)
-    if ftype is None:
-        raise TypeError(f"{where}: a Python number cannot fill a {size}-byte floating-point parameter")
-    with np.errstate(over="ignore"):
-        packed = np.array(value, dtype=ftype)
-    if not np.isfinite(packed) and (isinstance(given, int) or math.isfinite(given)):
-        shown = repr(given) if len(repr(given)) <= 24 else f"{repr(given)[:12]}... ({len(repr(given))} digits)"
-        raise OverflowError(f"{where}: {shown} is beyond the range of a {size * 8}-bit float (largest "
-                            f"{float(np.finfo(ftype).max):g}); pass a value in range, or math.inf if inf is meant")
-    return packed.tobytes()
 
 
 class Function:
@@ -1470,8 +1062,8 @@ class Function:
         """Launch on the current device; returns None like CuPy (the launch's :class:`LaunchResult`, with its
         trace, is ``Device.launches[-1]``; its timing statistics, with a machine, ``Device.launch_stats[-1]``)."""
         dev = get_device()
-        grid3 = _dims(grid, "grid")
-        block3 = _dims(block, "block")
+        grid3 = dims(grid, "grid")
+        block3 = dims(block, "block")
         check_dimensions(self.name, grid3, block3)  # before the kernel is decoded
         if not isinstance(args, (tuple, list)):
             raise TypeError("kernel arguments must be a tuple or list")
@@ -1485,14 +1077,14 @@ class Function:
         names = self.module._param_names(self.name, len(params)) or (None,) * len(params)
         raws = []
         for i, (p, a) in enumerate(zip(params, args, strict=True)):
-            raw = _pack_arg(p, a, i, self.name, names[i])
+            raw = pack_arg(p, a, i, self.name, names[i])
             raws.append(raw)
             al = p.alignment
             buf += b"\0" * ((-len(buf)) % al)
             buf += raw
         loaded = self.module._load(dev)
         prog, static = loaded.program(self.name)
-        check_shared_memory(self.name, int(static), _shared_mem_bytes(self.name, shared_mem),
+        check_shared_memory(self.name, int(static), shared_mem_bytes(self.name, shared_mem),
                             self.module.arch or "sm_75",
                             getattr(self, "_max_dynamic_shared", MAX_STATIC_SHARED - int(static)))
         check_resources(self.name, block3, self.kernel.directives, self.module.registers.get(self.name))

@@ -266,7 +266,7 @@ def _parse_override(text: str) -> tuple[str, object]:
 
 def _cmd_warmup(args: argparse.Namespace) -> int:
     """Compile (or load from numba's cache) both engines now, instead of at their first use."""
-    from .functional.warmup import warmup, warmup_timing
+    from .warmup import warmup, warmup_timing
 
     functional_s, trace = warmup()
     print(f"ndpgpu functional engine ready ({functional_s:.1f} s)")

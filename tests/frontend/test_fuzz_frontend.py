@@ -14,10 +14,10 @@ import pytest
 from fuzzkit import mutate
 
 import ndpgpu
-from ndpgpu.api import _shared_layout
 from ndpgpu.frontend import nvcc
 from ndpgpu.frontend.parser import PTXParseError, parse_ptx
 from ndpgpu.functional.decode import UnsupportedPTX, decode_kernel
+from ndpgpu.host.modules import shared_layout as _shared_layout
 
 SEEDS_DIR = Path(__file__).parent / "fuzz_seeds"
 SEEDS = {p.stem: p.read_text() for p in sorted(SEEDS_DIR.glob("*.ptx"))}

@@ -8,10 +8,10 @@ import pytest
 
 from ndpgpu import power
 from ndpgpu.power import PowerModelError, UnitEnergy, declare_unit_energies, evaluate, load_params
-from ndpgpu.power import params as P
-from ndpgpu.power.events import EVENTS
 from ndpgpu.timing import engine as E
 from ndpgpu.timing import list_machines, load_machine
+from ndpgpu.timing.power import params as P
+from ndpgpu.timing.power.events import EVENTS
 from ndpgpu.timing.stats import LaunchStats
 from ndpgpu.trace.format import OP_CLASS
 

@@ -336,7 +336,7 @@ def results_main(args: argparse.Namespace) -> int:
         print(json.dumps([{**r, "overrides": json.loads(r["overrides"] or "{}")} for r in rows], default=str))
         return EXIT_OK
     if args.csv:
-        from ..frames import with_override_columns
+        from .frames import with_override_columns
 
         write_csv(sys.stdout if to_stdout else args.csv, with_override_columns(rows))
         if not to_stdout:

@@ -265,7 +265,7 @@ class ResultSet:
 
     # -- frames ------------------------------------------------------------------------------------
     def _store_rows(self) -> list[dict[str, Any]]:
-        """The finished points' metrics as result-store rows (what :mod:`ndpgpu.frames` reads)."""
+        """The finished points' metrics as result-store rows (what :mod:`ndpgpu.experiments.frames` reads)."""
         rows = []
         for r in self.results:
             if r.status != "ok":
@@ -279,13 +279,13 @@ class ResultSet:
     def to_pandas(self) -> Any:
         """One row per finished point: identity, a column per swept override (defaults filled in), a float64
         column per metric (units in ``attrs["units"]``). Needs pandas."""
-        from ..frames import results_to_pandas
+        from .frames import results_to_pandas
 
         return results_to_pandas(self._store_rows())
 
     def to_polars(self) -> Any:
         """As :meth:`to_pandas`, in polars. Needs polars."""
-        from ..frames import results_to_polars
+        from .frames import results_to_polars
 
         return results_to_polars(self._store_rows())
 

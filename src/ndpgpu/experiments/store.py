@@ -446,13 +446,13 @@ class ResultStore:
     def to_pandas(self, filters: Filters = NO_FILTERS) -> Any:
         """The matching results, one row per point, swept overrides as columns (defaults filled in), a float64
         column per metric (units in ``attrs["units"]``). Needs pandas."""
-        from ..frames import results_to_pandas
+        from .frames import results_to_pandas
 
         return results_to_pandas(self.results(filters))
 
     def to_polars(self, filters: Filters = NO_FILTERS) -> Any:
         """As :meth:`to_pandas`, in polars. Needs polars."""
-        from ..frames import results_to_polars
+        from .frames import results_to_polars
 
         return results_to_polars(self.results(filters))
 

@@ -32,7 +32,7 @@ class UnknownImplementation(UnknownName):
 
 def _load_builtin() -> None:
     importlib.import_module("ndpgpu.timing.policies")
-    importlib.import_module("ndpgpu.power.events")  # the energy events
+    importlib.import_module("ndpgpu.timing.power.events")  # the energy events
 
 
 def _kind(kind: str) -> Registry[Any]:

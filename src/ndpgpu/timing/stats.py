@@ -85,7 +85,7 @@ class LaunchStats:
         copy_metrics(self, put, ratio)
         # energy last (docs/power.md): the machine's power model prices the counts above
         self._metrics_cache = out
-        from ..power.model import put_rows
+        from .power.model import put_rows
 
         put_rows(self, put)
         return out

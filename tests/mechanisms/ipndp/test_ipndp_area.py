@@ -44,7 +44,7 @@ def test_lightweight_sm() -> None:
 
 
 def test_power_sets() -> None:
-    from ndpgpu.power.params import load_params
+    from ndpgpu.timing.power.params import load_params
 
     base, ip8 = load_params("ipndp-base8"), load_params("ipndp-ip8")
     assert base.events["dram_read_bit"].pj == ip8.events["dram_read_bit"].pj == 3.59

@@ -17,7 +17,7 @@ from ndpgpu.mechanisms.mpu.processor import MpuHardware, MpuMachineError, alu_cl
 from ndpgpu.mechanisms.mpu.registers import register_traffic
 from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.power import evaluate
-from ndpgpu.power.events import declared_unit_energies
+from ndpgpu.timing.power.events import declared_unit_energies
 from ndpgpu.timing.session import CoreModelError, TimingSession
 from ndpgpu.timing.spec import load_machine
 from ndpgpu.workloads.runner import run_workload, toolchain_available

@@ -117,7 +117,7 @@ class IpndpReproduction(Reproduction):
         "the spread of the load transactions the warps of an SM have issued (the paper plots instructions); the "
         "perfect-memory mode is an L2 that always hits, with the prefetcher on. Energy is the common power "
         "model's, with the static energy of the kernels' time only (the model also charges the host copies' "
-        "time; the paper has no host) (`power/params/ipndp-base8.yaml` and the IP sets; DRAM 3.59 pJ/bit from "
+        "time; the paper has no host) (`timing/power/params/ipndp-base8.yaml` and the IP sets; DRAM 3.59 pJ/bit from "
         "the paper, the "
         "IP SM's static power 0.752 x the baseline SM's; other prices assumed). The L2 area of 39 mm^2 is "
         "calibrated (back-solved from the paper's perf/area). Host copies do not leave lines in the NDP's L2 "

@@ -12,7 +12,7 @@ front end) are priced by the ``mpu`` parameter set (``power/mpu.yaml``).
 
 from __future__ import annotations
 
-from ...power import UnitEnergy, declare_unit_energies
+from ...timing.power import UnitEnergy, declare_unit_energies
 
 T2 = "MPU (seed 003) Table II"
 A = ("MPU-Sim [A] (the authors' simulator), config/execution_unit_config.json, the energies it loads (nJ per "

@@ -11,7 +11,7 @@ gtx480's prices.
 
 from __future__ import annotations
 
-from ...power import UnitEnergy, declare_unit_energies
+from ...timing.power import UnitEnergy, declare_unit_energies
 
 _K11 = "Keckler et al., IEEE Micro 2011: 14 pJ per 64-bit read of an 8 KB SRAM at 40 nm"
 

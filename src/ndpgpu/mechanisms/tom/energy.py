@@ -7,7 +7,7 @@ offloaded instructions run on stack SMs whose events the core prices cover.
 
 from __future__ import annotations
 
-from ...power import UnitEnergy, declare_unit_energies
+from ...timing.power import UnitEnergy, declare_unit_energies
 
 _K11 = "Keckler et al., IEEE Micro 2011: 14 pJ per 64-bit read of an 8 KB SRAM at 40 nm"
 

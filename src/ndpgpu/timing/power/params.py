@@ -1,6 +1,6 @@
 """Power parameter sets: per-event prices and per-component static power, each value with its source.
 
-A set is a YAML file named after the machine it prices, in ``power/params/`` (the shared machines) or in a
+A set is a YAML file named after the machine it prices, in ``timing/power/params/`` (the shared machines) or in a
 mechanism's ``mechanisms/<m>/power/`` (its machines). ``extends: <set>`` starts from another set. Every
 value carries ``source``: either ``[KEY]`` citations of the set's ``sources`` table (a derivation may
 cite several and say how), or text starting with ``assumed:`` that gives the reasoning::
@@ -24,7 +24,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 PARAMS_DIR = Path(__file__).resolve().parent / "params"
-MECHANISMS_DIR = Path(__file__).resolve().parent.parent / "mechanisms"  # each may ship power/*.yaml
+MECHANISMS_DIR = Path(__file__).resolve().parents[2] / "mechanisms"  # each may ship power/*.yaml
 
 Unit = Literal["sm", "stack_sm", "slice", "channel", "stack", "link", "chip"]
 Clock = Literal["core", "icnt", "l2", "dram"]

@@ -15,12 +15,12 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..timing import registry
+from .. import registry
 from .events import EVENTS, declared_unit_energies
 from .params import PowerParams, has_params, load_params
 
 if TYPE_CHECKING:
-    from ..timing.stats import LaunchStats
+    from ..stats import LaunchStats
 
 Put = Callable[[str, str, Any, str], None]
 
@@ -159,7 +159,7 @@ def evaluate(st: LaunchStats) -> EnergyReport | None:
         raise PowerModelError(
             f"machine {st.machine!r} (power parameter set {name!r}) has no price for: {', '.join(missing)}; "
             "add them to the set's 'events' (docs/power.md) or set energy.events.<event> on the machine")
-    from ..timing.stats import application_ps
+    from ..stats import application_ps
 
     time_s = application_ps(st) * 1e-12  # static power draws during the host copies too
     static = [StaticEnergy(c, _units(st, s.per), s.w, float(st.consts.get(f"{s.clock}_mhz", 0.0)) if s.clock else 0.0,

@@ -1,6 +1,7 @@
-"""Compile (or load from numba's cache) the functional engine by running a tiny PTX kernel.
+"""Compile (or load from numba's cache) the two engines by running a tiny PTX kernel (a tool above every layer:
+it uses the public API and the timing engine).
 
-``python -m ndpgpu.functional.warmup`` needs no nvcc; it prints how long compilation took.
+``python -m ndpgpu.warmup`` needs no nvcc; it prints how long compilation took.
 """
 
 from __future__ import annotations

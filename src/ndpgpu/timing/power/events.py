@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..timing import engine as E
-from ..timing.registry import register
-from ..trace.format import OP_CLASS
+from ...trace.format import OP_CLASS
+from .. import engine as E
+from ..registry import register
 
 if TYPE_CHECKING:
-    from ..timing.stats import LaunchStats
+    from ..stats import LaunchStats
 
 Count = Callable[["LaunchStats"], "float | None"]
 

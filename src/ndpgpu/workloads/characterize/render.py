@@ -182,7 +182,7 @@ sectors and 128-B lines per warp global memory instruction); shared %, local % a
 (warp-instructions accessing shared or local memory, or atomic in any space, as % of warp-instructions).
 With `--machine`: cycles, IPC (thread-instructions per core cycle), L1/L2 hit rates, DRAM utilisation
 (achieved DRAM bandwidth / the preset's peak; kernels only) and whether it exceeds 50% (TOM's selection
-criterion). Definitions: `src/ndpgpu/workloads/characterize.py`.
+criterion). Definitions: `src/ndpgpu/workloads/characterize/`.
 """
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from ndpgpu.experiments.baselines import FLAVOURS, BaselineTiming, TimingError, base_machine, with_timing
 from ndpgpu.experiments.report import ReproductionError, get_reproduction, reevaluate, timed_spec
-from ndpgpu.timing.spec import load_machine
+from ndpgpu.timing.presets import load_machine
 
 DOCS = Path(__file__).parents[2] / "docs"
 

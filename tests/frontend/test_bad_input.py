@@ -124,7 +124,7 @@ def test_textures_are_unsupported_ptx_naming_the_instruction_and_indirect_calls_
 
 def test_a_partial_machine_file_says_which_fields_took_defaults(tmp_path):
     from ndpgpu.timing import load_machine
-    from ndpgpu.timing.spec import MachineDefaultsWarning
+    from ndpgpu.timing.presets import MachineDefaultsWarning
 
     partial = tmp_path / "partial.yaml"
     partial.write_text("name: partial\ncore:\n  num_sms: 4\n")

@@ -11,7 +11,7 @@ import pytest
 from ndpgpu.timing import engine as E
 from ndpgpu.timing.build import EngineState
 from ndpgpu.timing.engine.dram import dram_tick
-from ndpgpu.timing.spec import load_machine
+from ndpgpu.timing.presets import load_machine
 
 K = 1000  # the DRAM cycle of the test
 TOP, CORE = 3, 0  # TELEPORT's class, the cores' class

@@ -8,7 +8,7 @@ import pytest
 from tracegen import TraceBuilder, pointer_chase
 
 from ndpgpu.timing import TimingSession, load_machine
-from ndpgpu.timing.spec import list_machines, list_overlays
+from ndpgpu.timing.presets import list_machines, list_overlays
 
 BASE = 1 << 32
 NO_REFRESH = {"dram.refresh": False}

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from ndpgpu.timing.spec import load_machine, preset_files
+from ndpgpu.timing.presets import load_machine, preset_files
 
 EXTENDING = sorted(name for name, path in preset_files().items()
                    if "extends" in (yaml.safe_load(path.read_text()) or {}))

@@ -13,11 +13,13 @@ The compiled engine (and with it the hardware modules of the registered mechanis
 
 from typing import Any
 
+from .confighash import config_hash
 from .interfaces import AddressMapping, CtaDispatch, DispatchPlan, ExecutionPlacement, Preloader
 from .mechanism import MechanismHardware
 from .occupancy import LaunchDoesNotFit, Occupancy, occupancy
+from .presets import list_machines, load_machine
 from .registry import UnknownImplementation, lookup, register
-from .spec import Machine, MachineConfigError, config_hash, list_machines, load_machine
+from .spec import Machine, MachineConfigError
 
 _LAZY = {"SimulationStalled": "session", "TimingSession": "session", "LaunchStats": "stats"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .peaks import dram_peak_gbs
-from .spec import list_machines, load_machine, overlay_files, preset_files
+from .presets import list_machines, load_machine, overlay_files, preset_files
 
 
 def machines_list() -> str:

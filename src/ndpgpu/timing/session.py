@@ -24,7 +24,8 @@ from .build import EngineState, LaunchArrays, launch_occupancy
 from .interfaces import AddressMapping, CtaDispatch, ExecutionPlacement, Preloader
 from .mechanism import MechanismHardware, mechanism_code
 from .peaks import dram_peak_gbs
-from .spec import Machine, load_machine
+from .presets import load_machine
+from .spec import Machine
 from .stats import LaunchStats, combine
 
 

@@ -15,8 +15,8 @@ from ndpgpu.mechanisms.llc.emn import MeshLayout
 from ndpgpu.mechanisms.llc.offload import ChainOffload, ChainOffloadError, ChainOffloadHardware
 from ndpgpu.mechanisms.llc.policy import chain_tables
 from ndpgpu.mechanisms.policy import PolicyError, make_policy
+from ndpgpu.timing.presets import load_machine
 from ndpgpu.timing.session import TimingSession
-from ndpgpu.timing.spec import load_machine
 from ndpgpu.workloads.runner import run_workload
 
 

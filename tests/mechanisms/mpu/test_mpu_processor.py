@@ -18,8 +18,8 @@ from ndpgpu.mechanisms.mpu.registers import register_traffic
 from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.power import evaluate
 from ndpgpu.timing.power.events import declared_unit_energies
+from ndpgpu.timing.presets import load_machine
 from ndpgpu.timing.session import CoreModelError, TimingSession
-from ndpgpu.timing.spec import load_machine
 from ndpgpu.workloads.runner import run_workload, toolchain_available
 
 needs_nvcc = pytest.mark.skipif(not toolchain_available(), reason="needs nvcc and a host C++ compiler")

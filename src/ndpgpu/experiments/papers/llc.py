@@ -720,7 +720,7 @@ def _group_checks_of(repro: LlcReproduction, results: ResultSet) -> list[Check]:
 
 
 def _machine():
-    from ...timing.spec import load_machine
+    from ...timing.presets import load_machine
 
     return load_machine(MACHINE)
 

@@ -602,7 +602,7 @@ def _mma_footprint(threads: int) -> str:
     from ...mechanisms.teleport.cli import load_module
     from ...mechanisms.teleport.cost import footprint
     from ...timing.occupancy import occupancy
-    from ...timing.spec import load_machine
+    from ...timing.presets import load_machine
 
     module, _ = load_module("tp_matadd")
     fn = module.get_function("matadd")

@@ -13,6 +13,7 @@ the experiments layer and the CLI only build policies by name (:func:`make_polic
 from __future__ import annotations
 
 import abc
+import dataclasses
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -43,15 +44,137 @@ class SessionPolicy(abc.ABC):
         return []
 
 
+# ---------------------------------------------------------------------------------------- the spec grammar
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """One ``key=value`` of a policy spec: ``kind`` is ``int``, ``float``, ``bool`` (written 0 or 1), ``str``,
+    the allowed words (a tuple, or a mapping's keys), or a converter (raising ``ValueError`` on a bad value);
+    ``field``: the name it takes in the mechanism's configuration (default: ``key``); ``needs``: a switch (or
+    head) it is only valid with."""
+
+    key: str
+    kind: Any = int
+    field: str = ""
+    needs: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.field or self.key
+
+    @property
+    def choices(self) -> tuple[str, ...] | None:
+        """The allowed words, when the setting takes one of a set (a tuple, or a mapping's keys)."""
+        kind = self.kind
+        return tuple(kind) if isinstance(kind, (tuple, list, dict, frozenset, set)) else None
+
+    def convert(self, value: str) -> Any:
+        kind = self.kind
+        if self.choices is not None:
+            if value not in self.choices:
+                raise ValueError(f"valid: {', '.join(self.choices)}")
+            return value
+        if kind is bool:
+            if value not in ("0", "1"):
+                raise ValueError("0 or 1")
+            return value == "1"
+        return kind(value)
+
+    def describe(self) -> str:
+        kind = self.kind
+        if self.choices is not None:
+            return "|".join(self.choices)
+        return {int: "an integer", float: "a number", bool: "0 or 1", str: "a word"}.get(kind, "valid")
+
+
+@dataclasses.dataclass(frozen=True)
+class ParsedSpec:
+    """A spec split by the grammar: its head word, its switches (in order) and its settings, converted and
+    keyed by their configuration names."""
+
+    head: str
+    switches: tuple[str, ...]
+    settings: dict[str, Any]
+
+    def has(self, switch: str) -> bool:
+        return switch in self.switches
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyGrammar:
+    """The grammar every mechanism's policy spec follows: ``head[+switch...][,switch|,key=value...]``.
+
+    ``heads``: the allowed first words; ``switches``: words after ``+`` (or alone between commas);
+    ``settings``: the ``key=value`` pairs. A mechanism declares its grammar once and builds its configuration
+    from the :class:`ParsedSpec` (its own rules between switches stay in the mechanism). Errors are
+    :class:`PolicyError` (or ``error``) naming the spec, the bad part and what is allowed."""
+
+    prefix: str
+    heads: tuple[str, ...]
+    switches: tuple[str, ...] = ()
+    settings: tuple[Setting, ...] = ()
+    error: type[PolicyError] = PolicyError
+    form: str = ""  # the usage line errors show (default: made from the grammar)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Every word of the grammar (for "did you mean" corrections)."""
+        choices = [w for s in self.settings for w in (s.choices or ())]
+        return tuple(dict.fromkeys([*self.heads, *self.switches, *(s.key for s in self.settings), *choices]))
+
+    def usage(self) -> str:
+        if self.form:
+            return self.form
+        out = f"{self.prefix}:<{'|'.join(self.heads)}>"
+        if self.switches:
+            out += f"[+{'|'.join(self.switches)}]"
+        if self.settings:
+            out += f"[,key=value] with keys {', '.join(s.key for s in self.settings)}"
+        return out
+
+    def parse(self, spec: str) -> ParsedSpec:
+        where = f"{self.prefix}:{spec}"
+        first, *items = [p.strip() for p in spec.split(",")]
+        head, *switches = [w.strip() for w in first.split("+")]
+        if head not in self.heads:
+            raise self.error(f"{where}: expected {self.usage()} (unknown {head!r})")
+        by_key = {s.key: s for s in self.settings}
+        settings: dict[str, Any] = {}
+        for item in items:
+            key, eq, value = item.partition("=")
+            if not eq:
+                switches.append(item)
+                continue
+            setting = by_key.get(key)
+            if setting is None:
+                raise self.error(f"{where}: unknown setting {item!r}; settings: {', '.join(by_key)}")
+            try:
+                settings[setting.name] = setting.convert(value)
+            except ValueError as exc:
+                raise self.error(f"{where}: {key}={value!r} is not {setting.describe()} ({exc})") from None
+        bad = [w for w in switches if w not in self.switches]
+        if bad:
+            raise self.error(f"{where}: unknown switch(es) {', '.join(map(repr, bad))}; switches: "
+                             f"{', '.join(self.switches) or 'none'}")
+        if len(set(switches)) != len(switches):
+            raise self.error(f"{where}: a switch given twice")
+        for setting in self.settings:
+            if setting.needs and setting.name in settings and setting.needs not in (head, *switches):
+                raise self.error(f"{where}: {setting.key} without {setting.needs}")
+        return ParsedSpec(head, tuple(switches), settings)
+
+
 # the words a mechanism's specs are made of (controls, mappings, switches, setting names, named values), by prefix:
 # what a misspelt spec is corrected against ("tom:ctrl+tmpa": did you mean 'tom:ctrl+tmap'?)
 POLICY_WORDS: dict[str, tuple[str, ...]] = {}
 
 
-def register_policy(prefix: str, words: Iterable[str] = ()
+def register_policy(prefix: str | PolicyGrammar, words: Iterable[str] = ()
                     ) -> Callable[[Callable[[str], SessionPolicy]], Callable[[str], SessionPolicy]]:
     """Decorator: ``factory(spec)`` builds the policy named ``prefix:spec`` (a prefix is registered once).
-    ``words``: the words its specs are made of (``+``/``,``/``=``-separated), for "did you mean" suggestions."""
+    ``words``: the words its specs are made of (``+``/``,``/``=``-separated), for "did you mean" suggestions;
+    given a :class:`PolicyGrammar`, its prefix and words."""
+    if isinstance(prefix, PolicyGrammar):
+        prefix, words = prefix.prefix, (*prefix.words, *words)
     if words:
         POLICY_WORDS[prefix] = tuple(words)
     return POLICIES.register(prefix)

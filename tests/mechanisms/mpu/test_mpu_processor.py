@@ -151,9 +151,10 @@ def test_mpu_policy_specs():
     rows = {m: v for _, m, v, _ in pol.rows()}
     assert rows["far_bank_smem"] == 1.0 and rows["all_far"] == 1.0 and rows["annotation"] == 0.0
     assert {m: v for _, m, v, _ in make_policy("mpu:hardware").rows()}["far_bank_smem"] == 0.0
-    for bad, why in (("mpu:annotation+near-smem", "unknown option"), ("mpu:annotation+far-smem+far-smem",
-                                                                       "unknown option"),
-                     ("mpu:far-smem", "unknown location policy"), ("mpu:", "unknown location policy")):
+    for bad, why in (("mpu:annotation+near-smem", "unknown switch.*'near-smem'"),
+                     ("mpu:annotation+far-smem+far-smem", "given twice"),
+                     ("mpu:far-smem", "expected mpu:<policy>.*unknown 'far-smem'"),
+                     ("mpu:", "expected mpu:<policy>.*unknown ''")):
         with pytest.raises(MpuPolicyError, match=why):
             make_policy(bad)
 

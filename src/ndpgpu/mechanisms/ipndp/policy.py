@@ -16,14 +16,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..policy import PolicyError, SessionPolicy, register_policy
+from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
 from .dispatch import BlockCtaDispatch, PatternAwareDispatch
 from .geometry import GeometryError, table_source
 from .prefetcher import IpndpHardware
 
 ALLOCATIONS = ("rr", "paca", "bcs")
 FLAGS = ("pf", "pws", "literal", "pl")
-KEYS = ("width", "elem", "scan", "tiles")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,36 +37,25 @@ class IpndpConfig:
     tiles: tuple[int, int] = (0, 0)
 
 
+def _tiles(value: str) -> tuple[int, int]:
+    tx, sep, ty = value.partition("x")
+    if not sep:
+        raise ValueError("tiles are written TXxTY, e.g. 4x2")
+    return int(tx), int(ty)
+
+
+GRAMMAR = PolicyGrammar("ipndp", heads=ALLOCATIONS, switches=FLAGS, settings=(
+    Setting("width"), Setting("elem"), Setting("scan", ("row", "column", "tile")), Setting("tiles", _tiles)))
+
+
 def parse(spec: str) -> IpndpConfig:
     """``alloc[+flag...][,key=value...]`` -> the configuration (PolicyError on a bad spec)."""
-    head, *pairs = [p.strip() for p in spec.split(",")]
-    alloc, *flags = head.split("+")
-    if alloc not in ALLOCATIONS:
-        raise PolicyError(f"ipndp:{spec}: expected ipndp:<allocation> with allocation in {ALLOCATIONS}")
-    bad = [f for f in flags if f not in FLAGS]
-    if bad:
-        raise PolicyError(f"ipndp:{spec}: unknown switches {bad}; switches: {', '.join(FLAGS)}")
-    if "pf" in flags and "pws" in flags:
+    parsed = GRAMMAR.parse(spec)
+    if parsed.has("pf") and parsed.has("pws"):
         raise PolicyError(f"ipndp:{spec}: pf and pws are two prefetchers; name one")
-    kw: dict[str, Any] = {"allocation": alloc, "literal": "literal" in flags, "perfect_l2": "pl" in flags,
-                          "prefetcher": "pf" if "pf" in flags else "pws" if "pws" in flags else "none"}
-    for pair in pairs:
-        key, eq, value = pair.partition("=")
-        if not eq or key not in KEYS:
-            raise PolicyError(f"ipndp:{spec}: unknown setting {pair!r}; settings: {', '.join(KEYS)}")
-        try:
-            if key == "scan":
-                if value not in ("row", "column", "tile"):
-                    raise ValueError
-                kw[key] = value
-            elif key == "tiles":
-                tx, _, ty = value.partition("x")
-                kw[key] = (int(tx), int(ty))
-            else:
-                kw[key] = int(value)
-        except ValueError as exc:
-            raise PolicyError(f"ipndp:{spec}: {key}={value!r} is not valid") from exc
-    return IpndpConfig(**kw)
+    prefetcher = "pf" if parsed.has("pf") else "pws" if parsed.has("pws") else "none"
+    return IpndpConfig(allocation=parsed.head, prefetcher=prefetcher, literal=parsed.has("literal"),
+                       perfect_l2=parsed.has("pl"), **parsed.settings)
 
 
 class IpndpPolicy(SessionPolicy):
@@ -122,6 +110,6 @@ def balance_rows(session: Any) -> list[tuple[str, str, float, str]]:
             ("ipndp.balance", "sms_used", float(len(used)), "SMs")]
 
 
-@register_policy("ipndp", words=(*ALLOCATIONS, *FLAGS, *KEYS, "row", "column", "tile"))
+@register_policy(GRAMMAR)
 def make_ipndp_policy(spec: str) -> IpndpPolicy:
     return IpndpPolicy(parse(spec))

@@ -16,31 +16,20 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..policy import PolicyError, SessionPolicy, register_policy
+from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
 from .chains import ChainTable
 from .offload import SCHEMES, ChainOffload, ChainOffloadError, ChainOffloadHardware
 
-KEYS = {"oq": "oq", "sq": "sq", "buffer": "buffer", "alu_latency": "alu_latency",
-        "llc_read_cycles": "llc_read_cycles", "alu_width": "dedicated_alu_width", "smem_latency": "smem_latency",
-        "ack_after_store": "ack_after_store"}
+GRAMMAR = PolicyGrammar("llc", heads=SCHEMES, settings=(
+    Setting("oq"), Setting("sq"), Setting("buffer"), Setting("alu_latency"), Setting("llc_read_cycles"),
+    Setting("alu_width", field="dedicated_alu_width"), Setting("smem_latency"), Setting("ack_after_store")))
 
 
 def parse(spec: str) -> ChainOffload:
     """``scheme[,key=value...]`` -> the hardware's configuration (PolicyError on a bad spec)."""
-    head, *pairs = [p.strip() for p in spec.split(",")]
-    if head not in SCHEMES:
-        raise PolicyError(f"llc:{spec}: expected llc:<scheme> with scheme in {SCHEMES}")
-    kw: dict[str, Any] = {"scheme": head}
-    for pair in pairs:
-        key, eq, value = pair.partition("=")
-        if not eq or key not in KEYS:
-            raise PolicyError(f"llc:{spec}: unknown setting {pair!r}; settings: {', '.join(KEYS)}")
-        try:
-            kw[KEYS[key]] = int(value)
-        except ValueError as exc:
-            raise PolicyError(f"llc:{spec}: {key}={value!r} is not an integer") from exc
+    parsed = GRAMMAR.parse(spec)
     try:
-        return ChainOffload(**kw)
+        return ChainOffload(scheme=parsed.head, **parsed.settings)
     except ChainOffloadError as exc:
         raise PolicyError(f"llc:{spec}: {exc}") from exc
 
@@ -76,6 +65,6 @@ class ChainOffloadPolicy(SessionPolicy):
         return list(self._rows)
 
 
-@register_policy("llc", words=(*SCHEMES, *KEYS))
+@register_policy(GRAMMAR)
 def make_llc_policy(spec: str) -> ChainOffloadPolicy:
     return ChainOffloadPolicy(parse(spec))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..policy import PolicyError, SessionPolicy, register_policy
+from ..policy import PolicyError, PolicyGrammar, SessionPolicy, register_policy
 from .locations import POLICIES
 from .processor import PONB, MpuHardware, MpuMachineError, check_machine
 
@@ -47,25 +47,20 @@ class MpuSpec:
                 + ("" if self.remote_cache else f"+{NO_REMOTE_CACHE}"))
 
 
+GRAMMAR = PolicyGrammar("mpu", heads=(*POLICIES, PONB), switches=(FAR_SMEM, NO_REMOTE_CACHE), error=MpuPolicyError,
+                        form=f"mpu:<policy>[+{FAR_SMEM}][+{NO_REMOTE_CACHE}] with policy in {', '.join(POLICIES)}, "
+                             f"or mpu:{PONB}[+{NO_REMOTE_CACHE}]")
+
+
 def parse(spec: str) -> MpuSpec:
     """``mpu:<policy>[+far-smem][+no-remote-cache]`` -> :class:`MpuSpec` (:class:`MpuPolicyError` on anything
     else)."""
-    parts = spec.strip().split("+")
-    policy, options = parts[0], parts[1:]
-    expected = (f"expected mpu:<policy>[+{FAR_SMEM}][+{NO_REMOTE_CACHE}] with policy in {', '.join(POLICIES)}, "
-                f"or mpu:{PONB}[+{NO_REMOTE_CACHE}]")
-    allowed = (NO_REMOTE_CACHE,) if policy == PONB else (FAR_SMEM, NO_REMOTE_CACHE)
-    if policy != PONB and policy not in POLICIES:
-        raise MpuPolicyError(f"mpu:{spec}: unknown location policy {policy!r}; {expected}")
-    if policy == PONB and FAR_SMEM in options:
+    parsed = GRAMMAR.parse(spec.strip())
+    if parsed.head == PONB and parsed.has(FAR_SMEM):
         raise MpuPolicyError(f"mpu:{spec}: {PONB} takes no {FAR_SMEM} option (its shared memory is on the base "
-                             f"die already); {expected}")
-    bad = [o for o in options if o not in allowed]
-    if bad or len(set(options)) != len(options):
-        raise MpuPolicyError(f"mpu:{spec}: unknown option(s) {'+'.join(bad)!r} or an option given twice; "
-                             f"{expected}")
-    return MpuSpec(policy, far_bank_smem=policy == PONB or FAR_SMEM in options,
-                   remote_cache=NO_REMOTE_CACHE not in options)
+                             f"die already); {GRAMMAR.usage()}")
+    return MpuSpec(parsed.head, far_bank_smem=parsed.head == PONB or parsed.has(FAR_SMEM),
+                   remote_cache=not parsed.has(NO_REMOTE_CACHE))
 
 
 class MpuPolicy(SessionPolicy):
@@ -93,6 +88,6 @@ class MpuPolicy(SessionPolicy):
                 ("mpu.config", "remote_cache", float(self.spec.remote_cache), "flag")]
 
 
-@register_policy("mpu", words=(*POLICIES, PONB, FAR_SMEM, NO_REMOTE_CACHE))
+@register_policy(GRAMMAR)
 def make_mpu_policy(spec: str) -> MpuPolicy:
     return MpuPolicy(parse(spec))

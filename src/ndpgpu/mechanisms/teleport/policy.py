@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..policy import PolicyError, SessionPolicy, register_policy
+from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
 from .preload import (
     ARBITRATION,
     CONTROLLERS,
@@ -33,54 +33,29 @@ from .preload import (
     TeleportPreloader,
 )
 
-KEYS = ("buffer_kb", "arb", "priority", "table", "merge", "split", "smem_latency", "outstanding", "mthwp_period",
-        "controller", "mthwp_ids")
+GRAMMAR = PolicyGrammar("teleport", heads=(*(m for m in MACHINES if m != "off"), "l1", "mthwp"),
+                        switches=("mthwp",), settings=(
+    Setting("buffer_kb"), Setting("arb", ARBITRATION, field="arbitration"), Setting("priority"),
+    Setting("table", field="table_entries"), Setting("merge", bool), Setting("split", bool, field="split_rows"),
+    Setting("smem_latency"), Setting("outstanding", field="max_outstanding"),
+    Setting("mthwp_period", needs="mthwp"), Setting("controller", CONTROLLERS),
+    Setting("mthwp_ids", MTHWP_IDS, needs="mthwp")),
+    form=f"teleport:<machine>[,mthwp][,key=value...] with machine in "
+         f"{', '.join([*(m for m in MACHINES if m != 'off'), 'l1', 'mthwp'])}")
 
 
 def parse(spec: str) -> tuple[Teleport, bool]:
-    """``machine[,key=value...]`` -> (the configuration, whether it is the L1 variant); PolicyError if bad."""
-    head, *pairs = [p.strip() for p in spec.split(",")]
-    l1 = head == "l1"
-    alone = head == "mthwp"
-    if (head not in MACHINES or head == "off") and not (l1 or alone):
-        raise PolicyError(f"teleport:{spec}: expected teleport:<machine> with machine in "
-                          f"{', '.join([*(m for m in MACHINES if m != 'off'), 'l1', 'mthwp'])}")
-    kw: dict[str, Any] = {"machine": "real" if l1 else "off" if alone else head, "mthwp": alone}
-    for pair in pairs:
-        if pair == "mthwp":
-            if l1:
-                raise PolicyError(f"teleport:{spec}: mthwp needs the compiled hardware (a machine), not l1")
-            kw["mthwp"] = True
-            continue
-        key, eq, value = pair.partition("=")
-        if not eq or key not in KEYS:
-            raise PolicyError(f"teleport:{spec}: unknown setting {pair!r}; settings: {', '.join(KEYS)}")
-        if key == "controller":
-            if value not in CONTROLLERS:
-                raise PolicyError(f"teleport:{spec}: controller={value!r}; valid: {', '.join(CONTROLLERS)}")
-            kw["controller"] = value
-            continue
-        if key == "mthwp_ids":
-            if value not in MTHWP_IDS or not kw["mthwp"]:
-                raise PolicyError(f"teleport:{spec}: mthwp_ids={value!r} needs mthwp and one of "
-                                  f"{', '.join(MTHWP_IDS)}")
-            kw["mthwp_ids"] = value
-            continue
-        if key == "arb":
-            if value not in ARBITRATION:
-                raise PolicyError(f"teleport:{spec}: arb={value!r}; valid: {', '.join(ARBITRATION)}")
-            kw["arbitration"] = value
-            continue
-        try:
-            n = int(value)
-        except ValueError as exc:
-            raise PolicyError(f"teleport:{spec}: {key}={value!r} is not an integer") from exc
-        name = {"table": "table_entries", "split": "split_rows", "outstanding": "max_outstanding"}.get(key, key)
-        if name == "mthwp_period" and not kw["mthwp"]:
-            raise PolicyError(f"teleport:{spec}: mthwp_period without mthwp")
-        kw[name] = bool(n) if name in ("merge", "split_rows") else n
+    """``machine[,mthwp][,key=value...]`` -> (the configuration, whether it is the L1 variant); PolicyError if
+    bad."""
+    parsed = GRAMMAR.parse(spec)
+    l1, alone = parsed.head == "l1", parsed.head == "mthwp"
+    if l1 and parsed.has("mthwp"):
+        raise PolicyError(f"teleport:{spec}: mthwp needs the compiled hardware (a machine), not l1")
+    if alone and parsed.switches:
+        raise PolicyError(f"teleport:{spec}: mthwp alone is the machine; it takes no second mthwp")
     try:
-        return Teleport(**kw), l1
+        return Teleport(machine="real" if l1 else "off" if alone else parsed.head,
+                        mthwp=alone or parsed.has("mthwp"), **parsed.settings), l1
     except TeleportError as exc:
         raise PolicyError(f"teleport:{spec}: {exc}") from exc
 
@@ -125,7 +100,6 @@ class TeleportPolicy(SessionPolicy):
         return list(self._rows)
 
 
-@register_policy("teleport", words=(*(m for m in MACHINES if m != "off"), "l1", "mthwp", *KEYS, *ARBITRATION,
-                                   *CONTROLLERS, *MTHWP_IDS))
+@register_policy(GRAMMAR)
 def make_teleport_policy(spec: str) -> TeleportPolicy:
     return TeleportPolicy(*parse(spec))

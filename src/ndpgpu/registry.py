@@ -28,6 +28,9 @@ from typing import Any, Generic, TypeVar, overload
 T = TypeVar("T")
 
 
+LISTED_NAMES = 20  # an unknown-name error lists the known names up to this many
+
+
 class UnknownName(KeyError):
     """No entry of a registry has that name (the default error of :meth:`Registry.get`)."""
 
@@ -75,12 +78,16 @@ class Registry(Generic[T]):
     ``kind + "s"``. :meth:`get` raises ``error(message)`` for an unknown name (:class:`UnknownName`
     unless the caller's own class is given). ``load`` is called once, before the first read, to import
     the modules that register the entries; if it raises, the next read calls it again. ``entries`` is the
-    dict to keep the entries in (default: a new one).
+    dict to keep the entries in (default: a new one). ``listing``: how a person lists them all (``ndpgpu
+    workloads``), named by an unknown-name error instead of every name when there are more than
+    :data:`LISTED_NAMES`.
     """
 
     def __init__(self, kind: str, *, plural: str | None = None, error: type[Exception] = UnknownName,
-                 load: Callable[[], object] | None = None, entries: dict[str, T] | None = None) -> None:
+                 load: Callable[[], object] | None = None, entries: dict[str, T] | None = None,
+                 listing: str = "") -> None:
         self.kind = kind
+        self.listing = listing
         self.plural = plural or f"{kind}s"
         self.error = error
         self._load = load
@@ -121,14 +128,15 @@ class Registry(Generic[T]):
         try:
             return self._entries[name]
         except KeyError:
-            known = ", ".join(sorted(self._entries)) or "(none registered)"
+            n = len(self._entries)
+            if n > LISTED_NAMES:  # too many to list: how many, and how to list them
+                known = f"{n} known {self.plural}" + (f" (list them with `{self.listing}`)" if self.listing else
+                                                      f": {', '.join(sorted(self._entries)[:LISTED_NAMES])}, ...")
+            else:
+                known = f"known {self.plural}: " + (", ".join(sorted(self._entries)) or "(none registered)")
             close = suggestions(name, self._entries)
-            if close:
-                hint = f"did you mean {' or '.join(repr(c) for c in close)}?"
-                tail = f" ({len(self._entries)} known {self.plural})" if len(self._entries) > 20 else \
-                    f" known {self.plural}: {known}"
-                raise self.error(f"unknown {self.kind} {name!r}; {hint}{tail}") from None
-            raise self.error(f"unknown {self.kind} {name!r}; known {self.plural}: {known}") from None
+            hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+            raise self.error(f"unknown {self.kind} {name!r}; {hint}{known}") from None
 
     def names(self) -> list[str]:
         """The registered names, sorted."""

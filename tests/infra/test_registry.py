@@ -237,3 +237,19 @@ def test_cli_subcommands_are_found() -> None:
     commands = _choices(ndpgpu_cli.build_parser())
     assert {"workloads", "run", "main", "machines", "sweep", "results", "reproduce", "analyze"} <= set(commands)
     assert "tom" in _choices(commands["analyze"])
+
+
+def test_an_unknown_name_among_many_names_how_many_and_how_to_list_them():
+    reg = Registry("widget", listing="ndpgpu widgets")
+    for i in range(25):
+        reg.register(f"w{i:02d}", object())
+    with pytest.raises(UnknownName,
+                       match=r"^unknown widget .zz.; 25 known widgets \(list them with `ndpgpu widgets`\)$"):
+        reg.get("zz")
+    with pytest.raises(UnknownName, match=r"did you mean .*'w07'.*\? 25 known widgets"):
+        reg.get("w7")
+    plain = Registry("gadget")
+    for i in range(25):
+        plain.register(f"g{i:02d}", object())
+    with pytest.raises(UnknownName, match=r"25 known gadgets: g00, g01, .*, g19, \.\.\.$"):
+        plain.get("zz")

@@ -117,7 +117,8 @@ def _discover() -> None:
         import_submodules(suite)
 
 
-WORKLOADS: Registry[type[Workload]] = Registry("workload", error=WorkloadError, load=_discover)
+WORKLOADS: Registry[type[Workload]] = Registry("workload", error=WorkloadError, load=_discover,
+                                               listing="ndpgpu workloads")
 """Every workload by name; the first read imports every module of every suite package."""
 
 

@@ -20,7 +20,11 @@ counted. An instruction inside loops of the region counts once per iteration of 
 by its count, an ``unknown`` loop as 1 (G3c). One ``entry`` loop that is not nested in another loop of
 the region, the heaviest in loads and stores, stays symbolic: its instructions make ``n_ld_iter`` /
 ``n_st_iter``, and the region is a *conditional* candidate when some trip count ``T`` makes
-BW_TX + BW_RX < 0 (``tmin``, G10); other ``entry`` loops count as 1.
+BW_TX + BW_RX < 0 (``tmin``, G10); other ``entry`` loops count as 1. ``reg_tx_uniform`` is the part of
+``REG_TX`` that is warp-uniform (:mod:`ndpgpu.analysis.uniform`: launch constants, ``%ctaid``, parameters and
+values derived only from them); it is recorded always and priced once per warp only with
+``CostParams.uniform_live_ins`` (not the paper's model, off by default), which then also decides the
+selection, ``tmin`` and the tags.
 
 **Selection** (G8). A region is a candidate when it has a global/local load or store, at most
 ``max_live_regs`` live registers (live-in and live-out names, specials included) and BW_TX + BW_RX < 0,
@@ -39,6 +43,7 @@ from ...analysis import Analyses, analyze
 from ...analysis.cfg import branch_target
 from ...analysis.loops import Loop
 from ...analysis.memops import mem_op
+from ...analysis.uniform import uniform_special, varying_registers
 from ...frontend.ir import ArgList, Function, Instruction, Operand, Special, Vec
 from .cost import DEFAULT_PARAMS, CostParams, bw_per_warp, min_trips
 
@@ -181,6 +186,7 @@ class Candidate:
     trip_count: int | None  # static count when known
     header_pc: int | None  # trace PC of the main loop header's first instruction (executions = trip count)
     tmin: int | None  # conditional candidates: the smallest trip count with BW_TX + BW_RX < 0
+    reg_tx_uniform: int = 0  # units of reg_tx that are warp-uniform (priced once per warp with uniform_live_ins)
 
     def effective_trips(self, trips: int | None = None) -> int:
         """The trip count used when none is given: the static count, else ``tmin``, else 1."""
@@ -198,7 +204,7 @@ class Candidate:
     def bandwidth(self, trips: int | None = None, params: CostParams = DEFAULT_PARAMS) -> tuple[float, float]:
         """(BW_TX, BW_RX) per warp at ``trips`` (default: the static count, else ``tmin``, else 1)."""
         n_ld, n_st = self.counts(trips)
-        return bw_per_warp(self.reg_tx, self.reg_rx, n_ld, n_st, params)
+        return bw_per_warp(self.reg_tx, self.reg_rx, n_ld, n_st, params, self.reg_tx_uniform)
 
     @property
     def conditional(self) -> bool:
@@ -318,6 +324,15 @@ class _Pass:
                 self.seg_lo[k], self.seg_hi[k] = i, j
             i = j
         self.rejected: list[Rejected] = []
+        self._varying: frozenset[str] | None = None
+
+    def uniform_units(self, regs: list[str], specials: list[str]) -> int:
+        """32-bit units of the warp-uniform ones among live-in ``regs`` and the ``specials`` read."""
+        if self._varying is None:
+            self._varying = varying_registers(self.fn, self.cfg, self.an.defuse)
+        fn = self.fn
+        return (sum(register_units(fn, r) for r in regs if r not in self._varying)
+                + sum(register_units(fn, s) for s in specials if uniform_special(s)))
 
     # -- helpers --------------------------------------------------------------------------------
     def line(self, i: int) -> int:
@@ -445,10 +460,12 @@ class _Pass:
             n[kind][per_iter] += mult
         lv = an.liveness
         specials = sorted(set().union(*(specials_read(fn.body[i]) for i in range(b, e))))
-        live_in = tuple(sorted(lv.range_live_in(b, e), key=_reg_key)) + tuple(specials)
+        regs_in = sorted(lv.range_live_in(b, e), key=_reg_key)
+        live_in = tuple(regs_in) + tuple(specials)
         live_out = tuple(sorted(lv.range_live_out(b, e), key=_reg_key))
         reg_tx = sum(register_units(fn, r) for r in live_in)
         reg_rx = sum(register_units(fn, r) for r in live_out)
+        reg_tx_uniform = self.uniform_units(regs_in, specials)
         trip, trip_count, header_pc, tmin = "none", None, None, None
         if main is not None:
             tc = trips[main.header]
@@ -456,9 +473,10 @@ class _Pass:
             trip_count = tc.count if tc.kind == "static" else None
             header_pc = self.pcs[cfg.blocks[main.header].start]
         if symbolic is not None:
-            tmin = min_trips(reg_tx, reg_rx, n["ld"][0], n["st"][0], n["ld"][1], n["st"][1], p)
+            tmin = min_trips(reg_tx, reg_rx, n["ld"][0], n["st"][0], n["ld"][1], n["st"][1], p, reg_tx_uniform)
         cand = Candidate(0, fn.name, b, e, self.pcs[b], self.pcs[e], live_in, live_out, reg_tx, reg_rx,
-                         n["ld"][0], n["st"][0], n["ld"][1], n["st"][1], trip, trip_count, header_pc, tmin)
+                         n["ld"][0], n["st"][0], n["ld"][1], n["st"][1], trip, trip_count, header_pc, tmin,
+                         reg_tx_uniform)
         tx, rx = cand.bandwidth(params=p)
         live = cand.live_regs
         info = dict(bw_tx=tx, bw_rx=rx, live_regs=live)

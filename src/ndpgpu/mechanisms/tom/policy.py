@@ -1,8 +1,8 @@
 """TOM as a session policy: ``tom:<control>+<mapping>[,key=value...]`` (``ndpgpu.mechanisms.policy``).
 
 * control: ``gpu`` (no offloading; the baseline and the mapping-only studies), ``always`` (no-ctrl),
-  ``ctrl`` (dynamic control), ``ideal`` (the paper's bound: free offload packets, every stack-SM access
-  local, no busy control and no pending limit; the reproduction also lifts the stack SMs' warp capacity),
+  ``ctrl`` (dynamic control), ``ideal`` (the paper's bound, section 2: free offload packets, every stack-SM access
+  local, no busy control and no pending limit, on the machine's own stack SMs),
   ``ideal-limited`` (ideal with the pending limit kept);
 * mapping: ``bmap`` (G14 baseline XOR mapping everywhere), ``tmap`` (the mapping learned from the first
   0.1% of candidate instances, on the application allocations they touched; the rest keeps ``bmap``, and

@@ -639,7 +639,8 @@ class TomReproduction(Reproduction):
     def _uniform_table(self, results: ResultSet, ran: list[str]) -> Table | None:
         """The paper's cost model beside the one with warp-uniform live-ins (issue 43; not a check): per
         workload the charged speedup and the TX bytes over the baseline's link bytes, under both models."""
-        pairs = [(a, b) for a, b in UNIFORM_PAIRS if a in ran and b in ran]
+        pairs = [(a, b) for a, b in UNIFORM_PAIRS if a in ran and b in ran
+                 and any(v is not None for v in self._values(results, b, CYCLES).values())]
         if not pairs:
             return None
         cols: dict[str, dict[str, float | None]] = {}

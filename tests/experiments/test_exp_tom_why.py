@@ -65,7 +65,8 @@ def test_mapping_ideal_and_traffic_explanations_quote_the_points(explain):
     assert gain.startswith("Per workload, tmap minus bmap in points: HW -12.5 (learned start bit 12 from 1 of 100")
     assert "Without HW tmap leads by +25.0 points" in gain
     ideal = explain.why("ideal NDP above TOM (mean speedups)")
-    assert ideal.startswith("The ideal (no control, no pending or capacity limit) is below TOM on KM 0.8 against 1.25 "
+    assert ideal.startswith("The ideal (no control or pending limit, 48 warps per stack SM) is below TOM on KM 0.8 "
+                            "against 1.25 "
                             "(90% of the instructions on the stack SMs)")
     traffic = explain.why("ctrl+tmap reduces off-chip traffic (mean, fraction of baseline)")
     assert traffic.startswith("1 of 2 workloads move more bytes than the baseline; the most: HW 3 (TX 0.25, RX 0.75, "

@@ -285,11 +285,11 @@ def test_libor_keeps_its_per_thread_arrays_in_local_memory(tmp_path: Path) -> No
     assert depot, "libor_adjoint has no local-memory depot"
     assert int(depot.group(1)) >= 4 * (80 + 3280 + 80), "L, L2 and z do not all live in local memory"
     assert "ld.local" in ptx and "st.local" in ptx
-    # TOM Fig. 4: the two portfolio_b loops stay loops of one local load and one local store per trip
+    # the TOM workloads compile with no loop unrolled (TOM_NVCC_OPTIONS): nvcc marks every loop "nounroll", and
+    # TOM Fig. 4's two portfolio_b loops stay loops of one local load and one local store per trip
     loops = [m.group(0) for m in re.finditer(r'\.pragma "nounroll";.*?@%p\d+ bra\s+\$L__\w+;', ptx, re.S)]
-    assert len(loops) == 2
-    for body in loops:
-        assert body.count("ld.local") == 1 and body.count("st.local") == 1
+    assert len(loops) >= 2
+    assert sum(body.count("ld.local") == 1 and body.count("st.local") == 1 for body in loops) >= 2
 
 
 @needs_nvcc

@@ -183,7 +183,7 @@ class TomExplainer:
                           "instructions on the stack SMs)" for _, w in below[:3])
         worst = below[0][1]
         rest = [w for w in ideal if w in tom and w != worst]
-        out = (f"The ideal (no control, no pending or capacity limit) is below TOM on {lines}. Without "
+        out = (f"The ideal (no control or pending limit, 48 warps per stack SM) is below TOM on {lines}. Without "
                f"{self.name(worst)}: ideal {_f(mean([ideal[w] for w in rest]))} against TOM "
                f"{_f(mean([tom[w] for w in rest]))}.")
         limited = self.speedup("ideal-limited")

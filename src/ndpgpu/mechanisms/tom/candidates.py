@@ -6,11 +6,14 @@ model (:mod:`.cost`) and picks the offload candidates that make up the kernel's 
 **Regions** are contiguous instruction ranges ``[begin, end)`` entered only at ``begin``. The kernel is
 cut into *segments* at the instructions an offloaded block may not contain (:func:`disallowed`:
 shared-memory accesses, barriers, fences, atomics and reductions, texture and surface instructions, and
-calls, ``ret``, ``exit`` and ``trap``). Seeds are every natural loop (inner and outer) and every
-straight-line span (a basic block, or the part of it between disallowed instructions). Each seed is
-then *closed*: grown until every branch inside targets an instruction inside or exactly ``end`` (so a
-warp leaves the region only at ``end``, where it reconverges) and no instruction after ``begin`` is
-entered from outside. A seed that cannot be closed without crossing a segment boundary is rejected.
+calls, ``ret``, ``exit`` and ``trap``). Seeds are every natural loop (inner and outer), every
+straight-line span (a basic block, or the part of it between disallowed instructions) and every closed
+acyclic span of consecutive basic blocks within a segment (if-then-else regions, sequences of blocks:
+section 3.1.4 only asks that branch destinations stay inside the block; a span never holds a back edge,
+so loops stay their own seeds). Each seed is then *closed*: grown until every branch inside targets an
+instruction inside or exactly ``end`` (so a warp leaves the region only at ``end``, where it reconverges)
+and no instruction after ``begin`` is entered from outside. A seed that cannot be closed without crossing
+a segment boundary, or that is left or entered before ``begin``, is rejected.
 
 **Counting** (G9). ``REG_TX`` is the live-in registers plus the special registers the region reads
 (``%tid.x``...), ``REG_RX`` the live-out registers, both in 32-bit units (64-bit registers count 2,
@@ -20,7 +23,11 @@ counted. An instruction inside loops of the region counts once per iteration of 
 by its count, an ``unknown`` loop as 1 (G3c). One ``entry`` loop that is not nested in another loop of
 the region, the heaviest in loads and stores, stays symbolic: its instructions make ``n_ld_iter`` /
 ``n_st_iter``, and the region is a *conditional* candidate when some trip count ``T`` makes
-BW_TX + BW_RX < 0 (``tmin``, G10); other ``entry`` loops count as 1.
+BW_TX + BW_RX < 0 (``tmin``, G10); other ``entry`` loops count as 1. ``reg_tx_uniform`` is the part of
+``REG_TX`` that is warp-uniform (:mod:`ndpgpu.analysis.uniform`: launch constants, ``%ctaid``, parameters and
+values derived only from them); it is recorded always and priced once per warp only with
+``CostParams.uniform_live_ins`` (not the paper's model, off by default), which then also decides the
+selection, ``tmin`` and the tags.
 
 **Selection** (G8). A region is a candidate when it has a global/local load or store, at most
 ``max_live_regs`` live registers (live-in and live-out names, specials included) and BW_TX + BW_RX < 0,
@@ -39,6 +46,7 @@ from ...analysis import Analyses, analyze
 from ...analysis.cfg import branch_target
 from ...analysis.loops import Loop
 from ...analysis.memops import mem_op
+from ...analysis.uniform import uniform_special, varying_registers
 from ...frontend.ir import ArgList, Function, Instruction, Operand, Special, Vec
 from .cost import DEFAULT_PARAMS, CostParams, bw_per_warp, min_trips
 
@@ -181,6 +189,7 @@ class Candidate:
     trip_count: int | None  # static count when known
     header_pc: int | None  # trace PC of the main loop header's first instruction (executions = trip count)
     tmin: int | None  # conditional candidates: the smallest trip count with BW_TX + BW_RX < 0
+    reg_tx_uniform: int = 0  # units of reg_tx that are warp-uniform (priced once per warp with uniform_live_ins)
 
     def effective_trips(self, trips: int | None = None) -> int:
         """The trip count used when none is given: the static count, else ``tmin``, else 1."""
@@ -198,7 +207,7 @@ class Candidate:
     def bandwidth(self, trips: int | None = None, params: CostParams = DEFAULT_PARAMS) -> tuple[float, float]:
         """(BW_TX, BW_RX) per warp at ``trips`` (default: the static count, else ``tmin``, else 1)."""
         n_ld, n_st = self.counts(trips)
-        return bw_per_warp(self.reg_tx, self.reg_rx, n_ld, n_st, params)
+        return bw_per_warp(self.reg_tx, self.reg_rx, n_ld, n_st, params, self.reg_tx_uniform)
 
     @property
     def conditional(self) -> bool:
@@ -318,6 +327,15 @@ class _Pass:
                 self.seg_lo[k], self.seg_hi[k] = i, j
             i = j
         self.rejected: list[Rejected] = []
+        self._varying: frozenset[str] | None = None
+
+    def uniform_units(self, regs: list[str], specials: list[str]) -> int:
+        """32-bit units of the warp-uniform ones among live-in ``regs`` and the ``specials`` read."""
+        if self._varying is None:
+            self._varying = varying_registers(self.fn, self.cfg, self.an.defuse)
+        fn = self.fn
+        return (sum(register_units(fn, r) for r in regs if r not in self._varying)
+                + sum(register_units(fn, s) for s in specials if uniform_special(s)))
 
     # -- helpers --------------------------------------------------------------------------------
     def line(self, i: int) -> int:
@@ -357,6 +375,64 @@ class _Pass:
                     j += 1
                 yield i, j, f"block {label_of[blk.index]}" + (f"+{i - blk.start}" if i > blk.start else "")
                 i = j
+        yield from self._closed_spans(label_of)
+
+    def _closed_spans(self, label_of: dict[int, str]) -> Iterator[tuple[int, int, str]]:
+        """Every closed single-entry range of consecutive basic blocks inside one segment (section 3.1.4: a
+        block may hold control flow as long as every branch's destination stays inside it): sequences of
+        blocks and loops, if-then-else regions, a loop with its guard. A range starts at a block's first
+        instruction (or a segment's) and ends at a block boundary, or just before a block's closing branch.
+        One pass per start extends the end block by block and keeps what closure still needs: a branch
+        target or an entering predecessor before the start rules the start out from there on; one after the
+        end asks for a later end."""
+        cfg, body = self.cfg, self.fn.body
+        starts_in: dict[int, int] = {blk.start: blk.index for blk in cfg.blocks}
+        seen_seg: set[int] = set()
+        for blk in cfg.blocks:
+            if self.why[blk.start] is not None:
+                continue
+            lo, hi = self.seg_lo[blk.start], self.seg_hi[blk.start]
+            if lo in seen_seg:
+                continue
+            seen_seg.add(lo)
+            cuts = {lo, hi}
+            for b2 in cfg.blocks:
+                if lo < b2.start < hi:
+                    cuts.add(b2.start)
+                if lo < b2.end <= hi and self.target[b2.end - 1] is not None and b2.end - 1 > lo:
+                    cuts.add(b2.end - 1)
+            points = sorted(cuts)
+            for k, b in enumerate(points[:-1]):
+                if b != lo and b not in starts_in:
+                    continue  # a range is entered at a block's first instruction (or the segment's)
+                need = b
+                prev = b
+                for e in points[k + 1:]:
+                    broken = False
+                    for i in range(prev, e):
+                        t = self.target[i]
+                        if t is not None:
+                            if t <= i:  # a back edge (t < b leaves the range; t >= b is a loop: its own seed)
+                                broken = True
+                                break
+                            need = max(need, t)
+                        if i > b and i in starts_in:
+                            for p in cfg.blocks[starts_in[i]].preds:
+                                last = cfg.blocks[p].end - 1
+                                if last < b:
+                                    broken = True
+                                    break
+                                need = max(need, last + 1)
+                            if broken:
+                                break
+                    if broken:
+                        break
+                    prev = e
+                    if e >= need and e > b:
+                        head = cfg.block_of_instr[b]
+                        yield b, e, (f"span {label_of[head]}" + (f"+{b - cfg.blocks[head].start}"
+                                                                    if b > cfg.blocks[head].start else "")
+                                     + f"..line {body[e - 1].line}")
 
     def _straight_chains(self) -> Iterator[tuple[int, int]]:
         """(first, last) block of each maximal chain that runs straight through: every block but the last
@@ -387,6 +463,36 @@ class _Pass:
                     if not b <= last < e:
                         return f"PTX line {self.line(blk.start)} is entered from line {self.line(last)}, outside"
         return None
+
+    def close(self, b: int, e: int) -> tuple[int, str | None]:
+        """Grow ``[b, e)`` forward until it is closed (:meth:`not_closed`): its end moves past every branch
+        target and every entering branch after it. (The closed end, None), or (``e``, why) when that fails:
+        a branch or entry from before ``b``, or growth across a disallowed instruction."""
+        cfg = self.cfg
+        hi = self.seg_hi[b] if self.why[b] is None else b
+        while True:
+            why = self.not_closed(b, e)
+            if why is None:
+                return e, None
+            need = e
+            for i in range(b, e):
+                t = self.target[i]
+                if t is not None:
+                    if t < b:
+                        return e, why
+                    need = max(need, t)
+            for blk in cfg.blocks:
+                if b < blk.start < need:
+                    for p in blk.preds:
+                        last = cfg.blocks[p].end - 1
+                        if last < b:
+                            return e, why
+                        need = max(need, last + 1)
+            if need <= e:
+                return e, why
+            if need > hi:
+                return e, f"{why}; closing it would take in {self._describe(hi)}" if hi < len(self.fn.body) else why
+            e = need
 
     # -- evaluation -----------------------------------------------------------------------------
     def _contained_loops(self, b: int, e: int) -> list[Loop]:
@@ -445,10 +551,12 @@ class _Pass:
             n[kind][per_iter] += mult
         lv = an.liveness
         specials = sorted(set().union(*(specials_read(fn.body[i]) for i in range(b, e))))
-        live_in = tuple(sorted(lv.range_live_in(b, e), key=_reg_key)) + tuple(specials)
+        regs_in = sorted(lv.range_live_in(b, e), key=_reg_key)
+        live_in = tuple(regs_in) + tuple(specials)
         live_out = tuple(sorted(lv.range_live_out(b, e), key=_reg_key))
         reg_tx = sum(register_units(fn, r) for r in live_in)
         reg_rx = sum(register_units(fn, r) for r in live_out)
+        reg_tx_uniform = self.uniform_units(regs_in, specials)
         trip, trip_count, header_pc, tmin = "none", None, None, None
         if main is not None:
             tc = trips[main.header]
@@ -456,9 +564,10 @@ class _Pass:
             trip_count = tc.count if tc.kind == "static" else None
             header_pc = self.pcs[cfg.blocks[main.header].start]
         if symbolic is not None:
-            tmin = min_trips(reg_tx, reg_rx, n["ld"][0], n["st"][0], n["ld"][1], n["st"][1], p)
+            tmin = min_trips(reg_tx, reg_rx, n["ld"][0], n["st"][0], n["ld"][1], n["st"][1], p, reg_tx_uniform)
         cand = Candidate(0, fn.name, b, e, self.pcs[b], self.pcs[e], live_in, live_out, reg_tx, reg_rx,
-                         n["ld"][0], n["st"][0], n["ld"][1], n["st"][1], trip, trip_count, header_pc, tmin)
+                         n["ld"][0], n["st"][0], n["ld"][1], n["st"][1], trip, trip_count, header_pc, tmin,
+                         reg_tx_uniform)
         tx, rx = cand.bandwidth(params=p)
         live = cand.live_regs
         info = dict(bw_tx=tx, bw_rx=rx, live_regs=live)
@@ -482,13 +591,16 @@ class _Pass:
             if inner is not None:
                 self.reject(b, e, origin, f"contains {self._describe(inner)}")
                 continue
-            if (b, e) in seen:
-                continue
-            seen[(b, e)] = origin
-            why = self.not_closed(b, e)
+            closed, why = self.close(b, e)
             if why is not None:
                 self.reject(b, e, origin, why)
                 continue
+            if closed != e:
+                origin = f"{origin} closed to line {self.line(closed - 1)}"
+                e = closed
+            if (b, e) in seen:
+                continue
+            seen[(b, e)] = origin
             region = self.evaluate(b, e, origin)
             if region is not None:
                 regions.append(region)

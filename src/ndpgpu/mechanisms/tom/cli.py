@@ -3,12 +3,14 @@
 Per kernel it prints the metadata table: each candidate's PC range (and PTX lines), live-in/live-out
 registers (count, 32-bit units, names), N_LD/N_ST (``fixed+iterT`` when a loop count is symbolic), trip
 kind/count/tmin, BW_TX, BW_RX, their total and the tag, and the table's size in bits. ``--all`` adds every
-region that was considered and why it is not a candidate.
+region that was considered and why it is not a candidate. ``--uniform`` prices the warp-uniform live-ins
+(the 'in' column's ``U`` units) once per warp, a refinement the paper's model does not have.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 from typing import Any
@@ -16,7 +18,7 @@ from typing import Any
 from ..analyze import kernel_programs
 from ..analyze import load_module as _load_module
 from .candidates import METADATA_BITS_PER_ENTRY, CandidateTable, find_candidates
-from .cost import DEFAULT_PARAMS
+from .cost import DEFAULT_PARAMS, CostParams
 
 
 def add_parser(subparsers: Any) -> None:
@@ -34,6 +36,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument("--all", action="store_true", help="also list every region that is not a candidate, and why")
     p.add_argument("--max-live-regs", type=int, default=32, help="live-register cap of a candidate (default 32)")
+    p.add_argument("--uniform", action="store_true",
+                   help="count warp-uniform live-ins (launch constants, %%ctaid, parameters) once per warp: a "
+                        "refinement the paper's cost model does not have")
     p.set_defaults(func=analyze_tom_main)
 
 
@@ -44,9 +49,10 @@ def load_module(source: str, options: tuple[str, ...] = (), scale: str | None = 
     return _load_module(source, options, scale, TOM_WORKLOADS)
 
 
-def analyze_module(module, kernels: list[str] | None = None, max_live_regs: int = 32) -> list[CandidateTable]:
+def analyze_module(module, kernels: list[str] | None = None, max_live_regs: int = 32,
+                   params: CostParams = DEFAULT_PARAMS) -> list[CandidateTable]:
     """The candidate table of each kernel of ``module`` (all kernels, or ``kernels`` by any name)."""
-    return [find_candidates(module.ir.functions[k], program, DEFAULT_PARAMS, max_live_regs)
+    return [find_candidates(module.ir.functions[k], program, params, max_live_regs)
             for k, program in kernel_programs(module, kernels)]
 
 
@@ -72,9 +78,11 @@ def _g(x: float) -> str:
 def format_table(tables: list[CandidateTable], module, show_all: bool = False) -> str:
     """The human-readable report of :func:`analyze_module`'s tables."""
     out: list[str] = []
-    p = DEFAULT_PARAMS
+    p = tables[0].params if tables else DEFAULT_PARAMS
     out.append(f"TOM offload candidates (S_W={p.warp_size}, S_C={_g(p.line_over_addr)}, Coal_LD={_g(p.coal_ld)}, "
-               f"Coal_ST={_g(p.coal_st)}, Miss_LD={_g(p.miss_ld)}; BW in 4-byte units per warp, negative saves)")
+               f"Coal_ST={_g(p.coal_st)}, Miss_LD={_g(p.miss_ld)}; BW in 4-byte units per warp, negative saves"
+               + ("; warp-uniform live-ins (the 'in' column's 'U') counted once per warp, not the paper's model)"
+                  if p.uniform_live_ins else ")"))
     head = ("#", "PC [b,e)", "PTX lines", "in", "out", "N_LD", "N_ST", "trip", "tmin", "BW_TX", "BW_RX", "total", "tag")
     for table in tables:
         fn = module.ir.functions[table.kernel]
@@ -85,8 +93,9 @@ def format_table(tables: list[CandidateTable], module, show_all: bool = False) -
         if rows:
             cells = [head]
             for r in rows:
+                live_in = f"{len(r['live_in'])} ({r['reg_tx']}u, {r['reg_tx_uniform']}U)"
                 cells.append((str(r["index"]), f"[{r['begin_pc']},{r['end_pc']})", _lines(fn, r["begin"], r["end"]),
-                              f"{len(r['live_in'])} ({r['reg_tx']}u)", f"{len(r['live_out'])} ({r['reg_rx']}u)",
+                              live_in, f"{len(r['live_out'])} ({r['reg_rx']}u)",
                               _count(r["n_ld_fixed"], r["n_ld_iter"]), _count(r["n_st_fixed"], r["n_st_iter"]),
                               _trip(r), "-" if r["tmin"] is None else str(r["tmin"]), _g(r["bw_tx"]),
                               _g(r["bw_rx"]), _g(r["bw_total"]), r["tag"]))
@@ -120,8 +129,9 @@ def to_json(tables: list[CandidateTable], module, source: str, show_all: bool = 
             entry["rejected"] = [dict(vars(x), ptx_lines=[fn.body[x.begin].line, fn.body[x.end - 1].line])
                                  for x in table.rejected]
         kernels.append(entry)
+    params = tables[0].params if tables else DEFAULT_PARAMS
     return {"source": source, "nvcc_version": getattr(module, "nvcc_version", ""), "arch": module.arch,
-            "cost_params": DEFAULT_PARAMS.as_dict(), "metadata_bits_per_entry": METADATA_BITS_PER_ENTRY,
+            "cost_params": params.as_dict(), "metadata_bits_per_entry": METADATA_BITS_PER_ENTRY,
             "kernels": kernels}
 
 
@@ -129,7 +139,8 @@ def analyze_tom_main(args: argparse.Namespace) -> int:
     """Run ``ndpgpu analyze tom``."""
     options = tuple(o for text in args.options for o in shlex.split(text))
     module, what = load_module(args.source, options, args.scale)
-    tables = analyze_module(module, args.kernel or None, args.max_live_regs)
+    params = dataclasses.replace(DEFAULT_PARAMS, uniform_live_ins=args.uniform)
+    tables = analyze_module(module, args.kernel or None, args.max_live_regs, params)
     if args.format == "json":
         print(json.dumps(to_json(tables, module, what, args.all), indent=1))
     else:

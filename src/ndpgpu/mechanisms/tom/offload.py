@@ -11,6 +11,8 @@ the stack SMs and the coherence actions. This module turns a launch's candidate 
   its BW_TX (BW_RX) is not negative, and a busy TX (RX) channel then stops it;
 * **packets** (G3, 16-B flits): request = 1 + live-in registers x 32 lanes x 4 B; acknowledgement = 1 +
   live-outs likewise + 4-B addresses of the written lines (none when ``coherence`` is off, section 4.4.2).
+  With ``cost.uniform_live_ins`` (not the paper's model, off by default) the warp-uniform live-ins travel
+  once per packet: 4 B per 32-bit unit instead of 32 x 4 B.
 """
 
 from __future__ import annotations
@@ -69,9 +71,11 @@ class TomConfig:
         if self.pending_factor <= 0:
             raise ValueError(f"pending_factor must be > 0, not {self.pending_factor}")
 
-    def register_flits(self, units: int) -> int:
-        """Flits of ``units`` 32-bit registers for a whole warp (32 lanes)."""
-        return math.ceil(units * 32 * 4 / self.flit_bytes)
+    def register_flits(self, units: int, uniform_units: int = 0) -> int:
+        """Flits of ``units`` 32-bit registers for a whole warp (32 lanes), of which ``uniform_units`` are sent
+        once (one lane's copy) when ``cost.uniform_live_ins`` and 32 times otherwise."""
+        once = uniform_units if self.cost.uniform_live_ins else 0
+        return math.ceil(((units - once) * 32 + once) * 4 / self.flit_bytes)
 
 
 class TomOffload(BlockOffload):
@@ -110,7 +114,7 @@ class TomOffload(BlockOffload):
             rows = np.nonzero(cand_of == ci)[0]
             if not len(rows):
                 continue
-            req[rows] = cfg.header_flits + cfg.register_flits(c.reg_tx)
+            req[rows] = cfg.header_flits + cfg.register_flits(c.reg_tx, c.reg_tx_uniform)
             ack_regs[rows] = cfg.header_flits + cfg.register_flits(c.reg_rx)
             trips = t[rows, I_TRIPS]
             for tv in np.unique(trips):

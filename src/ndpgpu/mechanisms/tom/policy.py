@@ -1,8 +1,8 @@
 """TOM as a session policy: ``tom:<control>+<mapping>[,key=value...]`` (``ndpgpu.mechanisms.policy``).
 
 * control: ``gpu`` (no offloading; the baseline and the mapping-only studies), ``always`` (no-ctrl),
-  ``ctrl`` (dynamic control), ``ideal`` (the paper's bound: free offload packets, every stack-SM access
-  local, no busy control and no pending limit; the reproduction also lifts the stack SMs' warp capacity),
+  ``ctrl`` (dynamic control), ``ideal`` (the paper's bound, section 2: free offload packets, every stack-SM access
+  local, no busy control and no pending limit, on the machine's own stack SMs),
   ``ideal-limited`` (ideal with the pending limit kept);
 * mapping: ``bmap`` (G14 baseline XOR mapping everywhere), ``tmap`` (the mapping learned from the first
   0.1% of candidate instances, on the application allocations they touched; the rest keeps ``bmap``, and
@@ -14,7 +14,9 @@
   learning's score: ``first_stack``, TOM's step 4, or ``one_stack``, G12), ``local`` (1: the launches'
   local-memory windows can be remapped too; default 0, only the application's allocations, section 4.3
   step 3), ``coherence`` (0: none of section 4.4.2's three coherence steps, to measure their cost; default
-  1).
+  1), ``uniform`` (1: warp-uniform live-ins, such as launch constants, ``%ctaid`` and parameters, count once
+  per warp in the cost model and travel once per offload request, ``CostParams.uniform_live_ins``; a
+  refinement the paper's model does not have; default 0, the paper's model).
 
 ``prepare`` finds the candidates of the recording's kernels, their instances in each launch, learns the
 mapping (instances in dispatch order: the first instance of every warp of the first launch, then the
@@ -46,7 +48,7 @@ from ...trace.format import MEM_ATOMIC, MEM_LOAD, SPACE
 from ..policy import PolicyError, SessionPolicy, register_policy
 from .blocks import BlockOffloadHardware
 from .candidates import CandidateTable
-from .cost import DEFAULT_PARAMS
+from .cost import DEFAULT_PARAMS, CostParams
 from .instances import I_OFF1, I_ORDINAL, I_SEG1, I_WARP, BlockInstances, _ranges
 from .mapping import BASELINE, TOM_MAPPINGS, Instances, MemoryMapAnalyzer, StackMapping
 from .offload import TomConfig, TomOffload
@@ -68,6 +70,7 @@ class TomPolicySpec:
     score: str = "first_stack"
     local: int = 0
     coherence: int = 1
+    uniform: int = 0
 
     @classmethod
     def parse(cls, spec: str) -> TomPolicySpec:
@@ -82,14 +85,14 @@ class TomPolicySpec:
             key, eq, value = pair.partition("=")
             if not eq or key not in types or key in ("control", "mapping"):
                 raise PolicyError(f"tom:{spec}: unknown setting {pair!r}; settings: threshold, window, pending, "
-                                  "learn, pcie_ns, score, local, coherence")
+                                  "learn, pcie_ns, score, local, coherence, uniform")
             try:
                 kw[key] = {"float": float, "int": int, "str": str}[str(types[key])](value)
             except ValueError as exc:
                 raise PolicyError(f"tom:{spec}: {key}={value!r} is not a {types[key]}") from exc
         if kw.get("score", "first_stack") not in ("one_stack", "first_stack"):
             raise PolicyError(f"tom:{spec}: score must be one_stack or first_stack")
-        for flag in ("local", "coherence"):
+        for flag in ("local", "coherence", "uniform"):
             if kw.get(flag, 0) not in (0, 1):
                 raise PolicyError(f"tom:{spec}: {flag} must be 0 or 1")
         return cls(**kw)
@@ -101,16 +104,16 @@ def parity(mapping: StackMapping) -> ParityMapping:
                          mapping.row_mask)
 
 
-def candidate_tables(source: Any) -> dict[str, CandidateTable]:
+def candidate_tables(source: Any, params: CostParams = DEFAULT_PARAMS) -> dict[str, CandidateTable]:
     """The candidate table of every kernel of a recording's module (or of a registered workload, by name),
-    compiled as it runs."""
+    compiled as it runs, priced with ``params``."""
     from types import SimpleNamespace
 
     from ..analyze import recording_module
     from .cli import analyze_module
 
     recording = SimpleNamespace(workload=source) if isinstance(source, str) else source
-    return {t.kernel: t for t in analyze_module(recording_module(recording))}
+    return {t.kernel: t for t in analyze_module(recording_module(recording), params=params)}
 
 
 def analyzer_instances(per_launch: list[BlockInstances]) -> tuple[Instances, list[tuple[int, np.ndarray]]]:
@@ -298,10 +301,11 @@ class TomPolicy(SessionPolicy):
     def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
         sp = self.spec
         machine = session.machine
-        tables = candidate_tables(recording)
+        params = dataclasses.replace(DEFAULT_PARAMS, uniform_live_ins=bool(sp.uniform))
+        tables = candidate_tables(recording, params)
         config = TomConfig(control=sp.control if sp.control != "gpu" else "ctrl", busy_threshold=sp.threshold,
                            busy_window_cycles=sp.window, pending_factor=sp.pending, coherence=bool(sp.coherence),
-                           cost=DEFAULT_PARAMS)
+                           cost=params)
         offload = TomOffload(tables, config)
         per_launch = [offload.instances(tr)[1] for tr in traces]
         inst, owner = analyzer_instances(per_launch)

@@ -18,3 +18,13 @@ TOM_WORKLOADS: dict[str, str] = {
     "RD": "reduction",
 }
 """The paper's abbreviation of each workload -> its registry name (``ndpgpu.workloads.get_workload``)."""
+
+TOM_NVCC_OPTIONS: tuple[str, ...] = ("-Xcicc", "--Xopt", "-Xcicc", "-unroll-count=1")
+"""The one compilation rule of every TOM workload (issue 43, item 1): NVVM's optimiser unrolls no loop (LLVM's
+``-unroll-count=1``, passed to cicc's optimiser; ``#pragma unroll`` included), so each source loop stays one
+PTX loop with the source's loads and stores per trip, as the paper's candidates are drawn (section 3.1.3-3.1.5:
+Fig. 4's loops have "one load, and one store" per iteration and save from four iterations on), and arrays a
+loop indexes stay in local memory. nvcc 13's default unrolls by 4 with a remainder loop and fully unrolls
+constant-count loops, which moves the trip counts TOM's conditions test (SP: one 4x trip against ``tmin`` 2)
+and, with every index constant, promotes per-thread arrays to registers (LIB: 202 live registers in the
+forward sweep). Everything else is nvcc's default; the kernels' sources are unchanged."""

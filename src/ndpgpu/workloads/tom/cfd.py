@@ -9,6 +9,7 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, ceil_div, set_global, spec
+from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 NDIM = 3
 NNB = 4
@@ -190,6 +191,7 @@ class Cfd(Workload):
         "instruction window TOM simulates of every workload."
     )
     sources = ("cfd.cu",)
+    options = TOM_NVCC_OPTIONS  # the TOM workloads' compilation rule (workloads/tom/__init__.py)
     scales = {
         "tiny": {"nel": 4000, "iterations": 1},
         "small": {"nel": 12000, "iterations": 2},

@@ -9,6 +9,7 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
+from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 THREADS = 128  # HW_THREADS in heartwall.cu
 BLEND_OLD, BLEND_NEW = 87, 13  # HW_BLEND_OLD, HW_BLEND_NEW
@@ -145,6 +146,7 @@ class Heartwall(Workload):
         "(small: 4 points per SM) with smaller templates and areas."
     )
     sources = ("heartwall.cu",)
+    options = TOM_NVCC_OPTIONS  # the TOM workloads' compilation rule (workloads/tom/__init__.py)
     # tsize: template side; search: half side of the search area; max_move: candidate box half side
     scales = {
         "tiny": {"frames": 4, "rows": 96, "cols": 96, "endo": 4, "epi": 6, "tsize": 7, "search": 8,

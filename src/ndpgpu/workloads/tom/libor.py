@@ -9,6 +9,7 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, set_global, spec
+from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 NN = 80
 NMAT = 40
@@ -117,6 +118,7 @@ class Libor(Workload):
         "in 136 blocks of 64 so that every SM has 4 warps."
     )
     sources = ("libor.cu",)
+    options = TOM_NVCC_OPTIONS  # the TOM workloads' compilation rule (workloads/tom/__init__.py)
     scales = {
         # grid x block threads, one path each (grid-stride loop when npath exceeds them)
         "tiny": {"npath": 64, "grid": 2, "block": 32},

@@ -9,6 +9,7 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, ceil_div, set_global, spec
+from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 OBJECT_DTYPE = np.dtype(
     [("cx", np.float32), ("cy", np.float32), ("cz", np.float32), ("radius", np.float32), ("red", np.float32),
@@ -155,7 +156,7 @@ class Ray(Workload):
         "argument, and the module is compiled with -fmad=false so the NumPy reference is bit-exact."
     )
     sources = ("ray.cu",)
-    options = ("-fmad=false",)
+    options = (*TOM_NVCC_OPTIONS, "-fmad=false")  # the TOM rule (workloads/tom/__init__.py) and no FMA
     scales = {
         "tiny": {"width": 64, "height": 64, "spheres": 6, "max_depth": 3},
         # small: 4608 warps; tom-baseline's links then busy > 50% of the kernel time (docs/tom.md)

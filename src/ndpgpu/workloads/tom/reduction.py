@@ -9,6 +9,7 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec, wrap_int32
+from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 MAX_THREADS = 256
 MAX_BLOCKS = 64  # the SDK's default maxBlocks (tiny and paper); `small` fills the GPU (see ``scales``)
@@ -68,6 +69,7 @@ class Reduction(Workload):
         "copy of the partial sums between passes goes through the host."
     )
     sources = ("reduction.cu",)
+    options = TOM_NVCC_OPTIONS  # the TOM workloads' compilation rule (workloads/tom/__init__.py)
     scales = {
         "tiny": {"n": 1 << 15, "max_blocks": 64},
         "small": {"n": 1 << 21, "max_blocks": 408},  # 68 SMs x 6 blocks of 256 threads (48 warps per SM)

@@ -14,7 +14,7 @@ from ndpgpu.experiments.results import ResultSet
 from ndpgpu.experiments.runner import run_sweep
 from ndpgpu.experiments.store import ResultStore
 
-WORKLOADS = ("reduction", "backprop")
+WORKLOADS = ("reduction", "backprop_nounroll")
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_offload_statistics_are_consistent(results):
                 assert r.get("link.tx_bytes") <= rs.find(w, *CONFIGS["ctrl+oracle"][:1],
                                                           policy=CONFIGS["ctrl+oracle"][1]).get("link.tx_bytes")
     # backprop has no candidate (shared memory and barriers everywhere): nothing is offloaded
-    assert repro._values(rs, "ctrl+tmap", "tom.candidates")["backprop"] == 0
+    assert repro._values(rs, "ctrl+tmap", "tom.candidates")["backprop_nounroll"] == 0
     assert repro._values(rs, "ctrl+tmap", "tom.instances")["reduction"] > 0
     col = {k: repro._values(rs, "ctrl+tmap", f"tom.colocation.{k}")["reduction"] for k in ("learned", "oracle")}
     assert col["learned"] <= col["oracle"]
@@ -79,7 +79,7 @@ def test_report_lists_the_baseline_link_utilisation(results):
     assert table.columns[:5] == ["workload", "TX utilisation", "RX utilisation", "busier direction", "warp occupancy"]
     assert [row[0] for row in table.rows] == ["BP", "RD"]
     for abbr, tx, rx, busier, occ, flag in table.rows:
-        w = {"BP": "backprop", "RD": "reduction"}[abbr]
+        w = {"BP": "backprop_nounroll", "RD": "reduction"}[abbr]
         base = rs.find(w, *CONFIGS["baseline"][:1], policy=CONFIGS["baseline"][1])
         assert (tx, rx, occ) == (base.get("link.tx_utilisation"), base.get("link.rx_utilisation"),
                                  base.get("core.occupancy"))

@@ -11,12 +11,12 @@ from ndpgpu.experiments.points import Point
 from ndpgpu.experiments.results import PointResult, ResultSet
 
 CYCLES = {  # baseline cycles / config cycles = speedup; KM speeds up, HW slows down
-    "baseline": {"kmeans": 1000.0, "heartwall": 1000.0},
-    "ctrl+tmap": {"kmeans": 800.0, "heartwall": 2000.0},
-    "ctrl+bmap": {"kmeans": 1000.0, "heartwall": 1600.0},
-    "ctrl+oracle": {"kmeans": 800.0, "heartwall": 1250.0},
-    "ideal": {"kmeans": 1250.0, "heartwall": 1000.0},
-    "ideal-limited": {"kmeans": 500.0, "heartwall": 1100.0},
+    "baseline": {"kmeans_nounroll": 1000.0, "heartwall": 1000.0},
+    "ctrl+tmap": {"kmeans_nounroll": 800.0, "heartwall": 2000.0},
+    "ctrl+bmap": {"kmeans_nounroll": 1000.0, "heartwall": 1600.0},
+    "ctrl+oracle": {"kmeans_nounroll": 800.0, "heartwall": 1250.0},
+    "ideal": {"kmeans_nounroll": 1250.0, "heartwall": 1000.0},
+    "ideal-limited": {"kmeans_nounroll": 500.0, "heartwall": 1100.0},
 }
 
 

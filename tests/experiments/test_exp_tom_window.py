@@ -42,7 +42,7 @@ def test_uniform_live_ins_table_sits_beside_the_papers_model():
         machine, policy, over = CONFIGS[config]
         m = {"kernel.cycles": (c, "cycles"), "link.tx_bytes": (100.0 if config != "ctrl+tmap uniform" else 50.0, "B"),
              "link.rx_bytes": (300.0, "B"), "cross_link.bytes": (0.0, "B"), "tom.learning.charged_cycles": (0.0, "")}
-        out.append(PointResult(Point(workload="fastwalsh", scale="small", machine=machine, policy=policy,
+        out.append(PointResult(Point(workload="fastwalsh_nounroll", scale="small", machine=machine, policy=policy,
                                      overrides=over), config, "ok", None, m))
     tables = {t.name: t for t in TomReproduction().tables(ResultSet(out))}
     t = tables["uniform_live_ins"]

@@ -10,12 +10,12 @@ from ndpgpu.experiments.papers.tom import CHARGE, CONFIGS, TomReproduction
 from ndpgpu.experiments.points import Point
 from ndpgpu.experiments.results import PointResult, ResultSet
 
-BASE = {"kmeans": 1000.0, "reduction": 2000.0, "backprop": 500.0}
-CYCLES = {"ctrl+tmap": {"kmeans": 800.0, "reduction": 1000.0, "backprop": 500.0},
-          "ctrl+bmap": {"kmeans": 900.0, "reduction": 1100.0, "backprop": 500.0},
-          "no-ctrl+tmap": {"kmeans": 1250.0, "reduction": 1600.0, "backprop": 500.0}}
+BASE = {"kmeans_nounroll": 1000.0, "reduction": 2000.0, "backprop_nounroll": 500.0}
+CYCLES = {"ctrl+tmap": {"kmeans_nounroll": 800.0, "reduction": 1000.0, "backprop_nounroll": 500.0},
+          "ctrl+bmap": {"kmeans_nounroll": 900.0, "reduction": 1100.0, "backprop_nounroll": 500.0},
+          "no-ctrl+tmap": {"kmeans_nounroll": 1250.0, "reduction": 1600.0, "backprop_nounroll": 500.0}}
 # the learning phase's charge per workload; backprop has no candidate instance (tom.instances 0) and no row
-CHARGES = {"kmeans": 200.0, "reduction": 600.0}
+CHARGES = {"kmeans_nounroll": 200.0, "reduction": 600.0}
 
 
 def result_set(stored: set[str] | None = None) -> ResultSet:
@@ -27,7 +27,7 @@ def result_set(stored: set[str] | None = None) -> ResultSet:
         for w, c in cycles.items():
             m = {"kernel.cycles": (c, "cycles")}
             if config != "baseline":
-                m["tom.instances"] = (0.0 if w == "backprop" else 100.0, "instances")
+                m["tom.instances"] = (0.0 if w == "backprop_nounroll" else 100.0, "instances")
             if "+tmap" in policy and w in stored:
                 m[CHARGE] = (CHARGES[w], "cycles")
             out.append(PointResult(Point(workload=w, scale="small", machine=machine, policy=policy, overrides=over),
@@ -44,8 +44,8 @@ def test_the_charged_speedup_adds_the_learning_charge_to_the_kernel_cycles():
     repro = TomReproduction()
     sp, missing = repro._charged_speedup(rs, "ctrl+tmap")
     assert missing == []
-    assert sp == {"kmeans": pytest.approx(1000 / 1000), "reduction": pytest.approx(2000 / 1600),
-                  "backprop": pytest.approx(1.0)}  # no instance, no learning phase: charged 0 from its rows
+    assert sp == {"kmeans_nounroll": pytest.approx(1000 / 1000), "reduction": pytest.approx(2000 / 1600),
+                  "backprop_nounroll": pytest.approx(1.0)}  # no instance, no learning phase: charged 0 from its rows
     assert repro._speedup(rs, "ctrl+tmap")["reduction"] == 2.0  # uncharged: kernel cycles alone
     assert repro._charged_speedup(rs, "ctrl+bmap") == (repro._speedup(rs, "ctrl+bmap"), [])  # nothing learned
     checks = {c.name: c for c in repro.checks(rs)}
@@ -74,10 +74,10 @@ def test_the_tables_show_the_uncharged_speedup_beside_the_charged_one():
 
 
 def test_points_stored_before_the_charge_are_reported_not_computed():
-    rs = result_set(stored={"kmeans"})  # reduction's tmap points predate tom.learning.charged_cycles
+    rs = result_set(stored={"kmeans_nounroll"})  # reduction's tmap points predate tom.learning.charged_cycles
     repro = TomReproduction()
     sp, missing = repro._charged_speedup(rs, "ctrl+tmap")
-    assert missing == ["reduction"] and sp["reduction"] is None and sp["kmeans"] == pytest.approx(1.0)
+    assert missing == ["reduction"] and sp["reduction"] is None and sp["kmeans_nounroll"] == pytest.approx(1.0)
     checks = {c.name: c for c in repro.checks(rs)}
     for name in ("TOM (ctrl+tmap) mean speedup", "TOM (ctrl+tmap) best speedup",
                  "no-ctrl (tmap) averages below the baseline"):

@@ -8,7 +8,7 @@ from ndpgpu.experiments.points import Point
 from ndpgpu.experiments.report import CheckRule
 from ndpgpu.experiments.results import PointResult, ResultSet
 
-WORKLOADS = ("kmeans", "reduction")
+WORKLOADS = ("kmeans_nounroll", "reduction")
 ARITHMETIC = {"ran", "cost_1", "cost_4", "candidates", "live_regs", "coloc_oracle"}
 
 

@@ -69,8 +69,8 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu reproduce tom --scale small --timing preset": NotRun(
         "a second run of TOM's 150 points (tens of minutes at small); tests/experiments/test_baselines.py checks "
         "how a column is named, stored and reported"),
-    "ndpgpu reproduce tom --scale paper --from-points docs/tom/paper/points.parquet":
-        "ndpgpu reproduce tom --scale paper --from-points docs/tom/paper/points.parquet --out reports/tom-paper",
+    "ndpgpu reproduce llc --scale small --from-points docs/llc/small/points.parquet":
+        "ndpgpu reproduce llc --scale small --from-points docs/llc/small/points.parquet --out reports/llc-small",
     "ndpgpu analyze tom libor": "ndpgpu analyze tom libor",
     "ndpgpu analyze mpu mpu_axpy": "ndpgpu analyze mpu mpu_axpy",
     "ndpgpu run llc_vecadd_strided --machine llc-mesh --policy llc:omni":
@@ -173,8 +173,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("readme")
     (d / "spec.yaml").write_text(SPEC)
     shutil.copytree(ROOT / "examples", d / "examples")  # the README's kernel-file lines name examples/
-    (d / "docs" / "tom" / "paper").mkdir(parents=True)  # the re-evaluation line reads a committed points file
-    shutil.copy(ROOT / "docs" / "tom" / "paper" / "points.parquet", d / "docs" / "tom" / "paper")
+    (d / "docs" / "llc" / "small").mkdir(parents=True)  # the re-evaluation line reads a committed points file
+    shutil.copy(ROOT / "docs" / "llc" / "small" / "points.parquet", d / "docs" / "llc" / "small")
     # the store the `results` lines read: made here, since test workers may run those lines before the sweep's
     cwd = Path.cwd()
     os.chdir(d)

@@ -14,9 +14,12 @@ import numpy as np
 import pytest
 
 from ndpgpu.workloads.base import STANDARD_SCALES, Workload, all_workloads
-from ndpgpu.workloads.tom import TOM_WORKLOADS
+from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS, TOM_WORKLOADS
+from ndpgpu.workloads.tom.nounroll import SUFFIX
 
-WORKLOADS: dict[str, type[Workload]] = {n: c for n, c in all_workloads().items() if c.suite == "tom"}
+# the suite's own classes (TOM's *_nounroll copies share their sources, inputs and references: one test below)
+WORKLOADS: dict[str, type[Workload]] = {n: c for n, c in all_workloads().items()
+                                        if c.suite == "tom" and not n.endswith(SUFFIX)}
 NAMES = sorted(WORKLOADS)
 NVCC = shutil.which("nvcc")
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH: cannot compile the CUDA sources to PTX")
@@ -60,7 +63,22 @@ def _entry(ptx: str, kernel: str) -> str:
 
 def test_the_ten_workloads_are_registered() -> None:
     assert set(TOM_WORKLOADS) == {"BP", "BFS", "KM", "CFD", "HW", "LIB", "RAY", "FWT", "SP", "RD"}
-    assert set(TOM_WORKLOADS.values()) == set(WORKLOADS)
+    assert {n.removesuffix(SUFFIX) for n in TOM_WORKLOADS.values()} == set(WORKLOADS)
+
+
+def test_one_compilation_rule_for_the_ten_and_only_them() -> None:
+    """Every workload TOM runs compiles with TOM's rule; the five it shares with TELEPORT and LLC-Compute run
+    there under their plain names with nvcc's default, and TOM's copies differ from them only in that."""
+    everything = all_workloads()
+    for name in TOM_WORKLOADS.values():
+        assert everything[name].options[:len(TOM_NVCC_OPTIONS)] == TOM_NVCC_OPTIONS, name
+        if name.endswith(SUFFIX):
+            base = everything[name.removesuffix(SUFFIX)]
+            copy = everything[name]
+            assert not set(TOM_NVCC_OPTIONS) & set(base.options) and "TOM" in base.papers and len(base.papers) > 1
+            assert (copy.sources, copy.scales, copy.directory(), copy.papers) == (
+                base.sources, base.scales, base.directory(), ("TOM",))
+            assert issubclass(copy, base)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -76,7 +94,7 @@ def test_declaration(name: str) -> None:
 
 def test_paper_scales_match_the_standard_inputs() -> None:
     """The paper scale is the suite's standard input (or a generated equivalent of the same size)."""
-    p = {abbr: WORKLOADS[name].params("paper") for abbr, name in TOM_WORKLOADS.items()}
+    p = {abbr: WORKLOADS[name.removesuffix(SUFFIX)].params("paper") for abbr, name in TOM_WORKLOADS.items()}
     assert p["BP"]["in"] == 65536
     assert p["BFS"]["nodes"] == 1_000_000 and p["BFS"]["min_edges"] + p["BFS"]["max_edges"] == 6
     assert (p["KM"]["npoints"], p["KM"]["nfeatures"], p["KM"]["nclusters"]) == (494020, 34, 5)

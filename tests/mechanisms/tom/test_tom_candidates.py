@@ -472,20 +472,20 @@ def test_scalarprod_candidate_and_its_trip_counts(tom_modules):
     model offloads none of them (the default 4x unroll gave one trip against tmin 2: the same verdict)."""
     from ndpgpu.workloads.base import get_workload
 
-    mod, programs = tom_modules["scalarprod"]
+    mod, programs = tom_modules["scalarprod_nounroll"]
     (c,) = find_candidates(mod.ir.functions["scalar_prod"], programs["scalar_prod"]).candidates
     assert (c.trip, c.conditional, c.n_ld_iter, c.n_st_iter, c.n_ld_fixed, c.n_st_fixed) == ("entry", True, 2, 0, 0, 0)
     assert (c.live_regs, c.reg_tx, c.reg_rx) == (5, 7, 1)
     assert c.tmin == math.floor(8 * 32 / 33) + 1 == 8
-    scales = get_workload("scalarprod").scales
+    scales = get_workload("scalarprod_nounroll").scales
     assert [p["element_n"] // 1024 for p in scales.values()] == [2, 4, 4]
     assert all(p["element_n"] // 1024 < c.tmin for p in scales.values())
 
 
 # workloads with at least one candidate (nvcc 13, sm_75): BP's blocks are split by shared memory and
 # barriers and none of its pieces saves bandwidth
-WITH_CANDIDATES = {"bfs_rodinia", "cfd", "fastwalsh", "heartwall", "kmeans", "libor", "ray", "reduction",
-                   "scalarprod"}
+WITH_CANDIDATES = {"bfs_rodinia_nounroll", "cfd", "fastwalsh_nounroll", "heartwall", "kmeans_nounroll", "libor",
+                   "ray", "reduction", "scalarprod_nounroll"}
 
 
 @needs_nvcc

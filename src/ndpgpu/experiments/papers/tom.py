@@ -113,10 +113,11 @@ PAPER = {
 }
 COHERENCE_TOLERANCE = 0.02  # the overhead check: within 2 percentage points of the paper's 1.2%
 PAPER_PER_WORKLOAD = {  # section 6's per-workload statements (speedup over the baseline)
-    "ctrl+tmap": {"kmeans": 1.39, "reduction": 1.76, "bfs_rodinia": 1.21, "libor": 1.52},
-    "ctrl+bmap": {"kmeans": 1.03, "reduction": 1.51, "bfs_rodinia": 1.29},
-    "no-ctrl+tmap": {"libor": 0.36},
-    "ctrl+oracle": {"bfs_rodinia": 1.64},
+    "ctrl+tmap": {TOM_WORKLOADS["KM"]: 1.39, TOM_WORKLOADS["RD"]: 1.76, TOM_WORKLOADS["BFS"]: 1.21,
+                  TOM_WORKLOADS["LIB"]: 1.52},
+    "ctrl+bmap": {TOM_WORKLOADS["KM"]: 1.03, TOM_WORKLOADS["RD"]: 1.51, TOM_WORKLOADS["BFS"]: 1.29},
+    "no-ctrl+tmap": {TOM_WORKLOADS["LIB"]: 0.36},
+    "ctrl+oracle": {TOM_WORKLOADS["BFS"]: 1.64},
 }
 
 

@@ -1,23 +1,26 @@
 """TOM's ten memory-intensive workloads (seed 000, Table 2), written in CUDA C after the public algorithms.
 
-Registry names are the benchmarks' own names; :data:`TOM_WORKLOADS` maps the paper's abbreviations to them.
+Registry names are the benchmarks' own names (TOM's copies of the five shared with other papers end in
+``_nounroll``); :data:`TOM_WORKLOADS` maps the paper's abbreviations to them.
 """
 
 from __future__ import annotations
 
 TOM_WORKLOADS: dict[str, str] = {
-    "BP": "backprop",
-    "BFS": "bfs_rodinia",
-    "KM": "kmeans",
+    "BP": "backprop_nounroll",
+    "BFS": "bfs_rodinia_nounroll",
+    "KM": "kmeans_nounroll",
     "CFD": "cfd",
     "HW": "heartwall",
     "LIB": "libor",
     "RAY": "ray",
-    "FWT": "fastwalsh",
-    "SP": "scalarprod",
+    "FWT": "fastwalsh_nounroll",
+    "SP": "scalarprod_nounroll",
     "RD": "reduction",
 }
-"""The paper's abbreviation of each workload -> its registry name (``ndpgpu.workloads.get_workload``)."""
+"""The paper's abbreviation of each workload -> its registry name (``ndpgpu.workloads.get_workload``). The five
+TOM shares with TELEPORT and LLC-Compute are their ``*_nounroll`` copies (:mod:`.nounroll`), compiled with
+:data:`TOM_NVCC_OPTIONS` as the other five are; the plain names keep nvcc's default compile."""
 
 TOM_NVCC_OPTIONS: tuple[str, ...] = ("-Xcicc", "--Xopt", "-Xcicc", "-unroll-count=1")
 """The one compilation rule of every TOM workload (issue 43, item 1): NVVM's optimiser unrolls no loop (LLVM's

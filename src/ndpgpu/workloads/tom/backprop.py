@@ -9,7 +9,6 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
-from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 HID = 16  # hidden units = the block width
 OUT = 1
@@ -76,7 +75,6 @@ class Backprop(Workload):
         "saturates every hidden sigmoid at 65536 inputs and makes all deltas zero); inputs in [0, 1)."
     )
     sources = ("backprop.cu",)
-    options = TOM_NVCC_OPTIONS  # the TOM workloads' compilation rule (workloads/tom/__init__.py)
     scales = {
         "tiny": {"in": 2048},
         "small": {"in": 16384},

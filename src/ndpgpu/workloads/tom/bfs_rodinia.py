@@ -9,7 +9,6 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, ceil_div, spec
-from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 NODE_DTYPE = np.dtype([("starting", np.int32), ("no_of_edges", np.int32)], align=True)
 MAX_THREADS_PER_BLOCK = 512
@@ -105,7 +104,6 @@ class BfsRodinia(Workload):
         "like graph1MW_6) instead of reading graph1MW_6.txt; edge weights, unused by BFS, are omitted."
     )
     sources = ("bfs_rodinia.cu",)
-    options = TOM_NVCC_OPTIONS  # the TOM workloads' compilation rule (workloads/tom/__init__.py)
     scales = {
         "tiny": {"nodes": 8192, "min_edges": 2, "max_edges": 4},
         # small: 256 blocks of 16 warps; tom-baseline's links then busy > 50% of the kernel time (docs/tom.md)

@@ -9,7 +9,6 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
-from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 ELEMENTARY_LOG2SIZE = 11
 THREAD_N = 256
@@ -65,7 +64,6 @@ class FastWalsh(Workload):
         "check of the SDK sample is replaced by a NumPy transform with the same butterfly order."
     )
     sources = ("fastwalsh.cu",)
-    options = TOM_NVCC_OPTIONS  # the TOM workloads' compilation rule (workloads/tom/__init__.py)
     scales = {
         "tiny": {"log2_data": 13, "log2_kernel": 7},
         "small": {"log2_data": 17, "log2_kernel": 7},

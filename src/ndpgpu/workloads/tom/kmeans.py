@@ -9,7 +9,6 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, ceil_div, spec
-from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 THREADS_PER_BLOCK = 256
 
@@ -70,7 +69,6 @@ class Kmeans(Workload):
         "float64. Iterations stop when no membership changes or after max_iters (Rodinia: 500)."
     )
     sources = ("kmeans.cu",)
-    options = TOM_NVCC_OPTIONS  # the TOM workloads' compilation rule (workloads/tom/__init__.py)
     scales = {
         "tiny": {"npoints": 2048, "nfeatures": 34, "nclusters": 5, "blobs": 12, "max_iters": 3},
         # small: 128 blocks of 8 warps; tom-baseline's links then busy > 50% of the kernel time (docs/tom.md)

@@ -9,7 +9,6 @@ import numpy as np
 import ndpgpu
 from ndpgpu.workloads.base import RunContext, Tolerance, Workload, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, spec
-from ndpgpu.workloads.tom import TOM_NVCC_OPTIONS
 
 ACCUM_N = 1024
 
@@ -55,7 +54,6 @@ class ScalarProd(Workload):
         "paper scale, inputs uniform in [0, 1) as the SDK's RandFloat(0, 1)); smaller scales shrink the grid."
     )
     sources = ("scalarprod.cu",)
-    options = TOM_NVCC_OPTIONS  # the TOM workloads' compilation rule (workloads/tom/__init__.py)
     scales = {
         "tiny": {"vector_n": 16, "element_n": 2048, "grid": 16, "block": 256},
         "small": {"vector_n": 128, "element_n": 4096, "grid": 128, "block": 256},

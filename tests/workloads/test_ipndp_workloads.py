@@ -250,10 +250,32 @@ def test_bad_study_parameters_are_refused(bad: dict[str, Any]) -> None:
 def test_all_convsep_forms_agree() -> None:
     """The shared-memory (SDK tiling) and L1 codes compute every output in the same order: the same bits."""
     want, _ = _run("ipndp_convsep_smem")
-    for name in ("ipndp_convsep_l1", "ipndp_convsep_smem_pa", "ipndp_convsep_l1_pa"):
+    for name in ("ipndp_convsep_l1", "ipndp_convsep_smem_pa", "ipndp_convsep_l1_pa", "ipndp_convsep_l1px",
+                 "ipndp_convsep_l1px_pa"):
         got, _ = _run(name)
         for key in want:
             assert _bits(got[key]) == _bits(want[key]), f"{name}: {key} differs from the shared-memory code"
+
+
+@needs_toolchain
+@pytest.mark.parametrize("name", ["ipndp_convsep_l1", "ipndp_convsep_l1_pa"])
+def test_register_blocked_convsep_matches_numpy(name: str) -> None:
+    """Guideline 4's register-blocked L1 kernels (8 outputs per thread) against np.convolve, on a 600x200 image:
+    wide and tall enough that outputs take the unchecked path (every tap inside: rows x in [8, 591], columns y
+    in [8, 191] of a whole 8-output step) and the checked one (near each edge), with a width that is not a
+    multiple of the 128- or 256-pixel row step and a height not a multiple of the 64-row column step."""
+    w, h = 600, 200
+    outputs, dev, p = run_ipndp(name, "tiny", width=w, height=h)
+    cls = WORKLOADS[name]
+    inp = cls().inputs(p, np.random.default_rng(cls.seed))
+    image, k = inp["image"].astype(np.float64), inp["kernel"].astype(np.float64)
+    rows = np.stack([np.convolve(r, k, mode="same") for r in image])
+    out = np.stack([np.convolve(c, k, mode="same") for c in rows.T]).T
+    np.testing.assert_array_equal(outputs["rows"], rows.astype(np.float32))
+    np.testing.assert_array_equal(outputs["out"], out.astype(np.float32))
+    threads = sum(int(np.prod(r.grid)) * int(np.prod(r.block)) for r in dev.launches)
+    if not cls.pattern_aware:  # the SDK's geometry: 8 outputs per thread in each pass
+        assert threads == -(-w // 128) * -(-h // 4) * 64 + -(-w // 16) * -(-h // 64) * 128
 
 
 @needs_toolchain

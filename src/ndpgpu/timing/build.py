@@ -164,6 +164,12 @@ class EngineState:
             cfg[E.C_L2_ROP] = m.rop_latency
             l2_sets, l2_assoc, l2_mshr, l2_lat, rop, retq, respq = 1, 1, 1, 1, m.rop_latency, 32, 32
         cfg[E.C_NSL] = nsl
+        # perfect memory: the request network serves every request at a fixed latency (xbar.perfect_serve)
+        pl = m.partition.perfect_latency
+        if pl is not None:
+            if ic.impl != "crossbar" or m.num_stack_sms:
+                raise ValueError("partition.perfect_latency: perfect memory needs the crossbar and no stack SMs")
+            cfg[E.C_PERFECT_LAT] = pl
         # interconnect
         cfg[E.C_IC_FLIT] = ic.flit_bytes
         cfg[E.C_IC_HDR] = ic.header_bytes
@@ -211,6 +217,11 @@ class EngineState:
         caps = np.zeros(nq, I64)
         caps[self.q_smout:self.q_smout + nsm] = l1.miss_queue
         caps[self.q_smin:self.q_smin + nsm] = ic.eject_buffer
+        if m.partition.perfect_latency is not None:
+            # perfect memory: room for every reply the SM's port can start in one latency (one an icnt cycle), so
+            # that a reply never waits for the ejection queue
+            caps[self.q_smin:self.q_smin + nsm] += math.ceil(m.partition.perfect_latency * m.clocks.icnt_mhz
+                                                             / m.clocks.core_mhz) + 1
         caps[self.q_l2in:self.q_l2in + nsl] = ic.eject_buffer + rop
         caps[self.q_l2out:self.q_l2out + nsl] = respq + l2_lat
         caps[self.q_l2ret:self.q_l2ret + nsl] = retq

@@ -351,6 +351,10 @@ class PartitionSpec(Spec):
     rop_latency: int | None = F(
         None, "cycles", "fixed delay (L2 clock) from a request's arrival at the partition to its service, on "
         "every path into it; null: l2.rop_latency, or 0 on a machine without an l2 section", ge=0, le=100000)
+    perfect_latency: int | None = F(
+        None, "cycles", "perfect memory: every load, store and atomic an SM sends is served this many core cycles "
+        "later, with no interconnect, L2, ROP queue or DRAM on its way (a measuring device; crossbar machines "
+        "without stack SMs); null: the memory system as configured", ge=1, le=100000)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -906,6 +910,8 @@ class Machine(Spec):
             del tree["core"]["model"]
         if tree["core"]["cta_dispatch"].get("refill") == "continuous":  # as is the default CTA refill
             del tree["core"]["cta_dispatch"]["refill"]
+        if tree["partition"].get("perfect_latency", 0) is None:  # and the real memory system
+            del tree["partition"]["perfect_latency"]
         from .confighash import config_hash
 
         return config_hash(tree)

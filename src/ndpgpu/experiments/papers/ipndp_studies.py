@@ -6,8 +6,9 @@ Dct8x8's and MatMul's steps are fixed 8x8 and 16x16 shared-memory blocks):
   16 warps do not fit IP-8's 256 threads and 8,192 registers, so those points double both (32 registers per
   thread, as at 8 warps; the L1 stays 8 KB);
 * the barrier ablation (Fig. 8): the kernels with and without the barrier per block step on IP-16 with 8 KB
-  and with 32 KB L1s, on IP-8 (8 KB), and on IP-8 with perfect memory (``ipndp-ip8-pm``: every allocation in
-  an L2 that always hits, the prefetcher on), where the barrier's cost is the cycle ratio.
+  and with 32 KB L1s, on IP-8 (8 KB), and on IP-8 with perfect memory (``ipndp-ip8-pm``: every request an SM
+  sends served a fixed 134 core cycles later, no network, L2 or DRAM; the prefetcher on), where the barrier's
+  cost is the cycle ratio.
 
 Warp progress is the ``ipndp.progress`` measurement of the mechanism: the mean spread, among an SM's warps,
 of the demand load transactions issued so far, as a fraction of one warp's transactions.

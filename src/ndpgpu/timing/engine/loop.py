@@ -226,7 +226,7 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
                         mesh_tick(net, now, kk, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, mvc, mvq,
                                   mport, msw, mst, mkst)
                     else:
-                        icnt_tick(net, now, kk, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
+                        icnt_tick(net, now, kk, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, nst, kst)
         # core domain
         kk = cyc_at(clk, D_CORE, now)
         if m_core <= now and edge(clk, D_CORE, kk) == now and kk >= clk[D_CORE, K_NEXT]:

@@ -1,13 +1,17 @@
 """The crossbar interconnect: two networks (requests SM -> slice, replies slice -> SM); every port moves
 one flit per cycle; sources arbitrate round-robin within priority classes.
 
+With perfect memory (``partition.perfect_latency``, ``C_PERFECT_LAT`` > 0) the request network serves each SM's
+loads, stores and atomics itself (``perfect_serve``): no port, L2, ROP queue or DRAM is used, and every reply
+reaches the SM a fixed number of core cycles after the request left it.
+
 An SM inside a memory stack has its own path to the vaults: its port moves the stack's internal bandwidth
 (``stacks.sm_path_gbs`` of packet bytes, exact over time: the port frees when the bytes already on it have
 passed at that rate) and meets each slice at a vault-side port of its own, so it shares no port with the GPU's SMs.
 """
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .queues import cyc_at, edge, q_head, q_pop, q_push
+from .queues import cyc_at, edge, popcount, q_head, q_pop, q_push, rq_release
 
 
 @njit
@@ -19,7 +23,43 @@ def stack_path(r, cfg, rq):
 
 
 @njit
-def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst):
+def perfect_serve(q, r, now, cfg, clk, rq, rq_free, qb, qm, wake, g):
+    """Perfect memory: serve request ``r`` at the head of SM source queue ``q`` without the memory side. A
+    store or write-back that wants no acknowledgement is done; any other request becomes its reply (as
+    ``l2_reply`` forms it: an ack, or the requested sectors) in the SM's ejection queue, ready
+    ``C_PERFECT_LAT`` core cycles after now. False when that queue is full (nothing changed)."""
+    kd = rq[r, R_KIND]
+    sm = rq[r, R_SRC]
+    if kd == PK_WBACK or (kd == PK_WRITE and cfg[C_WAIT_ACKS] == 0 and rq[r, R_MXD] < 0):
+        q_pop(qb, qm, q)
+        rq_release(rq_free, g, r)
+        return True
+    dq = cfg[C_Q_SMIN] + sm
+    if qm[dq, Q_COUNT] >= qm[dq, Q_CAP]:
+        return False
+    q_pop(qb, qm, q)
+    ready = edge(clk, D_CORE, cyc_at(clk, D_CORE, now) + cfg[C_PERFECT_LAT])
+    if kd == PK_WRITE:
+        rq[r, R_KIND] = PK_ACK
+        rq[r, R_BYTES] = 0
+    else:
+        rq[r, R_BYTES] = popcount(rq[r, R_SECT]) * 32
+    rq[r, R_LEVEL] = 2
+    rq[r, R_T1] = now
+    rq[r, R_T2] = now
+    rq[r, R_T3] = now
+    rq[r, R_T4] = ready
+    rq[r, R_T5] = ready
+    rq[r, R_T6] = ready
+    rq[r, R_READY] = ready
+    q_push(qb, qm, dq, r)
+    if ready < wake[sm]:
+        wake[sm] = ready
+    return True
+
+
+@njit
+def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, nst, kst):
     nsrc = netd[net, N_NSRC]
     sq = netd[net, N_SRCQ]
     dqb = netd[net, N_DSTQ]
@@ -47,6 +87,13 @@ def icnt_tick(net, now, k, cfg, clk, rq, qb, qm, netd, pbusy, wake, g, nst, kst)
             if rq[r, R_READY] > now:
                 continue
             if cfg[C_IC_PRIO] != 0 and rq[r, R_PRIO] != p:
+                continue
+            if net == NET_REQ and cfg[C_PERFECT_LAT] > 0 and rq[r, R_KIND] < PK_OFFLOAD:
+                full = qm[q, Q_COUNT] >= qm[q, Q_CAP]
+                if perfect_serve(q, r, now, cfg, clk, rq, rq_free, qb, qm, wake, g):
+                    if full and now < wake[s]:
+                        wake[s] = now  # the SM may be blocked on this full queue
+                    progress = True
                 continue
             d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
             ssm = stack_path(r, cfg, rq)

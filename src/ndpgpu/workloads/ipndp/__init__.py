@@ -16,6 +16,7 @@ IPNDP_WORKLOADS: dict[str, tuple[str, str]] = {
     "Jacobi2D": ("ipndp_jacobi2d", "ipndp_jacobi2d_pa"),
     "ConvSep": ("ipndp_convsep_smem", "ipndp_convsep_smem_pa"),
     "ConvSep-L1": ("ipndp_convsep_l1", "ipndp_convsep_l1_pa"),
+    "ConvSep-L1-pixel": ("ipndp_convsep_l1px", "ipndp_convsep_l1px_pa"),
     "DownSample": ("ipndp_downsample", "ipndp_downsample_pa"),
     "Concat": ("ipndp_concat", "ipndp_concat_pa"),
     "Dct8x8": ("ipndp_dct8x8", "ipndp_dct8x8_pa"),
@@ -23,10 +24,11 @@ IPNDP_WORKLOADS: dict[str, tuple[str, str]] = {
     "MatMul": ("ipndp_matmul", "ipndp_matmul_pa"),
 }
 """The paper's benchmark name -> (baseline registry name, pattern-aware registry name). ``ConvSep`` is the
-shared-memory code and ``ConvSep-L1`` its Guideline-4 rewrite (plain loads through the L1)."""
+shared-memory code and ``ConvSep-L1`` its Guideline-4 rewrite (plain loads through the L1, 8 outputs per thread as
+the SDK's); ``ConvSep-L1-pixel`` is an earlier L1 rewrite with one output per thread, a labelled variant."""
 
 IPNDP_PAPER_PAIRS: dict[str, tuple[str, str]] = {
-    **{k: v for k, v in IPNDP_WORKLOADS.items() if k not in ("ConvSep", "ConvSep-L1")},
+    **{k: v for k, v in IPNDP_WORKLOADS.items() if not k.startswith("ConvSep")},
     "ConvSep": ("ipndp_convsep_smem", "ipndp_convsep_l1_pa"),
 }
 """The eight benchmarks as the paper ran them: (code of the Base-* configurations, code of the PACA ones),

@@ -9,8 +9,14 @@
 //    - convsep_{rows,cols}_smem_pa: PACA, 32x8 threads; a block step stages its 32x8 pixels plus an R-pixel
 //      halo in shared memory; rows walk a row band (row-major), columns a column band (column-major).
 //  * L1 forms (Guideline 4: plain global loads through the L1 instead of shared memory)
-//    - convsep_{rows,cols}_l1: one thread per pixel, 32x8 blocks.
-//    - convsep_{rows,cols}_l1_pa: PACA, row band for the row pass, column band for the column pass.
+//    - convsep_{rows,cols}_l1rb: the SDK kernels with the shared-memory staging taken out and nothing else
+//      changed: the same 16x4 / 16x8 threads and grid, each thread computing the same 8 outputs (spaced one
+//      block apart along the pass), every tap an ordinary global load through the L1.
+//    - convsep_{rows,cols}_l1rb_pa: PACA (32x8 threads, row band / column band, barrier per block step), each
+//      thread computing 8 outputs per block step as the SDK kernels do (spaced 32 pixels apart along the row,
+//      blockDim.y rows apart down the column), every tap a global load through the L1.
+//    - convsep_{rows,cols}_l1 and _l1_pa: one thread per output pixel, 32x8 blocks (the first L1 rewrite, kept as
+//      a labelled variant: it also gives up the SDK's 8 outputs per thread).
 #include "ipndp.cuh"
 
 #define CS_R 8
@@ -242,4 +248,167 @@ extern "C" __global__ void convsep_cols_l1_pa(const float *__restrict__ src, flo
 extern "C" __global__ void convsep_cols_l1_pa_nobar(const float *__restrict__ src, float *__restrict__ dst, int width,
                                                     int height) {
   convsep_cols_l1_pa_body<false>(src, dst, width, height);
+}
+
+// ------------------------------------------------------------------------ L1, register-blocked (Guideline 4)
+// Guideline 4 (Sec. 3.4): staging through shared memory costs a global load plus a shared store and a shared
+// load per datum; with few threads and the prefetcher the L1 serves plain global loads, so the L1 code reads
+// every tap with one global load. Everything else stays as in the SDK kernels: each thread computes CS_RB
+// outputs spaced one block apart along the pass, each output summed over its 17 taps in the same order.
+
+#define CS_RB 8  // outputs per thread (the SDK's ROWS_STEPS / COLS_STEPS)
+
+// CS_RB outputs of one row, at x0 + s * SX (s < CS_RB); xb is the block's first output column. The SDK's shared
+// tile held zeros outside the image in its halo; here a block whose taps all lie inside the row runs one
+// straight-line body without bounds checks (the compiler may keep a value two outputs share in a register), and
+// in a block at an image edge an output whose 17 taps lie inside (a test on xb + s * SX, the same for the whole
+// warp) reads them unchecked while only the outputs at the edge test each tap (the same sums in the same order
+// on every path). Outputs at or beyond `width` are not written.
+template <int SX>
+__device__ __forceinline__ void convsep_row_block(const float *__restrict__ row, float *__restrict__ out, int width,
+                                                  int xb, int x0) {
+  if (xb >= CS_R && xb + CS_RB * SX + CS_R <= width) {  // the whole block inside: one straight-line body
+#pragma unroll
+    for (int s = 0; s < CS_RB; ++s) {
+      float sum = 0.0f;
+#pragma unroll
+      for (int j = -CS_R; j <= CS_R; ++j) sum += convsep_kernel[CS_R - j] * row[x0 + s * SX + j];
+      out[x0 + s * SX] = sum;
+    }
+    return;
+  }
+#pragma unroll
+  for (int s = 0; s < CS_RB; ++s) {
+    const int x = x0 + s * SX;
+    float sum = 0.0f;
+    if (xb + s * SX >= CS_R && xb + (s + 1) * SX + CS_R <= width) {
+#pragma unroll
+      for (int j = -CS_R; j <= CS_R; ++j) sum += convsep_kernel[CS_R - j] * row[x + j];
+      out[x] = sum;
+    } else if (x < width) {
+#pragma unroll
+      for (int j = -CS_R; j <= CS_R; ++j) {
+        const int xx = x + j;
+        sum += convsep_kernel[CS_R - j] * ((xx >= 0 && xx < width) ? row[xx] : 0.0f);
+      }
+      out[x] = sum;
+    }
+  }
+}
+
+// CS_RB outputs of column x, at rows y0 + s * SY (SY = 0: at y0 + s * sy, a spacing known only at run time); yb
+// is the block's first output row; the bounds are tested as in convsep_row_block.
+template <int SY>
+__device__ __forceinline__ void convsep_col_block(const float *__restrict__ src, float *__restrict__ dst, int width,
+                                                  int height, int x, int yb, int y0, int sy = SY) {
+  const int step = SY > 0 ? SY : sy;
+  if (yb >= CS_R && yb + CS_RB * step + CS_R <= height) {  // the whole block inside
+    const float *p = src + y0 * width + x;
+#pragma unroll
+    for (int s = 0; s < CS_RB; ++s) {
+      float sum = 0.0f;
+#pragma unroll
+      for (int j = -CS_R; j <= CS_R; ++j) sum += convsep_kernel[CS_R - j] * p[(s * step + j) * width];
+      dst[(y0 + s * step) * width + x] = sum;
+    }
+    return;
+  }
+#pragma unroll
+  for (int s = 0; s < CS_RB; ++s) {
+    const int y = y0 + s * step;
+    float sum = 0.0f;
+    if (yb + s * step >= CS_R && yb + (s + 1) * step + CS_R <= height) {
+      const float *p = src + y * width + x;
+#pragma unroll
+      for (int j = -CS_R; j <= CS_R; ++j) sum += convsep_kernel[CS_R - j] * p[j * width];
+      dst[y * width + x] = sum;
+    } else if (y < height) {
+#pragma unroll
+      for (int j = -CS_R; j <= CS_R; ++j) {
+        const int yy = y + j;
+        sum += convsep_kernel[CS_R - j] * ((yy >= 0 && yy < height) ? src[yy * width + x] : 0.0f);
+      }
+      dst[y * width + x] = sum;
+    }
+  }
+}
+
+// The SDK's grids and blocks (16x4 threads, 8 outputs each, for rows; 16x8 for columns), no shared memory.
+extern "C" __global__ void convsep_rows_l1rb(const float *__restrict__ src, float *__restrict__ dst, int width,
+                                             int height) {
+  const int xb = blockIdx.x * CS_RB * ROWS_BX;
+  const int y = blockIdx.y * ROWS_BY + threadIdx.y;
+  if (y < height) convsep_row_block<ROWS_BX>(src + y * width, dst + y * width, width, xb, xb + threadIdx.x);
+}
+
+extern "C" __global__ void convsep_cols_l1rb(const float *__restrict__ src, float *__restrict__ dst, int width,
+                                             int height) {
+  const int x = blockIdx.x * COLS_BX + threadIdx.x;
+  const int yb = blockIdx.y * CS_RB * COLS_BY;
+  if (x < width) convsep_col_block<COLS_BY>(src, dst, width, height, x, yb, yb + threadIdx.y);
+}
+
+// PACA: one 32-wide CTA per SM over its row band; a block step is 32 * CS_RB outputs wide and blockDim.y rows.
+template <bool kSync>
+__device__ __forceinline__ void convsep_rows_l1rb_pa_body(const float *__restrict__ src, float *__restrict__ dst,
+                                                          int width, int height) {
+  int y_lo, y_hi;
+  ipndp_row_band(height, y_lo, y_hi);
+  for (int by = y_lo; by < y_hi; by += blockDim.y) {
+    const int y = by + threadIdx.y;
+    for (int bx = 0; bx < width; bx += PA_BX * CS_RB) {
+      if (y < y_hi) convsep_row_block<PA_BX>(src + y * width, dst + y * width, width, bx, bx + threadIdx.x);
+      if (kSync) __syncthreads();
+    }
+  }
+}
+
+extern "C" __global__ void convsep_rows_l1rb_pa(const float *__restrict__ src, float *__restrict__ dst, int width,
+                                                int height) {
+  convsep_rows_l1rb_pa_body<true>(src, dst, width, height);
+}
+
+extern "C" __global__ void convsep_rows_l1rb_pa_nobar(const float *__restrict__ src, float *__restrict__ dst,
+                                                      int width, int height) {
+  convsep_rows_l1rb_pa_body<false>(src, dst, width, height);
+}
+
+// PACA over a column band: a block step is 32 columns and CS_RB * blockDim.y rows. The output spacing is a
+// compile-time constant as the SDK's COLUMNS_BLOCKDIM_Y, one instantiation per CTA height the warp sweep launches
+// (1, 2, 4, 8, 16 warps); any other height takes the spacing from blockDim.y at run time (SY = 0).
+template <bool kSync, int SY>
+__device__ __forceinline__ void convsep_cols_l1rb_pa_steps(const float *__restrict__ src, float *__restrict__ dst,
+                                                           int width, int height) {
+  int x_lo, x_hi;
+  ipndp_col_band(width, x_lo, x_hi);
+  for (int bx = x_lo; bx < x_hi; bx += PA_BX) {
+    const int x = bx + threadIdx.x;
+    for (int by = 0; by < height; by += blockDim.y * CS_RB) {
+      if (x < x_hi) convsep_col_block<SY>(src, dst, width, height, x, by, by + threadIdx.y, blockDim.y);
+      if (kSync) __syncthreads();
+    }
+  }
+}
+
+template <bool kSync>
+__device__ __forceinline__ void convsep_cols_l1rb_pa_body(const float *__restrict__ src, float *__restrict__ dst,
+                                                          int width, int height) {
+  switch (blockDim.y) {
+    case 1: convsep_cols_l1rb_pa_steps<kSync, 1>(src, dst, width, height); break;
+    case 2: convsep_cols_l1rb_pa_steps<kSync, 2>(src, dst, width, height); break;
+    case 4: convsep_cols_l1rb_pa_steps<kSync, 4>(src, dst, width, height); break;
+    case 8: convsep_cols_l1rb_pa_steps<kSync, 8>(src, dst, width, height); break;
+    case 16: convsep_cols_l1rb_pa_steps<kSync, 16>(src, dst, width, height); break;
+    default: convsep_cols_l1rb_pa_steps<kSync, 0>(src, dst, width, height); break;
+  }
+}
+
+extern "C" __global__ void convsep_cols_l1rb_pa(const float *__restrict__ src, float *__restrict__ dst, int width,
+                                                int height) {
+  convsep_cols_l1rb_pa_body<true>(src, dst, width, height);
+}
+
+extern "C" __global__ void convsep_cols_l1rb_pa_nobar(const float *__restrict__ src, float *__restrict__ dst,
+                                                      int width, int height) {
+  convsep_cols_l1rb_pa_body<false>(src, dst, width, height);
 }

@@ -1,5 +1,7 @@
 """ConvSep (IP-NDP, Type 2): the CUDA SDK's separable convolution (row pass, then column pass, radius 8),
-as the SDK's shared-memory scheme and as the paper's Guideline-4 L1 rewrite, each baseline and PACA."""
+as the SDK's shared-memory scheme and as the paper's Guideline-4 L1 rewrite (the SDK kernels with every tap a
+global load through the L1 instead of a shared-memory read, 8 outputs per thread as the SDK's), each baseline
+and PACA; and, as a labelled variant, an earlier L1 rewrite with one thread per output pixel."""
 
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ import ndpgpu
 from ndpgpu.workloads.base import RunContext, register
 from ndpgpu.workloads.builtin._common import OutputSpecs, set_global, spec
 
-from ._common import BLOCK, IpndpWorkload, image_grid, num_sms_of, pa_block, pa_kernel, pa_scales
+from ._common import BLOCK, IpndpWorkload, ceil_div, image_grid, num_sms_of, pa_block, pa_kernel, pa_scales
 
 RADIUS = 8
 TAPS = 2 * RADIUS + 1
 ROWS_BLOCK, ROWS_STEPS = (16, 4), 8  # the SDK's row-pass tiling
 COLS_BLOCK, COLS_STEPS = (16, 8), 8  # the SDK's column-pass tiling
+RB_STEPS = 8  # outputs per thread of the register-blocked L1 kernels (CS_RB in convsep.cu: the SDK's steps)
 
 
 def convolve_rows(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
@@ -93,12 +96,19 @@ _SMEM = (
     "per block step instead (the paper does not give its shared-memory PACA code)."
 )
 _L1 = (
-    "Guideline 4's L1 rewrite: both passes read global memory directly (one thread per output), as the paper "
-    "did for its PACA ConvSep; the paper's Base-8 ran the shared-memory code (ipndp_convsep_smem). In PTX every "
-    "tap keeps its ld.const (SASS would fold it into the FFMA) and the SDK tiling shares index work over 8 "
-    "outputs per thread, so at the paper scale the PACA L1 form runs 9% fewer thread-instructions than the PACA "
-    "shared-memory form (1.31e9 vs 1.45e9; the paper reports 28% fewer) and the one-thread-per-pixel L1 baseline "
-    "2.4x more than the SDK-tiled one."
+    "Guideline 4's L1 rewrite (Sec. 3.4: staging through shared memory costs a load plus a shared-memory store "
+    "and load; the L1 code loads each datum once, from global memory): the SDK kernels with the shared-memory "
+    "staging taken out and nothing else changed, so each thread still computes 8 outputs (one block apart along "
+    "the pass) and reads every tap with a global load through the L1. The baseline keeps the SDK's 16x4 and "
+    "16x8 threads and grids; the PACA form (the paper's IP-NDP code) is 32x8 threads per SM walking a row band "
+    "(row pass) or a column band (column pass), a block step being 8 outputs per thread, barrier per step."
+)
+_L1PX = (
+    "An earlier L1 rewrite, kept as a labelled variant: one thread per output pixel (32x8 blocks; PACA: one "
+    "output per thread per block step), so besides taking out the shared memory it gives up the SDK's 8 outputs "
+    "per thread and the index work they share. In PTX every tap keeps its ld.const (SASS would fold it into the "
+    "FFMA); at the paper scale the PACA form runs 9% fewer thread-instructions than the PACA shared-memory form "
+    "(1.31e9 vs 1.45e9) and the baseline 2.4x more than the SDK-tiled one."
 )
 
 
@@ -143,10 +153,48 @@ class ConvSepSmemPA(_ConvSep):
 class ConvSepL1(_ConvSep):
     name = "ipndp_convsep_l1"
     description = (
-        "IP-NDP ConvSep baseline, L1: separable 17-tap convolution, row pass then column pass, one thread per "
-        "output reading global memory directly (no shared memory), 32x8 blocks"
+        "IP-NDP ConvSep baseline, L1 (Guideline 4): the SDK's row pass (16x4 threads) and column pass (16x8), 8 "
+        "outputs per thread, every tap a global load through the L1 (no shared memory)"
     )
     deviations = _DEVIATIONS + _L1
+    row_kernel, col_kernel = "convsep_rows_l1rb", "convsep_cols_l1rb"
+
+    def geometry(self, ctx: RunContext, p: dict[str, Any]) -> tuple[tuple, tuple, tuple, tuple]:
+        w, h = p["width"], p["height"]
+        rows_grid = (ceil_div(w, ROWS_BLOCK[0] * RB_STEPS), ceil_div(h, ROWS_BLOCK[1]))
+        cols_grid = (ceil_div(w, COLS_BLOCK[0]), ceil_div(h, COLS_BLOCK[1] * RB_STEPS))
+        return rows_grid, ROWS_BLOCK, cols_grid, COLS_BLOCK
+
+
+@register
+class ConvSepL1PA(_ConvSep):
+    name = "ipndp_convsep_l1_pa"
+    description = (
+        "IP-NDP ConvSep pattern-aware, L1 (the paper's IP-NDP code, Guidelines 1-4): num_sms CTAs of 32x8 threads; "
+        "row pass over row bands, column pass over column bands, 8 outputs per thread per block step, every tap a "
+        "global load through the L1, barrier per block step"
+    )
+    deviations = _DEVIATIONS + _L1
+    pattern_aware = True
+    scales = pa_scales(_ConvSep.scales)
+    row_kernel, col_kernel = "convsep_rows_l1rb_pa", "convsep_cols_l1rb_pa"
+
+    def kernels(self, p: dict[str, Any]) -> tuple[str, str]:
+        return pa_kernel(self.row_kernel, p), pa_kernel(self.col_kernel, p)
+
+    def geometry(self, ctx: RunContext, p: dict[str, Any]) -> tuple[tuple, tuple, tuple, tuple]:
+        n = num_sms_of(ctx, p)
+        return n, pa_block(p), n, pa_block(p)  # 32 wide: the row kernel's output spacing (PA_BX in convsep.cu)
+
+
+@register
+class ConvSepL1Pixel(_ConvSep):
+    name = "ipndp_convsep_l1px"
+    description = (
+        "IP-NDP ConvSep baseline, L1 one thread per output (labelled variant): separable 17-tap convolution, row "
+        "pass then column pass, each thread one output reading global memory directly, 32x8 blocks"
+    )
+    deviations = _DEVIATIONS + _L1PX
     row_kernel, col_kernel = "convsep_rows_l1", "convsep_cols_l1"
 
     def geometry(self, ctx: RunContext, p: dict[str, Any]) -> tuple[tuple, tuple, tuple, tuple]:
@@ -155,13 +203,14 @@ class ConvSepL1(_ConvSep):
 
 
 @register
-class ConvSepL1PA(_ConvSep):
-    name = "ipndp_convsep_l1_pa"
+class ConvSepL1PixelPA(_ConvSep):
+    name = "ipndp_convsep_l1px_pa"
     description = (
-        "IP-NDP ConvSep pattern-aware, L1 (the paper's IP-NDP code): num_sms CTAs of 32x8 threads; row pass over "
-        "row bands, column pass over column bands, global loads through the L1, barrier per block step"
+        "IP-NDP ConvSep pattern-aware, L1 one thread per output (labelled variant): num_sms CTAs of 32x8 threads; "
+        "row pass over row bands, column pass over column bands, one output per thread per block step, barrier "
+        "per block step"
     )
-    deviations = _DEVIATIONS + _L1
+    deviations = _DEVIATIONS + _L1PX
     pattern_aware = True
     scales = pa_scales(_ConvSep.scales)
     row_kernel, col_kernel = "convsep_rows_l1_pa", "convsep_cols_l1_pa"

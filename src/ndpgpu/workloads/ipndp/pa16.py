@@ -8,7 +8,7 @@ from ndpgpu.workloads.base import register
 from ._common import pa_scales
 from .concat import ConcatPA
 from .conv2d import Conv2DPA
-from .convsep import ConvSepL1PA, ConvSepSmemPA
+from .convsep import ConvSepL1PA, ConvSepL1PixelPA, ConvSepSmemPA
 from .dct8x8 import Dct8x8PA
 from .denoising import DenoisingPA
 from .downsample import DownSamplePA
@@ -29,6 +29,6 @@ def _sixteen(cls: type) -> type:
     return register(sub)
 
 
-PA16 = {cls.name: _sixteen(cls) for cls in (Conv2DPA, Jacobi2DPA, ConvSepSmemPA, ConvSepL1PA, DownSamplePA, ConcatPA,
-                                            Dct8x8PA, DenoisingPA, MatMulPA)}
+PA16 = {cls.name: _sixteen(cls) for cls in (Conv2DPA, Jacobi2DPA, ConvSepSmemPA, ConvSepL1PA, ConvSepL1PixelPA,
+                                            DownSamplePA, ConcatPA, Dct8x8PA, DenoisingPA, MatMulPA)}
 """8-SM pattern-aware registry name -> its 16-SM class."""

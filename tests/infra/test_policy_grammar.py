@@ -55,3 +55,14 @@ def test_each_mechanism_accepts_its_documented_specs(name):
 def test_each_mechanism_refuses_what_its_rules_forbid(name, why):
     with pytest.raises(PolicyError, match=why):
         make_policy(name)
+
+
+def test_tom_takes_one_mapping_after_its_control():
+    from ndpgpu.mechanisms.tom.policy import TomPolicySpec
+
+    spec = TomPolicySpec.parse("ideal-limited+oracle,uniform=1,score=one_stack,window=500")
+    assert (spec.control, spec.mapping, spec.uniform, spec.score, spec.window) == (
+        "ideal-limited", "oracle", 1, "one_stack", 500)
+    for bad in ("ctrl", "ctrl+tmap+bmap", "ctrl+tmap,uniform=yes"):
+        with pytest.raises(PolicyError):
+            TomPolicySpec.parse(bad)

@@ -134,7 +134,7 @@ def test_ideal_has_no_control_or_pending_limit():
 def test_coherence_setting():
     assert TomPolicySpec.parse("ctrl+tmap").coherence == 1
     assert TomPolicySpec.parse("ctrl+tmap,coherence=0").coherence == 0
-    with pytest.raises(PolicyError, match="coherence must be 0 or 1"):
+    with pytest.raises(PolicyError, match=r"coherence=.2. is not valid \(0 or 1\)"):
         TomPolicySpec.parse("ctrl+tmap,coherence=2")
 
 

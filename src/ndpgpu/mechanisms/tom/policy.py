@@ -45,7 +45,7 @@ import numpy as np
 from ...timing.policies import ParityMapping
 from ...trace.coalesce import coalesce_trace
 from ...trace.format import MEM_ATOMIC, MEM_LOAD, SPACE
-from ..policy import PolicyError, SessionPolicy, register_policy
+from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
 from .blocks import BlockOffloadHardware
 from .candidates import CandidateTable
 from .cost import DEFAULT_PARAMS, CostParams
@@ -74,28 +74,25 @@ class TomPolicySpec:
 
     @classmethod
     def parse(cls, spec: str) -> TomPolicySpec:
-        head, *pairs = [p.strip() for p in spec.split(",")]
-        control, sep, mapping = head.partition("+")
-        if not sep or control not in CONTROL_NAMES or mapping not in MAPPING_NAMES:
-            raise PolicyError(f"tom:{spec}: expected tom:<control>+<mapping> with control in {CONTROL_NAMES} and "
-                              f"mapping in {MAPPING_NAMES}")
-        kw: dict[str, Any] = {"control": control, "mapping": mapping}
-        types = {f.name: f.type for f in dataclasses.fields(cls)}
-        for pair in pairs:
-            key, eq, value = pair.partition("=")
-            if not eq or key not in types or key in ("control", "mapping"):
-                raise PolicyError(f"tom:{spec}: unknown setting {pair!r}; settings: threshold, window, pending, "
-                                  "learn, pcie_ns, score, local, coherence, uniform")
-            try:
-                kw[key] = {"float": float, "int": int, "str": str}[str(types[key])](value)
-            except ValueError as exc:
-                raise PolicyError(f"tom:{spec}: {key}={value!r} is not a {types[key]}") from exc
-        if kw.get("score", "first_stack") not in ("one_stack", "first_stack"):
-            raise PolicyError(f"tom:{spec}: score must be one_stack or first_stack")
-        for flag in ("local", "coherence", "uniform"):
-            if kw.get(flag, 0) not in (0, 1):
-                raise PolicyError(f"tom:{spec}: {flag} must be 0 or 1")
-        return cls(**kw)
+        """``control+mapping[,key=value...]`` (:data:`GRAMMAR`) -> the spec; PolicyError on a bad one."""
+        parsed = GRAMMAR.parse(spec)
+        if len(parsed.switches) != 1:
+            raise PolicyError(f"tom:{spec}: expected {GRAMMAR.usage()}: one mapping after the control")
+        return cls(control=parsed.head, mapping=parsed.switches[0], **parsed.settings)
+
+
+def _flag(value: str) -> int:
+    if value not in ("0", "1"):
+        raise ValueError("0 or 1")
+    return int(value)
+
+
+GRAMMAR = PolicyGrammar("tom", heads=CONTROL_NAMES, switches=MAPPING_NAMES, settings=(
+    Setting("threshold", float), Setting("window"), Setting("pending", float), Setting("learn", float),
+    Setting("pcie_ns", float), Setting("score", ("first_stack", "one_stack")), Setting("local", _flag),
+    Setting("coherence", _flag), Setting("uniform", _flag)),
+    form=f"tom:<control>+<mapping>[,key=value...] with control in {', '.join(CONTROL_NAMES)} and mapping in "
+         f"{', '.join(MAPPING_NAMES)}")
 
 
 def parity(mapping: StackMapping) -> ParityMapping:
@@ -382,10 +379,6 @@ class TomPolicy(SessionPolicy):
 
 
 # the words of a tom: spec, for "did you mean" suggestions
-WORDS = (*CONTROL_NAMES, *MAPPING_NAMES, *(f.name for f in dataclasses.fields(TomPolicySpec)
-                                           if f.name not in ("control", "mapping")), "first_stack", "one_stack")
-
-
-@register_policy("tom", words=WORDS)
+@register_policy(GRAMMAR)
 def make_tom_policy(spec: str) -> TomPolicy:
     return TomPolicy(TomPolicySpec.parse(spec))

@@ -25,13 +25,23 @@ class LoopbackCluster:
         self.procs: list[subprocess.Popen] = []
         self.scheduler = self._start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                       "--scheduler-file", str(self.file)], "scheduler")
-        deadline = time.monotonic() + 60
-        while not self.file.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self.address = json.loads(self.file.read_text())["address"]
+        self.address = self._scheduler_address(deadline=time.monotonic() + 60)
         self.workers = [self._start([DASK, "worker", self.address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
                                      "--host", "127.0.0.1", "--name", f"w{i}"], f"worker{i}") for i in range(workers)]
         self.wait_for_workers(workers)
+
+    def _scheduler_address(self, deadline: float) -> str:
+        """The address in the scheduler file, once the scheduler has written all of it: the file appears before
+        its JSON is complete, so an empty or partial file is read again rather than parsed once."""
+        while time.monotonic() < deadline:
+            if self.scheduler.poll() is not None:
+                log = (self.tmp / "scheduler.log").read_text()
+                raise RuntimeError(f"dask scheduler exited with {self.scheduler.returncode}:\n{log}")
+            try:
+                return json.loads(self.file.read_text())["address"]
+            except (FileNotFoundError, json.JSONDecodeError, KeyError):
+                time.sleep(0.05)
+        raise TimeoutError(f"dask scheduler wrote no address to {self.file} within 60 s")
 
     def _start(self, cmd: list[str], name: str) -> subprocess.Popen:
         log = (self.tmp / f"{name}.log").open("w")

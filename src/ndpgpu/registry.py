@@ -20,6 +20,8 @@ module of every ``ndpgpu.mechanisms.<m>``) or :func:`import_submodules` (every m
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import pkgutil
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
@@ -227,3 +229,41 @@ def import_submodules(package: str) -> list[ModuleType]:
 def subpackages(package: str) -> list[str]:
     """Names of the direct subpackages of ``package``, sorted (the packages themselves are not imported)."""
     return [info.name for info in _module_infos(importlib.import_module(package)) if info.ispkg]
+
+
+MECHANISMS_ENV = "NDPGPU_MECHANISMS"
+MECHANISMS_ENTRY_POINTS = "ndpgpu.mechanisms"
+
+
+def external_mechanisms() -> list[str]:
+    """Hardware modules of mechanisms outside the package, in order, without repeats: those named in
+    ``NDPGPU_MECHANISMS`` (comma-separated module names, e.g. ``mine.hardware``), then the entry points of
+    group ``ndpgpu.mechanisms`` of installed distributions. Nothing is imported here."""
+    names = [m.strip() for m in os.environ.get(MECHANISMS_ENV, "").split(",") if m.strip()]
+    try:
+        from importlib.metadata import entry_points
+
+        names += [ep.value for ep in entry_points(group=MECHANISMS_ENTRY_POINTS)]
+    except Exception:  # noqa: BLE001  (a broken distribution's metadata must not stop the engine)
+        pass
+    return list(dict.fromkeys(names))
+
+
+def external_siblings(module_name: str) -> list[ModuleType]:
+    """For each external mechanism (:func:`external_mechanisms`, ``pkg.hardware``), import its package's
+    module ``module_name`` (``pkg.policy``) where the package has one: how an outside mechanism's session
+    policies register themselves, as ``ndpgpu.mechanisms.<m>.policy`` modules do. A module that exists but
+    fails to import raises."""
+    found: list[ModuleType] = []
+    for hardware in external_mechanisms():
+        package, dot, _ = hardware.rpartition(".")
+        if not dot:
+            continue
+        name = f"{package}.{module_name}"
+        try:
+            spec = importlib.util.find_spec(name)
+        except ModuleNotFoundError:
+            spec = None
+        if spec is not None:
+            found.append(importlib.import_module(name))
+    return found

@@ -253,3 +253,25 @@ def test_an_unknown_name_among_many_names_how_many_and_how_to_list_them():
         plain.register(f"g{i:02d}", object())
     with pytest.raises(UnknownName, match=r"25 known gadgets: g00, g01, .*, g19, \.\.\.$"):
         plain.get("zz")
+
+
+def test_an_outside_mechanisms_policy_module_is_found_beside_its_hardware(tmp_path, monkeypatch) -> None:
+    from ndpgpu.registry import external_mechanisms, external_siblings
+
+    pkg = tmp_path / "outside_mech_demo"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "hardware.py").write_text("raise AssertionError('the hardware is the engine\\'s to import')\n")
+    (pkg / "policy.py").write_text("IMPORTED = True\n")
+    lone = tmp_path / "outside_mech_lone"  # a hardware module with no policy beside it: skipped
+    lone.mkdir()
+    (lone / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("NDPGPU_MECHANISMS", " outside_mech_demo.hardware, outside_mech_lone.hardware,"
+                                            "outside_mech_demo.hardware")
+    assert external_mechanisms()[:2] == ["outside_mech_demo.hardware", "outside_mech_lone.hardware"]
+    found = external_siblings("policy")
+    assert [m.__name__ for m in found] == ["outside_mech_demo.policy"] and found[0].IMPORTED
+    (pkg / "cli.py").write_text("import no_such_module_here\n")  # one that exists but fails: raises
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_here"):
+        external_siblings("cli")

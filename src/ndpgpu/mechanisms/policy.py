@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..registry import Registry, discover
+from ..registry import Registry, discover, external_siblings
 
 MECHANISM_MODULE = "policy"  # ndpgpu.mechanisms.<m>.policy registers a mechanism's policy factories
 
@@ -29,7 +29,7 @@ class PolicyError(ValueError):
 
 POLICIES: Registry[Callable[[str], SessionPolicy]] = Registry(
     "policy prefix", plural="policy prefixes", error=PolicyError,
-    load=lambda: discover("ndpgpu.mechanisms", MECHANISM_MODULE))
+    load=lambda: [*discover("ndpgpu.mechanisms", MECHANISM_MODULE), *external_siblings(MECHANISM_MODULE)])
 
 
 class SessionPolicy(abc.ABC):

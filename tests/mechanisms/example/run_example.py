@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 
-from fixed_latency.accelerator import FixedLatencyAccelerator
 from hook_probe import HookProbe
 from tracegen import TraceBuilder, streaming_read
 
+from ndpgpu.mechanisms.policy import make_policy
 from ndpgpu.timing import TimingSession
 
 
@@ -41,8 +41,10 @@ def main() -> None:
     plain = TimingSession("gtx480")
     base = rows(plain.run_launch(trace))
     sess = TimingSession("gtx480")
-    sess.attach(FixedLatencyAccelerator(start_pc, end_pc, latency=500))
-    with_acc = rows(sess.run_launch(trace))
+    # by its name, as a sweep or `ndpgpu run --policy` names it: the registry finds fixed_latency.policy
+    policy = make_policy(f"fixedlat:pcs,start={start_pc},end={end_pc},latency=500")
+    policy.prepare(sess, None, [trace])
+    with_acc = rows(sess.run_launch(trace)) | {f"{p}.{m}": v for p, m, v, _u in policy.rows()}
     probe = TimingSession("gtx480", {"sim.record_dram_commands": True})
     probe.attach(HookProbe())
     st = probe.run_launch(streaming_read(16, 256, 4))

@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.util
-import os
 import warnings
 from pathlib import Path
 from types import ModuleType
@@ -39,7 +38,7 @@ from numba import literal_unroll  # noqa: F401  (the generated dispatchers use i
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from ... import _numba_cache
-from ...registry import DuplicateName, Registry, discover
+from ...registry import DuplicateName, Registry, discover, external_mechanisms
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 
 
@@ -200,14 +199,7 @@ class MechanismHardwareError(ImportError):
 
 def _external() -> list[str]:
     """Hardware modules named outside the package: ``NDPGPU_MECHANISMS`` and ``ndpgpu.mechanisms`` entry points."""
-    names = [m.strip() for m in os.environ.get("NDPGPU_MECHANISMS", "").split(",") if m.strip()]
-    try:
-        from importlib.metadata import entry_points
-
-        names += [ep.value for ep in entry_points(group="ndpgpu.mechanisms")]
-    except Exception:  # noqa: BLE001  (a broken distribution's metadata must not stop the engine)
-        pass
-    return names
+    return external_mechanisms()
 
 
 def _check(mod: ModuleType) -> str:

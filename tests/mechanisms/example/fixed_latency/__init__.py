@@ -5,5 +5,6 @@ it reaches ``end_pc``, runs on an ideal accelerator that takes ``latency`` core 
 nothing: the warp skips the stretch and resumes when the latency has passed.
 
 * :mod:`.hardware`: the compiled hooks (found through ``NDPGPU_MECHANISMS=fixed_latency.hardware``);
-* :mod:`.accelerator`: the Python side (state vector per launch, counters, statistics).
+* :mod:`.accelerator`: the Python side (state vector per launch, counters, statistics);
+* :mod:`.policy`: the session policy ``fixedlat:pcs,start=S,end=E[,latency=L]`` (found beside the hardware).
 """

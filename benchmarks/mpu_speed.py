@@ -70,7 +70,7 @@ def ours(case: str, ptx: Path) -> None:
     import numpy as np
 
     import ndpgpu
-    from ndpgpu.mechanisms.mpu.processor import MpuHardware
+    from ndpgpu.mechanisms.mpu.unit import MpuHardware
     from ndpgpu.timing.session import TimingSession
 
     text = ptx.read_text()
@@ -115,6 +115,9 @@ def main() -> None:
         return
     if args.mpusim is None:
         ap.error("--mpusim DIR is required")
+    unknown = [c for c in args.only or () if c not in CASES]
+    if unknown:
+        ap.error(f"--only {', '.join(map(repr, unknown))}: not a case; cases: {', '.join(map(repr, CASES))}")
     sim = args.mpusim.resolve()
     work = (args.work or Path(tempfile.mkdtemp(prefix="mpu-speed-"))).resolve()
     work.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ def test_every_preset_times_a_small_trace(preset):
     trace = streaming_read(8, 128, 2, store=True)
     s = TimingSession(preset)
     if s.machine.core.model == "mpu":  # its cores are MPU's model: attach it (a synthetic trace has no PTX)
-        from ndpgpu.mechanisms.mpu.processor import MpuHardware
+        from ndpgpu.mechanisms.mpu.unit import MpuHardware
 
         s.attach(MpuHardware(None))
     st = s.run_launch(trace)

@@ -239,7 +239,7 @@ def test_four_plane_layouts_keep_every_access_local(name: str) -> None:
     banks (core = block mod 128, 4 warps per block; counted by hand from the trace's lane addresses with the
     interleave of lsu.locate), and the engine sends no transaction to another core."""
     from ndpgpu.mechanisms.mpu.lsu import locate
-    from ndpgpu.mechanisms.mpu.processor import MpuHardware
+    from ndpgpu.mechanisms.mpu.unit import MpuHardware
     from ndpgpu.timing.session import TimingSession
     from ndpgpu.workloads.runner import run_workload
 

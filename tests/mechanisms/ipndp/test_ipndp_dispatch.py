@@ -6,8 +6,8 @@ import numpy as np
 from tracegen import TraceBuilder
 
 from ndpgpu.mechanisms.ipndp.dispatch import BlockCtaDispatch, PatternAwareDispatch
-from ndpgpu.mechanisms.ipndp.prefetcher import IpndpHardware
 from ndpgpu.mechanisms.ipndp.tables import band
+from ndpgpu.mechanisms.ipndp.unit import IpndpHardware
 from ndpgpu.timing import TimingSession
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from ndpgpu.experiments.papers._ipndp_configs import BENCHMARKS, CONFIGS, workload
 from ndpgpu.experiments.papers.ipndp import OVERRIDES, IpndpReproduction
 from ndpgpu.experiments.points import Point
 from ndpgpu.experiments.results import PointResult, ResultSet
-from ndpgpu.mechanisms.ipndp.configs import BENCHMARKS, CONFIGS, workload
 
 BASE8 = {"kernel.cycles": 1000.0, "icnt.request.kind.read.packets": 100.0, "icnt.request.kind.write.packets": 50.0,
          "energy.dynamic": 1000.0, "energy.static": 500.0, "kernel.time": 10.0, "application.time": 20.0,

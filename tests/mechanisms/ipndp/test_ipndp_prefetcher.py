@@ -13,8 +13,8 @@ import pytest
 from tracegen import TraceBuilder
 
 from ndpgpu.mechanisms.ipndp.dispatch import PatternAwareDispatch
-from ndpgpu.mechanisms.ipndp.prefetcher import IpndpHardware
 from ndpgpu.mechanisms.ipndp.tables import ImageArray, Traversal
+from ndpgpu.mechanisms.ipndp.unit import IpndpHardware
 from ndpgpu.timing import TimingSession
 
 W, BAND, NSM, BASE = 512, 16, 8, 1 << 32

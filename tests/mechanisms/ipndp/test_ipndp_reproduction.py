@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ndpgpu.experiments.papers._ipndp_configs import ABLATION, BENCHMARKS, CONFIGS, workload
 from ndpgpu.experiments.papers.ipndp import IpndpReproduction
 from ndpgpu.experiments.papers.ipndp_studies import (
     CYCLES,
@@ -19,7 +20,6 @@ from ndpgpu.experiments.papers.ipndp_studies import (
     sweep_point,
 )
 from ndpgpu.experiments.results import PointResult, ResultSet
-from ndpgpu.mechanisms.ipndp.configs import ABLATION, BENCHMARKS, CONFIGS, workload
 from ndpgpu.workloads.base import get_workload
 
 

@@ -13,8 +13,8 @@ from tracegen import TraceBuilder
 
 from ndpgpu.mechanisms.ipndp import hardware as H
 from ndpgpu.mechanisms.ipndp.dispatch import PatternAwareDispatch
-from ndpgpu.mechanisms.ipndp.prefetcher import IpndpHardware
 from ndpgpu.mechanisms.ipndp.tables import ImageArray, Traversal
+from ndpgpu.mechanisms.ipndp.unit import IpndpHardware
 from ndpgpu.timing import TimingSession
 
 W, BAND, BASE = 512, 32, 1 << 32

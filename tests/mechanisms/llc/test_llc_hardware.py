@@ -11,9 +11,10 @@ import pytest
 
 from ndpgpu.mechanisms.llc import hardware as H
 from ndpgpu.mechanisms.llc.chains import REPLY
+from ndpgpu.mechanisms.llc.config import ChainOffload, ChainOffloadError
 from ndpgpu.mechanisms.llc.emn import MeshLayout
-from ndpgpu.mechanisms.llc.offload import ChainOffload, ChainOffloadError, ChainOffloadHardware
 from ndpgpu.mechanisms.llc.policy import chain_tables
+from ndpgpu.mechanisms.llc.unit import ChainOffloadHardware
 from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.timing.presets import load_machine
 from ndpgpu.timing.session import TimingSession
@@ -242,7 +243,7 @@ def test_chain_hops_on_any_router_network():
 
 def test_mechanism_endpoint_tables():
     """Omni's EMN table maps Algorithm 1's nodes to slices and to the SM at a core node."""
-    from ndpgpu.mechanisms.llc.offload import emn_endpoints
+    from ndpgpu.mechanisms.llc.unit import emn_endpoints
 
     layout = MeshLayout.of(load_machine("llc-mesh"))
     t = emn_endpoints(layout)

@@ -13,8 +13,8 @@ from ndpgpu.mechanisms.mpu import hardware as H
 from ndpgpu.mechanisms.mpu.energy import ALU_CLASSES, alu_class
 from ndpgpu.mechanisms.mpu.locations import POLICIES, annotate
 from ndpgpu.mechanisms.mpu.policy import MpuPolicyError
-from ndpgpu.mechanisms.mpu.processor import MpuHardware, MpuMachineError, alu_classes, check_machine, placement_rows
 from ndpgpu.mechanisms.mpu.registers import register_traffic
+from ndpgpu.mechanisms.mpu.unit import MpuHardware, MpuMachineError, alu_classes, check_machine, placement_rows
 from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.power import evaluate
 from ndpgpu.timing.power.events import declared_unit_energies

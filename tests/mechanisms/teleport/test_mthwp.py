@@ -14,8 +14,9 @@ import pytest
 import ndpgpu.api as cp
 from ndpgpu.mechanisms.policy import PolicyError, make_policy
 from ndpgpu.mechanisms.teleport import hardware as H
+from ndpgpu.mechanisms.teleport.config import Teleport
 from ndpgpu.mechanisms.teleport.policy import parse
-from ndpgpu.mechanisms.teleport.preload import Teleport, TeleportHardware, mt_init, mt_words
+from ndpgpu.mechanisms.teleport.unit import TeleportHardware, mt_init, mt_words
 
 GAP = 16  # ps: transactions of one instruction closer than this
 

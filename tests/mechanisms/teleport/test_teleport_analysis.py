@@ -12,8 +12,8 @@ from ndpgpu.analysis.affine import Launch
 from ndpgpu.api import RawModule
 from ndpgpu.mechanisms.analyze import load_module
 from ndpgpu.mechanisms.teleport.classify import classify_reads, count_classes
+from ndpgpu.mechanisms.teleport.config import Teleport, TeleportError
 from ndpgpu.mechanisms.teleport.cost import HardwareCost, effort_ratios, footprint
-from ndpgpu.mechanisms.teleport.preload import Teleport, TeleportError
 from ndpgpu.mechanisms.teleport.regions import build_table
 
 CASES = r"""

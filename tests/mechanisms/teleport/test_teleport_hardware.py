@@ -12,8 +12,9 @@ import pytest
 
 import ndpgpu.api as cp
 from ndpgpu.mechanisms.policy import PolicyError, make_policy
+from ndpgpu.mechanisms.teleport.config import Teleport
 from ndpgpu.mechanisms.teleport.policy import kernel_plans, parse
-from ndpgpu.mechanisms.teleport.preload import KernelPlan, Teleport, TeleportHardware, TeleportPreloader
+from ndpgpu.mechanisms.teleport.unit import KernelPlan, TeleportHardware, TeleportPreloader
 from ndpgpu.timing.session import TimingSession
 from ndpgpu.workloads.runner import run_workload
 

@@ -1,4 +1,4 @@
-"""Block offload to SMs inside the memory stacks (``mechanisms.tom.blocks``, TOM's hardware in the engine).
+"""Block offload to SMs inside the memory stacks (``mechanisms.tom.unit``, TOM's hardware in the engine).
 
 A synthetic kernel: every warp runs an ALU instruction, then the block ``ld A; ld B; add; st C``, then exits.
 Arrays are pinned to vaults so that the expected packets, flits and instruction counts follow from the plan
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from tracegen import TraceBuilder, alu_chain
 
-from ndpgpu.mechanisms.tom.blocks import OFFLOAD_INSTANCE_FIELDS, BlockOffload, BlockOffloadHardware, OffloadPlan
+from ndpgpu.mechanisms.tom.unit import OFFLOAD_INSTANCE_FIELDS, BlockOffload, BlockOffloadHardware, OffloadPlan
 from ndpgpu.timing import TimingSession, load_machine
 from ndpgpu.timing.policies import Pinned
 

@@ -15,7 +15,7 @@ import pytest
 from test_block_offload import rows
 from tracegen import TraceBuilder
 
-from ndpgpu.mechanisms.tom.blocks import OFFLOAD_INSTANCE_FIELDS, BlockOffload, BlockOffloadHardware, OffloadPlan
+from ndpgpu.mechanisms.tom.unit import OFFLOAD_INSTANCE_FIELDS, BlockOffload, BlockOffloadHardware, OffloadPlan
 from ndpgpu.timing import TimingSession, load_machine
 from ndpgpu.timing.bounds import vault_bound_gbs
 from ndpgpu.timing.policies import ParityMapping

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from ndpgpu.mechanisms.tom.candidates import Candidate, CandidateTable
+from ndpgpu.mechanisms.tom.config import TomConfig
 from ndpgpu.mechanisms.tom.instances import find_instances
-from ndpgpu.mechanisms.tom.offload import TomConfig, TomOffload
+from ndpgpu.mechanisms.tom.plan import TomOffload
 from ndpgpu.mechanisms.tom.policy import TomPolicy, TomPolicySpec, analyzer_instances, learning_charge, warp_waits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "timing"))

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from ndpgpu.mechanisms.policy import PolicyError, make_policy
-from ndpgpu.mechanisms.tom.blocks import OFFLOAD_INSTANCE_FIELDS
 from ndpgpu.mechanisms.tom.candidates import Candidate, CandidateTable
+from ndpgpu.mechanisms.tom.config import TomConfig
 from ndpgpu.mechanisms.tom.instances import (
     I_DOFF,
     I_DSEG,
@@ -28,8 +28,9 @@ from ndpgpu.mechanisms.tom.instances import (
     I_WARP,
     find_instances,
 )
-from ndpgpu.mechanisms.tom.offload import TomConfig, TomOffload
+from ndpgpu.mechanisms.tom.plan import TomOffload
 from ndpgpu.mechanisms.tom.policy import TomPolicySpec, allocation_table
+from ndpgpu.mechanisms.tom.unit import OFFLOAD_INSTANCE_FIELDS
 from ndpgpu.timing import load_machine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "timing"))

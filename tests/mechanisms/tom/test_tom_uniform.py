@@ -12,8 +12,8 @@ from test_tom_candidates import kernel, loop_kernel, one_candidate
 from ndpgpu.analysis.uniform import uniform_registers, uniform_special, varying_registers
 from ndpgpu.mechanisms.policy import PolicyError
 from ndpgpu.mechanisms.tom.candidates import find_candidates
+from ndpgpu.mechanisms.tom.config import TomConfig
 from ndpgpu.mechanisms.tom.cost import DEFAULT_PARAMS, CostParams, bw_per_warp, min_trips
-from ndpgpu.mechanisms.tom.offload import TomConfig
 from ndpgpu.mechanisms.tom.policy import TomPolicySpec
 
 UNIFORM = CostParams(uniform_live_ins=True)

@@ -13,12 +13,12 @@ six kernels whose CTA shape is free (``ipndp_studies.py``).
 from __future__ import annotations
 
 from ...mechanisms.ipndp import area as A
-from ...mechanisms.ipndp.configs import ABLATION, BENCHMARKS, CONFIGS, TYPES, workload
 from ..baselines import BaselineTiming
 from ..plots import BarChart
 from ..points import Point, SweepSpec
 from ..report import Check, Reproduction, register_reproduction
 from ..results import ResultSet, Table, geomean
+from ._ipndp_configs import ABLATION, BENCHMARKS, CONFIGS, TYPES, workload
 from ._metrics import kernel_energy
 from .ipndp_studies import PAPER_STUDIES, RULES, IpndpStudies, study_points
 

@@ -408,7 +408,7 @@ class TeleportReproduction(BenchmarkRatios, Reproduction):
                          note="Paper (Sec. 2.2): none static; NNC/NN/RDC induction, BPT/FLD indirect, LPS/MUM "
                               "control, FWL operator."))
         from ...mechanisms.teleport.cost import TABLE5_LOC, HardwareCost, table_entry_bytes
-        from ...mechanisms.teleport.preload import Teleport
+        from ...mechanisms.teleport.config import Teleport
 
         loc = _our_loc()
         erows = [[b, tp, hwl, hwl / tp, loc.get(b, (None, None))[0], loc.get(b, (None, None))[1],
@@ -433,7 +433,7 @@ class TeleportReproduction(BenchmarkRatios, Reproduction):
 
     def checks(self, results: ResultSet) -> list[Check]:
         from ...mechanisms.teleport.cost import HardwareCost, table_entry_bytes
-        from ...mechanisms.teleport.preload import Teleport
+        from ...mechanisms.teleport.config import Teleport
 
         P = PAPER
         benches = list(SIMULATED)

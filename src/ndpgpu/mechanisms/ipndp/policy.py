@@ -13,28 +13,13 @@ the workload's image shapes by size) and the launch's block and grid; never from
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
+from .config import ALLOCATIONS, FLAGS, IpndpConfig
 from .dispatch import BlockCtaDispatch, PatternAwareDispatch
 from .geometry import GeometryError, table_source
-from .prefetcher import IpndpHardware
-
-ALLOCATIONS = ("rr", "paca", "bcs")
-FLAGS = ("pf", "pws", "literal", "pl")
-
-
-@dataclasses.dataclass(frozen=True)
-class IpndpConfig:
-    allocation: str = "rr"
-    prefetcher: str = "none"  # none | pf | pws
-    literal: bool = False
-    perfect_l2: bool = False
-    width: int = 0
-    elem: int = 4
-    scan: str = "row"
-    tiles: tuple[int, int] = (0, 0)
+from .unit import IpndpHardware
 
 
 def _tiles(value: str) -> tuple[int, int]:

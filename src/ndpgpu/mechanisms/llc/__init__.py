@@ -5,7 +5,7 @@
   chains cover in a functional run's trace (Table 3's columns);
 * :mod:`.cli`: ``ndpgpu analyze llc``;
 * :mod:`.emn`: Algorithm 1's Earliest Meet Nodes on the mesh layout;
-* :mod:`.hardware` (compiled) and :mod:`.offload`: the offload and service queues, ComputePackets and
+* :mod:`.hardware` (compiled), :mod:`.unit` and :mod:`.config`: the offload and service queues, ComputePackets and
   replies on the mesh, the LLC and core ALUs, behind the engine's hooks; :mod:`.policy`: ``llc:<scheme>``;
 * :mod:`.energy`: the energies of its units, declared to the power model.
 

@@ -13,7 +13,7 @@ with their data addressed to the source core, which finishes the chain itself (S
 
 Packet kinds (``PK_MECH`` + 0..2): ComputePacket, operand data / store ack returned to a service queue,
 offload reply. A request the mechanism makes carries ``R_MXD = row * 4 + role`` (role 0/1 operand a/b,
-2 store), so the L2 hands its reply to :func:`l2_deliver`. The Python side, :mod:`.offload`, lays out ``mx``.
+2 store), so the L2 hands its reply to :func:`l2_deliver`. The Python side, :mod:`.unit`, lays out ``mx``.
 
 Message classes keep the two subnets free of protocol cycles: whatever needs an answer (ComputePackets, a
 service queue's loads and stores, also a slice's to another slice) travels on the request network; whatever

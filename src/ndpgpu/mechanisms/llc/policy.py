@@ -18,7 +18,8 @@ from typing import Any
 
 from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
 from .chains import ChainTable
-from .offload import SCHEMES, ChainOffload, ChainOffloadError, ChainOffloadHardware
+from .config import SCHEMES, ChainOffload, ChainOffloadError
+from .unit import ChainOffloadHardware
 
 GRAMMAR = PolicyGrammar("llc", heads=SCHEMES, settings=(
     Setting("oq"), Setting("sq"), Setting("buffer"), Setting("alu_latency"), Setting("llc_read_cycles"),

@@ -9,7 +9,7 @@ load/store extensions sit beside the DRAM banks of 3D-stacked memory.
 * :mod:`.cli`: ``ndpgpu analyze mpu``;
 * :mod:`.hardware`: the compiled processor core (hook ``core_tick`` on a machine with ``core.model: mpu``), its
   TSV bus, register moves, near-bank execution and hybrid LSU, and the near-bank units' side;
-* :mod:`.processor`: its Python side (state vector per launch, statistics); :mod:`.policy`: ``mpu:<policy>``
+* :mod:`.unit`: its Python side (state vector per launch, statistics); :mod:`.policy`: ``mpu:<policy>``
   (optionally ``+far-smem``) and ``mpu:ponb``;
 * :mod:`.energy`: the energies of its units (Table II) declared to the power model.
 

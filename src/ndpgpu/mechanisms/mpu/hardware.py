@@ -99,7 +99,7 @@ COUNTER_NAMES = ("NEAR_INSTS", "FAR_ALU_INSTS", "FAR_OTHER_INSTS", "MOVES_DOWN",
  TSV_PKT_BYTES, TSV_DATA_BYTES, LD_OFFLOADED, ST_OFFLOADED, LD_TX_PATH, ST_TX_PATH, TX_LOCAL, TX_REMOTE,
  SMEM_ACCESSES, TSV_BUSY_MAX_PS, MOVES_MAX_CORE, WARP_INSTS_C, TSV_BYTES_MAX_CORE, NB_RF_ACC, FB_RF_ACC,
  NB_OPC_ACC, LSU_EXT_ACC, TSV_DIR_BUSY_MAX_PS, ROC_HITS, ROC_MISSES) = range(28)
-ALU0 = 28  # the ALU warp-instructions of each energy class, counted per PC when a launch ends (processor.py)
+ALU0 = 28  # the ALU warp-instructions of each energy class, counted per PC when a launch ends (unit.py)
 
 
 @njit

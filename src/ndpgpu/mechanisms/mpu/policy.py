@@ -19,7 +19,7 @@ from typing import Any
 
 from ..policy import PolicyError, PolicyGrammar, SessionPolicy, register_policy
 from .locations import POLICIES
-from .processor import PONB, MpuHardware, MpuMachineError, check_machine
+from .unit import PONB, MpuHardware, MpuMachineError, check_machine
 
 FAR_SMEM = "far-smem"
 NO_REMOTE_CACHE = "no-remote-cache"

@@ -21,17 +21,8 @@ import dataclasses
 from typing import Any
 
 from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
-from .preload import (
-    ARBITRATION,
-    CONTROLLERS,
-    MACHINES,
-    MTHWP_IDS,
-    KernelPlan,
-    Teleport,
-    TeleportError,
-    TeleportHardware,
-    TeleportPreloader,
-)
+from .config import ARBITRATION, CONTROLLERS, MACHINES, MTHWP_IDS, Teleport, TeleportError
+from .unit import KernelPlan, TeleportHardware, TeleportPreloader
 
 GRAMMAR = PolicyGrammar("teleport", heads=(*(m for m in MACHINES if m != "off"), "l1", "mthwp"),
                         switches=("mthwp",), settings=(

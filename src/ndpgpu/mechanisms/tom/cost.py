@@ -24,7 +24,7 @@ warp, not one per lane; with the flag, the ``U`` uniform units among ``REG_TX`` 
 
     BW_TX = (REG_TX - U) S_W + U - (N_LD Coal_LD Miss_LD + N_ST (S_W + Coal_ST))
 
-and the offload request carries them once (:mod:`.offload`). The paper's model (``U`` counted ``S_W``
+and the offload request carries them once (:mod:`.plan`). The paper's model (``U`` counted ``S_W``
 times) stays the default and the one the reproduction's checks use.
 """
 

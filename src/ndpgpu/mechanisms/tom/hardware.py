@@ -4,7 +4,7 @@ A GPU warp at a candidate block's decision point may send the block to an SM ins
 its first access (``decide``, ``divert``); that SM starts it as a guest warp (``sm_tick``), runs the block's
 stretch of the warp's stream against its own vaults (and other stacks' over cross-stack links), and
 acknowledges it (``guest_done``): live-outs and written lines back on the link, the GPU's stale copies
-invalidated, the host warp resumed. The Python side, :mod:`.blocks`, lays out the state vector ``mx``
+invalidated, the host warp resumed. The Python side, :mod:`.unit`, lays out the state vector ``mx``
 for each launch and reads the counters back.
 """
 

@@ -3,7 +3,7 @@
 An *instance* is one warp running one candidate block once: its PC enters the block at ``begin_pc`` and
 stays in ``[begin_pc, end_pc)`` until it leaves (candidates are single-entry, and every branch inside
 stays inside or goes to ``end_pc``). Positions are ``(segment, offset)`` pairs of the warp's trace stream,
-as the timing engine's block offload uses them (``ndpgpu.mechanisms.tom.blocks.OFFLOAD_INSTANCE_FIELDS``).
+as the timing engine's block offload uses them (``ndpgpu.mechanisms.tom.unit.OFFLOAD_INSTANCE_FIELDS``).
 
 Per instance: where it starts, where the offload controller decides (the block's first global or local
 memory instruction: what comes before it runs on the GPU, G6), where the warp continues, its memory

@@ -46,12 +46,13 @@ from ...timing.policies import ParityMapping
 from ...trace.coalesce import coalesce_trace
 from ...trace.format import MEM_ATOMIC, MEM_LOAD, SPACE
 from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
-from .blocks import BlockOffloadHardware
 from .candidates import CandidateTable
+from .config import TomConfig
 from .cost import DEFAULT_PARAMS, CostParams
 from .instances import I_OFF1, I_ORDINAL, I_SEG1, I_WARP, BlockInstances, _ranges
 from .mapping import BASELINE, TOM_MAPPINGS, Instances, MemoryMapAnalyzer, StackMapping
-from .offload import TomConfig, TomOffload
+from .plan import TomOffload
+from .unit import BlockOffloadHardware
 
 CONTROL_NAMES = ("gpu", "always", "ctrl", "ideal", "ideal-limited")
 MAPPING_NAMES = ("bmap", "tmap", "oracle")

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...timing import engine as E
 from ...timing.mechanism import MechanismHardware, Put, Ratio
+from ..state import StateLayout
 from . import hardware as H
 from .chains import ChainTable
 from .config import ChainOffload, ChainOffloadError
@@ -96,11 +97,8 @@ def chain_state(session: TimingSession, table: ChainTable, config: ChainOffload,
     sizes = {"pt": npc * H.NPT, "ci": nchain * H.NCI, "emn": emn.size, "ws": nslots * H.NWS, "rw": nrow * H.NRW,
              "free": nrow, "si": nsites * H.NSI, "rdy": nsites * rdy_cap, "snd": nsites * snd_cap,
              "inj": nsites * inj_cap, "bufs": nsites * config.buffer, "ctr": len(H.COUNTER_NAMES)}
-    off, pos = {}, H.F_HDR
-    for key, n in sizes.items():
-        off[key] = pos
-        pos += n
-    mx = np.zeros(pos, I64)
+    off = StateLayout(H.F_HDR, sizes)
+    mx = off.allocate()
     hdr = {H.F_MODE: H.MODE_LLC if config.scheme == "llc" else H.MODE_OMNI, H.F_NSM: nsm, H.F_NSL: nsl,
            H.F_NSLOT: int(cfg[E.C_NSLOT]), H.F_OQ_CAP: config.oq, H.F_SQ_CAP: config.sq, H.F_BUF: config.buffer,
            H.F_ALU_LAT: config.alu_latency, H.F_LLC_RD: config.llc_read_cycles,
@@ -112,18 +110,18 @@ def chain_state(session: TimingSession, table: ChainTable, config: ChainOffload,
            H.F_NPC: npc, H.F_ACK_STORE: config.ack_after_store}
     for k, v in hdr.items():
         mx[k] = v
-    pt = mx[off["pt"]:off["pt"] + sizes["pt"]].reshape(npc, H.NPT)
+    pt = off.view(mx, "pt", H.NPT)
     pt[:, H.PT_CHAIN] = -1
     for pc, (c, tag) in pcmap.items():
         if pc >= npc:
             raise ChainOffloadError(f"{table.kernel}: chain PC {pc} is past the trace's {npc} PCs")
         pt[pc] = (c, tag)
-    mx[off["ci"]:off["ci"] + sizes["ci"]] = rows.ravel()
-    mx[off["emn"]:off["emn"] + sizes["emn"]] = emn.ravel()
-    ws = mx[off["ws"]:off["ws"] + sizes["ws"]].reshape(nslots, H.NWS)
+    off.view(mx, "ci")[:] = rows.ravel()
+    off.view(mx, "emn")[:] = emn.ravel()
+    ws = off.view(mx, "ws", H.NWS)
     ws[:, H.WS_CHAIN] = -1
-    mx[off["free"]:off["free"] + nrow] = np.arange(nrow, dtype=I64)
-    mx[off["bufs"]:off["bufs"] + sizes["bufs"]] = -1
+    off.view(mx, "free")[:] = np.arange(nrow, dtype=I64)
+    off.view(mx, "bufs")[:] = -1
     return mx
 
 

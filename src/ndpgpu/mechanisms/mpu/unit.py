@@ -17,6 +17,7 @@ import numpy as np
 
 from ...timing import engine as E
 from ...timing.mechanism import MechanismHardware, Put, Ratio
+from ..state import StateLayout
 from . import hardware as H
 from .energy import alu_class
 from .locations import POLICIES, annotate
@@ -170,11 +171,8 @@ def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: Kernel
     ways = max(1, min(remote_cache_ways, lines))
     sets = max(1, lines // ways)
     sizes["roc"] = 2 * nsm * sets * ways if lines else 0  # (tag, last use) per entry
-    off, pos = {}, H.X_HDR
-    for key, n in sizes.items():
-        off[key] = pos
-        pos += n
-    mx = np.zeros(pos, I64)
+    off = StateLayout(H.X_HDR, sizes)
+    mx = off.allocate()
     hdr = {H.X_NSM: nsm, H.X_NSLOT: nslot, H.X_NSUB: nsub, H.X_NBU: nsub, H.X_NREG: nreg, H.X_NPC: npc,
            H.X_BEAT_PS: tsv_beat_ps, H.X_BEAT_B: tsv_beat_bytes, H.X_REG_B: 32 * 4, H.X_PKT_B: 8,
            H.X_NOTICE: notice_cycles, H.X_LSU_PORTS: lsu_ports, H.X_MAXLD: max_loads, H.X_CTR0: off["ctr"],
@@ -187,9 +185,9 @@ def mpu_state(session: TimingSession, fn: Any | None, policy: str, trace: Kernel
            H.X_ROC_LAT: int(st.clk[E.D_CORE, E.K_PERIOD])}
     for k, v in hdr.items():
         mx[k] = v
-    mx[off["roc"]:off["roc"] + sizes["roc"]:2] = -1  # every line invalid: a launch starts cold
-    mx[off["pct"]:off["pct"] + rows.size] = rows.ravel()
-    mx[off["rec"]:off["rec"] + units.size] = units
+    off.view(mx, "roc")[::2] = -1  # every line invalid: a launch starts cold
+    off.view(mx, "pct")[:] = rows.ravel()
+    off.view(mx, "rec")[:] = units
     return mx
 
 

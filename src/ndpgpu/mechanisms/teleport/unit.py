@@ -23,6 +23,7 @@ from ...timing.build import launch_occupancy
 from ...timing.interfaces import Preloader
 from ...timing.mechanism import MechanismHardware, Put, Ratio
 from ...trace.format import OP_CLASSES
+from ..state import StateLayout
 from . import hardware as H
 from .classify import ReadIndex, classify_reads
 from .config import ARBITRATION, MACHINES, SETS, Teleport, TeleportError
@@ -161,11 +162,8 @@ def teleport_state(session: TimingSession, plan: KernelPlan | None, trace: Kerne
     ringn = int(session.machine.l1d.num_lines) if config.mthwp else 0
     if config.mthwp:
         sizes["mt"] = nsm * mt_words(ringn)
-    off, pos = {}, H.F_HDR
-    for key, n in sizes.items():
-        off[key] = pos
-        pos += n
-    mx = np.zeros(pos, I64)
+    off = StateLayout(H.F_HDR, sizes)
+    mx = off.allocate()
     smem_lat = config.smem_latency if config.smem_latency is not None else int(cfg[E.C_SMEM_LAT])
     core_ps = 1e6 / session.machine.clocks.core_mhz
     hdr = {H.F_MODE: mode, H.F_NSM: nsm, H.F_NSLOT: nslot, H.F_WPC: L.warps_per_cta,
@@ -181,15 +179,15 @@ def teleport_state(session: TimingSession, plan: KernelPlan | None, trace: Kerne
            H.F_MT_GID: int(config.mthwp and config.mthwp_ids == "global"), H.F_GW0: off["gw"]}
     for k, v in hdr.items():
         mx[k] = v
-    mx[off["row"]:off["row"] + rows.size] = rows.ravel()
-    mx[off["ul"]:off["ul"] + len(ul)] = ul
-    tags = mx[off["tag"]:off["tag"] + sizes["tag"]].reshape(-1, H.NTG) if ways else None
+    off.view(mx, "row")[:] = rows.ravel()
+    off.view(mx, "ul")[:] = ul
+    tags = off.view(mx, "tag", H.NTG) if ways else None
     if tags is not None:
         tags[:, H.TG_TAG] = -1
     if config.mthwp:
-        mt_init(mx[off["mt"]:off["mt"] + sizes["mt"]], nsm, ringn)
+        mt_init(off.view(mx, "mt"), nsm, ringn)
     load = OP_CLASSES.index("load")
-    mx[off["pc"]:off["pc"] + npc] = (trace.static["op_class"] == load).astype(I64)
+    off.view(mx, "pc")[:] = (trace.static["op_class"] == load).astype(I64)
     return mx
 
 

@@ -122,7 +122,7 @@ def test_off_is_bit_identical(over: dict) -> None:
     """The features absent and explicitly off: the same configuration hash and the same statistics."""
     tr = straight(47, ctas=4)
     base = {"core.num_sms": 2, **over}
-    off = {**base, "l1i.enabled": False, "l1c.kernel_params": False}
+    off = {**base, "l1i.enabled": False, "l1c.kernel_params": False, "l1c.keep_across_launches": False}
     assert load_machine("gtx480", base).config_hash() == load_machine("gtx480", off).config_hash()
     assert load_machine("gtx480").config_hash() == load_machine("gtx480", {"l1i.enabled": False}).config_hash()
     a, b = _run(tr, **base), _run(tr, **off)
@@ -157,6 +157,19 @@ def test_param_reads_miss_once_per_sm_then_hit(ctas: int) -> None:
     off = _run(param_kernel(ctas), **{**over, "l1c.kernel_params": False})
     assert off["const.accesses"] == 0
     assert st.cycles > off.cycles
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_second_launch_finds_the_parameters(keep: bool) -> None:
+    """The L2 keeps the parameter line: a second launch's first loads hit there. With
+    ``l1c.keep_across_launches`` (GPGPU-Sim invalidates only its L1D) they hit in the constant cache itself."""
+    over = {"core.num_sms": 2, "l1c.kernel_params": True, "l1c.keep_across_launches": keep}
+    sess = TimingSession("gtx480", overrides=over)
+    first = sess.run_launch(param_kernel(2))
+    second = sess.run_launch(param_kernel(2))
+    assert first["const.misses"] == 2 and second["dram.read_bytes"] == 0
+    assert second["const.misses"] == (0 if keep else 2)
+    assert second["const.hits"] == (4 if keep else 2)
 
 
 def test_param_offsets_follow_the_loads() -> None:

@@ -281,7 +281,9 @@ class TimingSession:
 
     def _reset_for_launch(self, la: LaunchArrays) -> None:
         st = self.state
-        keep = int(st.cfg[E.C_IC_T0]) if st.ic_on else len(st.l1t)  # the instruction cache stays warm
+        # the L1Ds are invalidated; the constant caches too unless l1c.keep_across_launches; the instruction
+        # caches (rows from IC_T0) stay warm
+        keep = int(st.cfg[E.C_CC_T0]) if self.machine.l1c.keep_across_launches else int(st.cfg[E.C_IC_T0])
         st.l1t[:keep, E.LN_VALID] = 0
         st.l1t[:keep, E.LN_DIRTY] = 0
         st.wt[:] = 0

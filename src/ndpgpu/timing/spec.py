@@ -351,7 +351,8 @@ class ConstCacheSpec(Spec):
     one line are served by one access, broadcast to the warp; distinct lines serialize, ``ports`` a cycle), as
     GPGPU-Sim generates constant accesses. A hit's value is usable ``latency`` cycles after the access; a miss
     takes one of the SM's ``mshr_entries`` constant MSHRs (up to ``mshr_merge`` accesses wait on one line) and
-    reads the line from the L2 like an L1 miss. Invalidated at each launch, like the L1D. A mechanism's own
+    reads the line from the L2 like an L1 miss. Invalidated at each launch, like the L1D, unless
+    ``keep_across_launches``. A mechanism's own
     core model (``core.model``) sees constant loads as global ones, as does every machine with ``enabled``
     false (they then go through the L1D)."""
 
@@ -369,6 +370,8 @@ class ConstCacheSpec(Spec):
                             "take core.param_latency and touch no cache")
     param_base: int = F(0, "address", "byte address of the kernel-parameter buffer (kernel_params); every launch "
                         "places its parameters here", ge=0, le=(1 << 48))
+    keep_across_launches: bool = F(False, "flag", "a launch leaves the constant cache's lines in place (GPGPU-Sim "
+                                   "invalidates only its L1D between kernels); false: invalidated with the L1D")
 
     @property
     def num_sets(self) -> int:
@@ -976,6 +979,8 @@ class Machine(Spec):
             del tree["l1i"]
         if not tree["l1c"]["kernel_params"] and tree["l1c"]["param_base"] == 0:  # and ld.param at a fixed latency
             del tree["l1c"]["kernel_params"], tree["l1c"]["param_base"]
+        if not tree["l1c"]["keep_across_launches"]:  # and the constant cache invalidated at each launch
+            del tree["l1c"]["keep_across_launches"]
         from .confighash import config_hash
 
         return config_hash(tree)

@@ -66,6 +66,17 @@ def test_straight_code_misses_once_per_line(n: int) -> None:
     assert st2["l1i.hits"] == st2["core.issue.fetches"] - k
 
 
+def test_a_second_warps_miss_merges_into_the_pending_line() -> None:
+    """Four warps on one SM run the same 3-line code in step: each line is requested once (the other warps'
+    misses on it merge into its MSHR, as GPGPU-Sim's read-only cache merges them), and DRAM reads it once."""
+    n = 40
+    k = -(-(n + 1) // LINE_INSTS)
+    st = _run(straight(n, ctas=4), **ICACHE, **{"pcie.place_in_l2": False})
+    assert st["l1i.misses"] - st["l1i.mshr_merges"] == k
+    assert st["l1i.mshr_merges"] > 0
+    assert st["dram.read_bytes"] == k * 128
+
+
 def test_misses_cost_time() -> None:
     """The same code with the cache off: the same fetches, and every miss only adds cycles."""
     tr = straight(47)

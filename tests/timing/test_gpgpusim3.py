@@ -19,7 +19,8 @@ IDEAL_FRONT = {"core.ibuffer": 0, "l1i.enabled": False}
 GPGPUSIM3_FIELDS = {"core.smem.latency", "l1d.latency", "l1d.sector_bytes", "l1d.set_index", "l1c.latency",
                     "l2.sector_bytes", "l2.return_queue", "l2.response_queue", "dram.read_burst_per_sector",
                     "dram.refresh", "dram.timing.tFAW", "pcie.place_in_l2", "dram.mapping.channel_xor",
-                    "core.ibuffer", "l1c.kernel_params", "l1c.keep_across_launches", "l1i.enabled"}
+                    "core.ibuffer", "core.fetch_at_barrier", "l1c.kernel_params", "l1c.keep_across_launches",
+                    "l1i.enabled"}
 
 
 def _flat(tree: dict, prefix: str = "") -> dict:

@@ -26,7 +26,8 @@ def _diff(a, b) -> set[str]:
 
 
 GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency", "core.ibuffer",
-                   "l1c.kernel_params", "l1c.keep_across_launches", "l1i.enabled", "l1i.fill_to_fetch"}
+                   "core.fetch_at_barrier", "l1c.kernel_params", "l1c.keep_across_launches", "l1i.enabled",
+                   "l1i.fill_to_fetch"}
 
 
 @pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])

@@ -78,6 +78,7 @@ class EngineState:
         cfg[E.C_WAIT_ACKS] = int(core.wait_store_acks)
         cfg[E.C_FILL_TO_USE] = core.fill_to_use
         cfg[E.C_IBUF] = core.ibuffer
+        cfg[E.C_FETCH_BAR] = int(core.fetch_at_barrier)
         cfg[E.C_PARAM_LAT] = core.param_latency
         cfg[E.C_SMEM_LAT] = core.smem.latency
         cfg[E.C_MAX_THREADS] = core.max_threads

@@ -181,6 +181,9 @@ class CoreSpec(Spec):
     ibuffer: int = F(0, "instructions", "decoded instructions per warp (0: an ideal front end). A warp whose buffer "
                      "is empty is fetched, one warp per SM per cycle in round-robin order, up to this many "
                      "instructions that issue from the next cycle, never past a control-flow change", ge=0, le=16)
+    fetch_at_barrier: bool = F(False, "flag", "the fetch stage (ibuffer > 0) also fills the buffer of a warp "
+                               "waiting at a barrier, so its next instructions are decoded when it is released; "
+                               "false: only warps that can issue are fetched")
 
     @field_validator("units")
     @classmethod
@@ -975,6 +978,8 @@ class Machine(Spec):
             del tree["core"]["cta_dispatch"]["refill"]
         if tree["partition"].get("perfect_latency", 0) is None:  # and the real memory system
             del tree["partition"]["perfect_latency"]
+        if not tree["core"]["fetch_at_barrier"]:  # and a fetch stage that skips warps at a barrier
+            del tree["core"]["fetch_at_barrier"]
         if not tree["l1i"]["enabled"]:  # and the ideal instruction cache
             del tree["l1i"]
         if not tree["l1c"]["kernel_params"] and tree["l1c"]["param_base"] == 0:  # and ld.param at a fixed latency

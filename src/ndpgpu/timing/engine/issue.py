@@ -115,11 +115,12 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
     The warp is one whose instruction buffer is empty: the one a mechanism gave fetch priority, else the
     next in round-robin order after the last one fetched. Up to ``core.ibuffer`` instructions are decoded,
     never past a control-flow change (the end of the warp's current trace segment); they can issue from
-    the next cycle. With an instruction cache (``l1i``) the fetch first looks up the line of the warp's next
-    instruction: a miss (or a reservation failure) takes this cycle's fetch and decodes nothing, the warp
-    waiting for the fill; a warp whose line came back takes the fetch ahead of the others when
-    ``l1i.fill_to_fetch``. Returns whether the stage did anything (nothing left: it sleeps until a buffer
-    empties or a fill comes back).
+    the next cycle; with ``core.fetch_at_barrier`` a warp waiting at a barrier is fetched too (its next
+    instructions are then ready when the barrier releases it). With an instruction cache (``l1i``) the
+    fetch first looks up the line of the warp's next instruction: a miss (or a reservation failure) takes
+    this cycle's fetch and decodes nothing, the warp waiting for the fill; a warp whose line came back
+    takes the fetch ahead of the others when ``l1i.fill_to_fetch``. Returns whether the stage did anything
+    (nothing left: it sleeps until a buffer empties or a fill comes back).
     """
     nsl = cfg[C_NSLOT]
     base = sm * nsl
@@ -144,7 +145,9 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
         start = smt[sm, S_FETCH_RR]
         for j in range(nsl):
             slot = base + (start + 1 + j) % nsl
-            if wt[slot, W_STATE] == WS_ACTIVE and wt[slot, W_IBUF] <= 0 and wt[slot, W_IMISS] == 0:
+            state = wt[slot, W_STATE]
+            if ((state == WS_ACTIVE or (state == WS_BARRIER and cfg[C_FETCH_BAR] != 0)) and wt[slot, W_IBUF] <= 0
+                    and wt[slot, W_IMISS] == 0):
                 pick = slot
                 smt[sm, S_FETCH_RR] = (start + 1 + j) % nsl
                 break

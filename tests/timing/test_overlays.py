@@ -25,7 +25,9 @@ def _diff(a, b) -> set[str]:
     return {k for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)}
 
 
-GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency"}
+GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency", "core.ibuffer",
+                   "core.fetch_at_barrier", "l1c.kernel_params", "l1c.keep_across_launches", "l1i.enabled",
+                   "l1i.fill_to_fetch"}
 
 
 @pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])
@@ -47,7 +49,9 @@ def test_the_v100_gpgpusim_preset_adds_sm7_qv100s_kernel_launch_latency():
     """v100-gpgpusim is v100+gpgpusim with SM7_QV100's -gpgpu_kernel_launch_latency 5000, the one value of that
     configuration the overlay cannot carry (SM2_GTX480 keeps GPGPU-Sim's default 0)."""
     preset, named = load_machine("v100-gpgpusim"), load_machine("v100+gpgpusim")
-    assert _diff(named, preset) == {"name", "description", "core.cta_dispatch.kernel_launch_latency"}
+    assert _diff(named, preset) == {"name", "description", "core.cta_dispatch.kernel_launch_latency", "l1i.enabled",
+                                    "l1c.kernel_params"}
+    assert not preset.inst_cache_on and not preset.params_in_const_cache  # -gpgpu_perfect_inst_const_cache 1
     assert preset.core.cta_dispatch.kernel_launch_latency == 5000
     assert load_machine("gtx480-gpgpusim").core.cta_dispatch.kernel_launch_latency == 0
 
@@ -68,7 +72,7 @@ def test_sector_reads_each_take_a_burst_and_writes_do_not():
     read bursts of gtx480, where a line's four sectors share two bursts); write-backs keep whole atoms."""
     trace = streaming_read(15, 256, 4, store=True)
     plain = TimingSession("gtx480").run_launch(trace)
-    gs = TimingSession("gtx480+gpgpusim").run_launch(trace)
+    gs = TimingSession("gtx480+gpgpusim", {"l1i.enabled": False}).run_launch(trace)  # no code lines read
     read_bytes = plain.get("dram", "read_bytes")
     assert read_bytes == gs.get("dram", "read_bytes") == 15 * 8 * 4 * 128
     assert plain.get("dram", "read_bursts") == read_bytes // 64

@@ -7,6 +7,7 @@ Names become integers here: units, policies, op classes and packet types are enc
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -77,6 +78,7 @@ class EngineState:
         cfg[E.C_WAIT_ACKS] = int(core.wait_store_acks)
         cfg[E.C_FILL_TO_USE] = core.fill_to_use
         cfg[E.C_IBUF] = core.ibuffer
+        cfg[E.C_FETCH_BAR] = int(core.fetch_at_barrier)
         cfg[E.C_PARAM_LAT] = core.param_latency
         cfg[E.C_SMEM_LAT] = core.smem.latency
         cfg[E.C_MAX_THREADS] = core.max_threads
@@ -122,6 +124,22 @@ class EngineState:
         cfg[E.C_CC_MERGE] = cc.mshr_merge
         cfg[E.C_CC_PORTS] = cc.ports
         cfg[E.C_CC_T0] = nsm * l1.num_sets * l1.assoc
+        # the instruction cache: its lines and MSHRs follow the constant cache's (engine/icache.py)
+        l1i = m.l1i
+        self.ic_on = m.inst_cache_on
+        cfg[E.C_IC_EN] = int(self.ic_on)
+        cfg[E.C_IC_SETS] = l1i.num_sets
+        cfg[E.C_IC_ASSOC] = l1i.assoc
+        cfg[E.C_IC_LINE_SHIFT] = l1i.line_bytes.bit_length() - 1
+        cfg[E.C_IC_MSHR] = l1i.mshr_entries
+        cfg[E.C_IC_MERGE] = l1i.mshr_merge
+        cfg[E.C_IC_ISIZE] = l1i.inst_bytes
+        cfg[E.C_IC_DELIVER] = int(l1i.fill_to_fetch)
+        cfg[E.C_IC_BASE] = l1i.code_base
+        ic_lines = nsm * l1i.num_sets * l1i.assoc if self.ic_on else 0
+        cfg[E.C_IC_T0] = cfg[E.C_CC_T0] + nsm * cc.num_sets * cc.assoc
+        self.params_cc = m.params_in_const_cache
+        cfg[E.C_PARAM_CC] = int(self.params_cc)
         pf = l1.prefetch
         cfg[E.C_PF_KIND] = registry.lookup("prefetcher", pf.impl).code
         cfg[E.C_PF_DEGREE] = pf.degree
@@ -254,8 +272,10 @@ class EngineState:
         l1m_entries = nsm * int(cfg[E.C_L1_MSHR_STRIDE])
         cfg[E.C_CC_M0] = l1m_entries
         cc_mshrs = nsm * cc.mshr_entries
+        cfg[E.C_IC_M0] = l1m_entries + cc_mshrs
+        ic_mshrs = nsm * m.l1i.mshr_entries if self.ic_on else 0
         npool = int(caps.sum() + nsl * l2_mshr * (cfg[E.C_L2_MERGE] + 1) + nch * dr.scheduler.queue_size
-                    + l1m_entries * 4 + cc_mshrs + 1024)
+                    + l1m_entries * 4 + cc_mshrs + ic_mshrs + 1024)
         self.rq = np.zeros((npool, E.NRQ), I64)
         self.rq_free = np.arange(npool, dtype=I64)[::-1].copy()
         self.g[E.G_RQ_TOP] = npool
@@ -271,10 +291,11 @@ class EngineState:
         self.subt[:, E.SB_LAST] = -1
         self.ctat = np.zeros((nsm * core.max_ctas, E.NCTAT), I64)
         self.ctat[:, E.CT_CTA] = -1
-        self.l1t = np.zeros((nsm * (l1.num_sets * l1.assoc + cc.num_sets * cc.assoc), E.NLN), I64)
-        self.l1m = np.zeros((l1m_entries + cc_mshrs, E.NMSHR), I64)
+        self.l1t = np.zeros((nsm * (l1.num_sets * l1.assoc + cc.num_sets * cc.assoc) + ic_lines, E.NLN), I64)
+        self.l1m = np.zeros((l1m_entries + cc_mshrs + ic_mshrs, E.NMSHR), I64)
         self.l1m[:, E.M_LINE] = -1
-        self.l1w = np.zeros((l1m_entries + cc_mshrs, max(l1.mshr_merge, cc.mshr_merge)), I64)
+        merge = max(l1.mshr_merge, cc.mshr_merge, m.l1i.mshr_merge if self.ic_on else 1)
+        self.l1w = np.zeros((l1m_entries + cc_mshrs + ic_mshrs, merge), I64)
         self.l2t = np.zeros((nsl * l2_sets * l2_assoc, E.NLN), I64)
         self.l2m = np.zeros((nsl * l2_mshr, E.NMSHR), I64)
         self.l2m[:, E.M_LINE] = -1
@@ -568,6 +589,7 @@ class LaunchArrays:
             pct[pc, E.P_S0:E.P_S0 + 4] = row["src"]
         pct[:, E.P_PLACE] = -1 if placement is None else np.asarray(placement, I64)[: len(pct)]
         pct[:, E.P_PKIND] = packet_kind  # the packet type placed instructions travel as
+        pct[:, E.P_PREC] = -1
         regs = pct[:, E.P_D0:E.P_S3 + 1]
         nreg = int(regs.max()) + 1 if regs.size and regs.max() >= 0 else 1
         if nreg > MAX_REG_ID:
@@ -608,6 +630,8 @@ class LaunchArrays:
                 tx_sect = np.concatenate([tx_sect, cc.tx_sectors]).astype(I64)
         else:
             rec[:, E.RC_PC] = -1
+        if st.params_cc:
+            rec, tx_line, tx_sect = _param_records(pct, static, launch, m, rec, tx_line, tx_sect)
         self.rec = rec
         self.coalesced = co
         self.txl = tx_line if tx_line.size else np.zeros(1, I64)
@@ -628,6 +652,49 @@ class LaunchArrays:
         """The launch's tables as the compiled loop takes them."""
         return E.LaunchTables(self.seg, self.wseg, self.rec, self.wrec, self.txl, self.txs, self.pct, self.cta_order,
                               self.cta_sm, self.pre_start, self.pre_lines, self.regrdy)
+
+
+def param_offsets(static: np.ndarray, param_bytes: int) -> dict[int, int]:
+    """Byte offset in the kernel's parameter buffer of each ``ld.param`` PC: the trace does not record parameter
+    addresses, so the loads are taken to read the parameters in order, one each, in PC order (as nvcc emits
+    them at a kernel's entry), each at the next offset aligned to its width, kept inside the buffer."""
+    out: dict[int, int] = {}
+    off = 0
+    load_c = OP_CLASS["load"]
+    for pc in range(len(static)):
+        row = static[pc]
+        if int(row["op_class"]) != load_c or int(row["space"]) != SPACE["param"]:
+            continue
+        w = max(int(row["width"]), 1)
+        off = (off + w - 1) // w * w
+        at = off
+        if param_bytes and at + w > param_bytes:
+            at = max(0, (param_bytes - w) // w * w)
+        out[pc] = at
+        off += w
+    return out
+
+
+def _param_records(pct: np.ndarray, static: np.ndarray, launch: Any, m: Machine, rec: np.ndarray,
+                   tx_line: np.ndarray, tx_sect: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Records for the kernel-parameter loads (``l1c.kernel_params``): one per ``ld.param`` PC, after the
+    trace's, each one constant-cache access to the line at ``l1c.param_base`` + its parameter's offset."""
+    offs = param_offsets(static, len(launch.param_bytes) // 2)
+    if not offs:
+        return rec, tx_line, tx_sect
+    lb = m.l1c.line_bytes
+    pcs = np.fromiter(offs, I64, len(offs))
+    lines = np.array([(m.l1c.param_base + offs[int(p)]) // lb * lb for p in pcs], I64)
+    extra = np.zeros((len(pcs), E.NREC), I64)
+    extra[:, E.RC_PC] = pcs
+    extra[:, E.RC_SPACE] = E.SP_CONST
+    extra[:, E.RC_FLAGS] = 1  # a load
+    extra[:, E.RC_TXS] = len(tx_line) + np.arange(len(pcs))
+    extra[:, E.RC_NTX] = 1
+    extra[:, E.RC_BYTES] = 4
+    pct[pcs, E.P_PREC] = len(rec) + np.arange(len(pcs))
+    return (np.concatenate([rec, extra]), np.concatenate([np.asarray(tx_line, I64), lines]),
+            np.concatenate([np.asarray(tx_sect, I64), np.ones(len(pcs), I64)]))
 
 
 def launch_occupancy(m: Machine, trace: KernelTrace) -> Occupancy:

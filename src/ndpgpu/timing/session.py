@@ -60,6 +60,8 @@ class TimingSession:
         self.packet_names = dict(E_PACKET_NAMES)
         self.wall_seconds = 0.0
         self._insts_total = 0
+        self._code: dict[str, int] = {}  # kernel -> its code's address (l1i)
+        self._code_bytes = 0
 
     # ------------------------------------------------------------------ extension points
     def set_cta_dispatch(self, policy: CtaDispatch | str) -> None:
@@ -142,6 +144,7 @@ class TimingSession:
         cfg[E.C_MECH] = mechanism_code(active) if active is not None else 0
         cfg[E.C_CORE_MODEL] = self._core_model(active)
         cfg[E.C_NPC] = len(la.pct)
+        cfg[E.C_IC_BASE] = self._code_address(launch.kernel, len(la.pct))
         cfg[E.C_NWARPS] = trace.num_warps
         cfg[E.C_NCTAS] = launch.num_ctas if not self.capped else 0
         cfg[E.C_WARPS_PER_CTA] = launch.warps_per_cta
@@ -267,10 +270,22 @@ class TimingSession:
             f"{m.sim.watchdog_cycles if status == E.ST_WATCHDOG else ''} cycles at core cycle "
             f"{int(E.cyc_at(clk, E.D_CORE, int(g[E.G_NOW])))}\n" + _format_summary(summary), summary)
 
+    def _code_address(self, kernel: str, ninst: int) -> int:
+        """Where kernel ``kernel``'s code sits (``l1i``): ``l1i.code_base``, then each kernel after the one
+        before, in the order of their first launch, ``l1i.inst_bytes`` per instruction."""
+        ic = self.machine.l1i
+        if kernel not in self._code:
+            self._code[kernel] = ic.code_base + self._code_bytes
+            self._code_bytes += ninst * ic.inst_bytes
+        return self._code[kernel]
+
     def _reset_for_launch(self, la: LaunchArrays) -> None:
         st = self.state
-        st.l1t[:, E.LN_VALID] = 0
-        st.l1t[:, E.LN_DIRTY] = 0
+        # the L1Ds are invalidated; the constant caches too unless l1c.keep_across_launches; the instruction
+        # caches (rows from IC_T0) stay warm
+        keep = int(st.cfg[E.C_CC_T0]) if self.machine.l1c.keep_across_launches else int(st.cfg[E.C_IC_T0])
+        st.l1t[:keep, E.LN_VALID] = 0
+        st.l1t[:keep, E.LN_DIRTY] = 0
         st.wt[:] = 0
         st.wt[:, E.W_READY] = E.INF
         keep = st.smt[:, E.S_MSHR_USED].copy()

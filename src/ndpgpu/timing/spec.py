@@ -181,6 +181,9 @@ class CoreSpec(Spec):
     ibuffer: int = F(0, "instructions", "decoded instructions per warp (0: an ideal front end). A warp whose buffer "
                      "is empty is fetched, one warp per SM per cycle in round-robin order, up to this many "
                      "instructions that issue from the next cycle, never past a control-flow change", ge=0, le=16)
+    fetch_at_barrier: bool = F(False, "flag", "the fetch stage (ibuffer > 0) also fills the buffer of a warp "
+                               "waiting at a barrier, so its next instructions are decoded when it is released; "
+                               "false: only warps that can issue are fetched")
 
     @field_validator("units")
     @classmethod
@@ -307,6 +310,43 @@ class L2Spec(CacheSpec):
         return self
 
 
+class InstCacheSpec(Spec):
+    """Per-SM instruction cache (GPGPU-Sim's L1I): read-only, allocated on fill, LRU, linear set index; off by
+    default (an ideal front end). Needs ``core.ibuffer`` > 0: the fetch stage looks up the line holding a warp's
+    next instruction (instruction ``i`` of a kernel at ``code_base`` + the kernel's offset + ``i x
+    inst_bytes``; kernels are laid out one after the other in the order of their first launch). A miss reads
+    the line from the L2 like an L1D miss, taking one of ``mshr_entries`` MSHRs (a second warp missing on a
+    pending line merges, up to ``mshr_merge``); the warp fetches nothing until the line returns, other warps
+    fetch meanwhile. Launches do not invalidate it."""
+
+    enabled: bool = F(False, "flag", "model the instruction cache (false: every fetch hits)")
+    size_kb: float = F(2, "KiB", "capacity per SM", ge=0.0625, le=1024)
+    line_bytes: int = F(128, "bytes", "line size", ge=32, le=256)
+    assoc: int = F(4, "ways", "associativity", ge=1, le=256)
+    mshr_entries: int = F(2, "entries", "instruction misses outstanding per SM (one line each)", ge=1, le=256)
+    mshr_merge: int = F(32, "accesses", "fetches merged into one instruction MSHR entry", ge=1, le=256)
+    inst_bytes: int = F(8, "bytes", "code bytes per (PTX) instruction", ge=1, le=64)
+    code_base: int = F(0xF0000000, "address", "byte address of the first kernel's first instruction (a range no "
+                       "data allocation or host copy reaches)", ge=0, le=(1 << 48))
+    fill_to_fetch: bool = F(False, "flag", "a returned line goes straight to its waiting warps' fetch, one a "
+                            "cycle, ahead of new fetches and without a second access (GPGPU-Sim 4.0); false: the "
+                            "warps fetch again in turn, hitting (3.2.2)")
+
+    @property
+    def num_sets(self) -> int:
+        return int(round(self.size_kb * 1024)) // self.line_bytes // self.assoc
+
+    @model_validator(mode="after")
+    def _geometry(self) -> InstCacheSpec:
+        size = self.size_kb * 1024
+        v = self.line_bytes
+        if v & (v - 1) or v % ATOM_BYTES:
+            raise ValueError(f"line_bytes={v} must be a power of two and a multiple of {ATOM_BYTES}")
+        if abs(size - round(size)) > 1e-9 or round(size) % (v * self.assoc) or self.num_sets < 1:
+            raise ValueError(f"size_kb={self.size_kb} is not a whole number of sets of {self.assoc} ways x {v} B")
+        return self
+
+
 class ConstCacheSpec(Spec):
     """Per-SM constant cache (GPGPU-Sim's L1C): read-only, allocated on fill, LRU, linear set index.
 
@@ -314,7 +354,8 @@ class ConstCacheSpec(Spec):
     one line are served by one access, broadcast to the warp; distinct lines serialize, ``ports`` a cycle), as
     GPGPU-Sim generates constant accesses. A hit's value is usable ``latency`` cycles after the access; a miss
     takes one of the SM's ``mshr_entries`` constant MSHRs (up to ``mshr_merge`` accesses wait on one line) and
-    reads the line from the L2 like an L1 miss. Invalidated at each launch, like the L1D. A mechanism's own
+    reads the line from the L2 like an L1 miss. Invalidated at each launch, like the L1D, unless
+    ``keep_across_launches``. A mechanism's own
     core model (``core.model``) sees constant loads as global ones, as does every machine with ``enabled``
     false (they then go through the L1D)."""
 
@@ -327,6 +368,13 @@ class ConstCacheSpec(Spec):
     mshr_merge: int = F(32, "accesses", "accesses merged into one constant MSHR entry", ge=1, le=256)
     ports: int = F(1, "accesses/cycle", "constant-cache accesses per cycle (a warp's distinct lines serialize)",
                    ge=1, le=16)
+    kernel_params: bool = F(False, "flag", "kernel-parameter loads (ld.param) read the constant cache, one access "
+                            "each, at param_base + the parameter's offset, as GPGPU-Sim reads them; false: they "
+                            "take core.param_latency and touch no cache")
+    param_base: int = F(0, "address", "byte address of the kernel-parameter buffer (kernel_params); every launch "
+                        "places its parameters here", ge=0, le=(1 << 48))
+    keep_across_launches: bool = F(False, "flag", "a launch leaves the constant cache's lines in place (GPGPU-Sim "
+                                   "invalidates only its L1D between kernels); false: invalidated with the L1D")
 
     @property
     def num_sets(self) -> int:
@@ -751,6 +799,7 @@ class Machine(Spec):
     l2: L2Spec | None = L2Spec(size_kb=64, assoc=8, sector_bytes=32, write_policy="write_back",
                                write_allocate=True)
     l1c: ConstCacheSpec = ConstCacheSpec()
+    l1i: InstCacheSpec = InstCacheSpec()
     partition: PartitionSpec = PartitionSpec()
     icnt: IcntSpec = IcntSpec()
     dram: DramSpec = DramSpec()
@@ -860,6 +909,13 @@ class Machine(Spec):
         if self.const_cache_on and self.l1c.line_bytes > self.l1d.line_bytes:
             raise ValueError(f"l1c.line_bytes={self.l1c.line_bytes} exceeds l1d.line_bytes={self.l1d.line_bytes}: a "
                              "constant miss reads one line of the L2 (whose line is the L1D's)")
+        if self.inst_cache_on:
+            if self.core.ibuffer < 1:
+                raise ValueError("l1i.enabled needs core.ibuffer >= 1: the instruction cache is looked up by the "
+                                 "fetch stage, which an ideal front end (ibuffer 0) does not have")
+            if self.l1i.line_bytes > self.l1d.line_bytes:
+                raise ValueError(f"l1i.line_bytes={self.l1i.line_bytes} exceeds l1d.line_bytes="
+                                 f"{self.l1d.line_bytes}: a miss reads one line of the L2 (whose line is the L1D's)")
         d = self.dram
         bits = d.mapping.field_bits()
         need = {"B": d.banks_per_group, "G": d.bank_groups,
@@ -894,6 +950,16 @@ class Machine(Spec):
         return self.l1c.enabled and self.core.model == "gpu"
 
     @property
+    def inst_cache_on(self) -> bool:
+        """Whether fetches look up the instruction cache (``l1i``): enabled, on the engine's own SMs."""
+        return self.l1i.enabled and self.core.model == "gpu"
+
+    @property
+    def params_in_const_cache(self) -> bool:
+        """Whether ``ld.param`` reads the constant cache (``l1c.kernel_params``, with the constant cache on)."""
+        return self.l1c.kernel_params and self.const_cache_on
+
+    @property
     def num_stack_sms(self) -> int:
         """SMs inside the memory stacks (they follow the GPU's SMs in the engine's numbering)."""
         return self.stacks.count * self.stacks.sms_per_stack if self.stacks is not None else 0
@@ -912,6 +978,14 @@ class Machine(Spec):
             del tree["core"]["cta_dispatch"]["refill"]
         if tree["partition"].get("perfect_latency", 0) is None:  # and the real memory system
             del tree["partition"]["perfect_latency"]
+        if not tree["core"]["fetch_at_barrier"]:  # and a fetch stage that skips warps at a barrier
+            del tree["core"]["fetch_at_barrier"]
+        if not tree["l1i"]["enabled"]:  # and the ideal instruction cache
+            del tree["l1i"]
+        if not tree["l1c"]["kernel_params"] and tree["l1c"]["param_base"] == 0:  # and ld.param at a fixed latency
+            del tree["l1c"]["kernel_params"], tree["l1c"]["param_base"]
+        if not tree["l1c"]["keep_across_launches"]:  # and the constant cache invalidated at each launch
+            del tree["l1c"]["keep_across_launches"]
         from .confighash import config_hash
 
         return config_hash(tree)

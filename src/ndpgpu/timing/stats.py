@@ -20,7 +20,7 @@ Row = tuple[str, str, Any, str]
 
 _CTR_INDEX = {name: i for i, name in enumerate(E.CTR_NAMES)}
 # the engine components whose ``metrics(stats, put, ratio)`` declare rows, in the order of the rows
-COMPONENT_METRICS = ("issue", "ldst", "ccache", "l2", "xbar", "dram", "links", "mesh")
+COMPONENT_METRICS = ("issue", "ldst", "ccache", "icache", "l2", "xbar", "dram", "links", "mesh")
 
 
 @dataclasses.dataclass

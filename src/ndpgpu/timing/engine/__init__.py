@@ -18,6 +18,7 @@ xbar          crossbar interconnect (requests and replies)
 mesh          2D-mesh interconnect with virtual channels
 l2            L2 slice: lookups, MSHRs, write policy, fills, memory-side execution
 ccache        the SM's constant cache: accesses, MSHRs, fills
+icache        the SM's instruction cache: fetch lookups, MSHRs, fills
 ldst          the SM's L1 and LD/ST unit, fills, loads, prefetcher
 warps         warp and CTA bookkeeping
 issue         scoreboard, warp schedulers and the SM tick
@@ -41,8 +42,8 @@ from .layout import *  # noqa: F403
 
 # components in dependency order; their names load on first use (``E.run_loop``), so that a mechanism's
 # hardware module may import ``engine.layout`` and the components it calls before the hooks find it
-COMPONENTS = ("queues", "mapping", "caches", "dram", "links", "xbar", "mesh", "l2", "ccache", "ldst", "warps",
-              "issue", "hooks", "dispatch", "loop")
+COMPONENTS = ("queues", "mapping", "caches", "dram", "links", "xbar", "mesh", "l2", "ccache", "icache", "ldst",
+              "warps", "issue", "hooks", "dispatch", "loop")
 
 
 def __getattr__(name: str) -> Any:

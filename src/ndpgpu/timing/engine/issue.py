@@ -5,6 +5,7 @@ SM's per-cycle tick. Mechanisms act here through the hook points of :mod:`.hooks
 from ...trace.format import OP_CLASSES
 from . import hooks
 from .caches import c_find
+from .icache import ic_access
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .ldst import l1_base, l1_mshr_cap, l1_send_miss, sm_fill, tx_process, wake_warp, warp_maybe_exit_flag
 from .queues import edge, ld_alloc, popcount, q_head, q_pop, q_space, rq_alloc
@@ -66,7 +67,11 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
         if smt[sm, S_LDST_FREE] > now:
             wt[slot, W_READY] = smt[sm, S_LDST_FREE]
             return 1 + R_LDST
-        if kind != IK_PARAM and kind != IK_STORE and rec[ri, RC_SPACE] != SP_SHARED and g[G_LD_TOP] < 1:
+        if kind == IK_PARAM:
+            if cfg[C_PARAM_CC] != 0 and g[G_LD_TOP] < 1:
+                wt[slot, W_READY] = edge(clk, D_CORE, k + 1)
+                return 1 + R_MEMSTRUCT
+        elif kind != IK_STORE and rec[ri, RC_SPACE] != SP_SHARED and g[G_LD_TOP] < 1:
             wt[slot, W_READY] = edge(clk, D_CORE, k + 1)
             return 1 + R_MEMSTRUCT
         return 0
@@ -103,20 +108,36 @@ def ibuf_flush(sm, slot, cfg, wt, smt):
 
 
 @njit
-def fetch_stage(sm, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx):
+def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_free, l1t, l1m, l1w, qb, qm, wake,
+                g, mapd, mrange):
     """Fetch and decode for one warp of SM ``sm`` this cycle (``core.ibuffer`` > 0).
 
     The warp is one whose instruction buffer is empty: the one a mechanism gave fetch priority, else the
     next in round-robin order after the last one fetched. Up to ``core.ibuffer`` instructions are decoded,
     never past a control-flow change (the end of the warp's current trace segment); they can issue from
-    the next cycle. Returns whether a warp was fetched (none left: the stage sleeps until a buffer empties).
+    the next cycle; with ``core.fetch_at_barrier`` a warp waiting at a barrier is fetched too (its next
+    instructions are then ready when the barrier releases it). With an instruction cache (``l1i``) the
+    fetch first looks up the line of the warp's next instruction: a miss (or a reservation failure) takes
+    this cycle's fetch and decodes nothing, the warp waiting for the fill; a warp whose line came back
+    takes the fetch ahead of the others when ``l1i.fill_to_fetch``. Returns whether the stage did anything
+    (nothing left: it sleeps until a buffer empties or a fill comes back).
     """
     nsl = cfg[C_NSLOT]
     base = sm * nsl
     pick = -1
+    delivered = False
+    if cfg[C_IC_EN] != 0 and smt[sm, S_IC_READY] > 0:  # a returned line goes to its warp first
+        for j in range(nsl):
+            slot = base + j
+            if wt[slot, W_IMISS] == 2:
+                pick = slot
+                delivered = True
+                wt[slot, W_IMISS] = 0
+                smt[sm, S_IC_READY] -= 1
+                break
     prio = smt[sm, S_FETCH_PRIO] - 1
-    if prio >= 0:
-        if wt[prio, W_STATE] == WS_ACTIVE and wt[prio, W_IBUF] <= 0:
+    if pick < 0 and prio >= 0:
+        if wt[prio, W_STATE] == WS_ACTIVE and wt[prio, W_IBUF] <= 0 and wt[prio, W_IMISS] == 0:
             pick = prio
         elif wt[prio, W_STATE] != WS_ACTIVE:
             smt[sm, S_FETCH_PRIO] = 0
@@ -124,7 +145,9 @@ def fetch_stage(sm, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx):
         start = smt[sm, S_FETCH_RR]
         for j in range(nsl):
             slot = base + (start + 1 + j) % nsl
-            if wt[slot, W_STATE] == WS_ACTIVE and wt[slot, W_IBUF] <= 0:
+            state = wt[slot, W_STATE]
+            if ((state == WS_ACTIVE or (state == WS_BARRIER and cfg[C_FETCH_BAR] != 0)) and wt[slot, W_IBUF] <= 0
+                    and wt[slot, W_IMISS] == 0):
                 pick = slot
                 smt[sm, S_FETCH_RR] = (start + 1 + j) % nsl
                 break
@@ -133,6 +156,13 @@ def fetch_stage(sm, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx):
         return False
     si = wt[pick, W_SEG]
     off = wt[pick, W_SEG_OFF]
+    if cfg[C_IC_EN] != 0 and not delivered:
+        res = ic_access(sm, pick, seg[si, 0] + off, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g,
+                        ctr, mapd, mrange)
+        if res == 2:
+            wt[pick, W_IMISS] = 1
+        if res != 1:
+            return True
     n = seg[si, 1] - off
     if n > cfg[C_IBUF]:
         n = cfg[C_IBUF]
@@ -222,6 +252,32 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
         ctr[T_OFFLOADS] += 1
         if has_rec:
             wt[slot, W_REC] = ri + 1
+    elif kind == IK_PARAM and pct[pc, P_PREC] >= 0:
+        # a kernel-parameter load through the constant cache (``l1c.kernel_params``): the LD/ST unit takes the
+        # record the launch built for this PC (one access, to the constant line the parameter sits on)
+        pr = pct[pc, P_PREC]
+        ldop = ld_alloc(ldo, ld_free, g)
+        ldo[ldop, L_SLOT] = slot
+        ldo[ldop, L_PC] = pc
+        ldo[ldop, L_OUT] = rec[pr, RC_NTX]
+        ldo[ldop, L_HIT_READY] = 0
+        ldo[ldop, L_T0] = now
+        ldo[ldop, L_LEVEL] = 1
+        ldo[ldop, L_SM] = sm
+        for j in range(4):
+            r = pct[pc, P_D0 + j]
+            ldo[ldop, L_D0 + j] = r
+            if r >= 0:
+                regrdy[slot, r] = INF
+        wt[slot, W_PEND_LD] += 1
+        smt[sm, S_LDST_REC] = pr
+        smt[sm, S_LDST_TX] = rec[pr, RC_TXS]
+        smt[sm, S_LDST_TXEND] = rec[pr, RC_TXS] + rec[pr, RC_NTX]
+        smt[sm, S_LDST_LDOP] = ldop
+        smt[sm, S_LDST_SLOT] = slot
+        smt[sm, S_LDST_KIND] = IK_LOAD
+        smt[sm, S_LDST_START] = k
+        smt[sm, S_LDST_BLOCK] = 0
     elif kind == IK_PARAM:
         smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + 1)
         t = edge(clk, D_CORE, k + cfg[C_PARAM_LAT])
@@ -521,8 +577,9 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
             break
         q_pop(qb, qm, qi)
         progress = True
-    if cfg[C_IBUF] > 0 and smt[sm, S_FETCH_WANT] != 0 and fetch_stage(sm, k, cfg, clk, seg, pct, wt, smt, subt,
-                                                                       ctr, mx):
+    if cfg[C_IBUF] > 0 and smt[sm, S_FETCH_WANT] != 0 and fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt,
+                                                                       ctr, mx, rq, rq_free, l1t, l1m, l1w, qb, qm,
+                                                                       wake, g, mapd, mrange):
         progress = True
     # warp schedulers (what a mechanism's ``intercept`` reads goes down as one tuple: an inlined call takes
     # at most 30 arguments)

@@ -124,10 +124,13 @@ CFG_NAMES = columns("C_", """
     UCNT_DP UCNT_SFU UCNT_LDST UCNT_BRANCH L2_PORTS MAX_THREADS REGFILE SMEM_SIZE NSA NGPU NSTK VPS SPS
     XL0 SWARPS Q_L2VIN MAXOPEN MECH SECTOR_BURSTS Q_L2REQ Q_L2RIN DQ_SLOTS IBUF CORE_MODEL SSM_MBPS SSM_MSHR
     L1_MSHR_STRIDE PB_VAULT Q_L2VRET BATCH_REFILL CC_EN CC_SETS CC_ASSOC CC_LINE_SHIFT CC_LAT CC_MSHR CC_MERGE
-    CC_PORTS CC_T0 CC_M0 PERFECT_LAT
+    CC_PORTS CC_T0 CC_M0 PERFECT_LAT IC_EN IC_SETS IC_ASSOC IC_LINE_SHIFT IC_MSHR IC_MERGE IC_T0 IC_M0 IC_BASE
+    IC_ISIZE IC_DELIVER PARAM_CC FETCH_BAR
 """)
 # the constant cache (engine/ccache.py) keeps its lines in rows CC_T0 .. of the L1's line table ``l1t`` and its
-# MSHRs in rows CC_M0 .. of ``l1m`` (an entry's M_ALLOC is MA_CONST), each SM's after the last SM's L1 rows
+# MSHRs in rows CC_M0 .. of ``l1m`` (an entry's M_ALLOC is MA_CONST), each SM's after the last SM's L1 rows;
+# the instruction cache (engine/icache.py) likewise from IC_T0 and IC_M0 (M_ALLOC MA_INST), after the constant
+# cache's. IC_BASE: the launch's code address (its first instruction's); IC_ISIZE: code bytes per instruction.
 NCFG = len(CFG_NAMES)
 
 # global loop state ``g``
@@ -140,7 +143,7 @@ NG = len(G_NAMES)
 
 # static per-PC instruction table ``pct``
 PCT_NAMES = columns("P_", """
-    CLASS KIND UNIT LAT II SPACE PLACE D0 D1 D2 D3 S0 S1 S2 S3 PKIND
+    CLASS KIND UNIT LAT II SPACE PLACE D0 D1 D2 D3 S0 S1 S2 S3 PKIND PREC
 """)
 NPCT = len(PCT_NAMES)
 
@@ -153,7 +156,7 @@ NREC = len(REC_NAMES)
 # warp slots ``wt``
 WT_NAMES = columns("W_", """
     STATE READY AGE SEG SEG_OFF SEG_END REC REC_END GWARP CTA_SLOT SUB PEND_LD PEND_ST ISSUED
-    ACTIVE_POOL LAST_ISSUE END_OFF MX HOST DIVERT IBUF
+    ACTIVE_POOL LAST_ISSUE END_OFF MX HOST DIVERT IBUF IMISS
 """)
 NWT = len(WT_NAMES)
 
@@ -161,7 +164,7 @@ NWT = len(WT_NAMES)
 SM_NAMES = columns("S_", """
     CTAS THREADS REGS SMEM WARPS LDST_FREE OCC_T OCC_ACC ACTIVE_T MSHR_USED LAST_TICK LDST_REC LDST_TX
     LDST_TXEND LDST_LDOP LDST_SLOT LDST_KIND LDST_START BUSY_T LDST_BLOCK LDST_WAITERS RETIRE
-    PRE_PENDING FETCH_WANT FETCH_RR FETCH_PRIO BATCH_SHUT
+    PRE_PENDING FETCH_WANT FETCH_RR FETCH_PRIO BATCH_SHUT IC_READY
 """)
 NSMT = len(SM_NAMES)
 
@@ -183,6 +186,9 @@ MSHR_NAMES = columns("M_", """
 """)
 NMSHR = len(MSHR_NAMES)
 MA_CONST = 2  # an ``l1m`` entry's M_ALLOC: the fill goes to the constant cache (1: the L1D, 0: nowhere)
+MA_INST = 3  # ... to the instruction cache (the waiting entries in ``l1w`` are warp slots)
+# a warp's W_IMISS: 0 none, 1 its fetch missed the instruction cache, 2 the line came back and the fetch stage
+# hands it to the warp ahead of new fetches (SM's S_IC_READY counts those)
 
 # outstanding load operations ``ldo``
 LD_NAMES = columns("L_", """
@@ -238,6 +244,7 @@ CTR_NAMES = columns("T_", """
     DR_WBURST DR_WTR DR_RTW LAT_N LAT_SUM LAT_Q LAT_NET LAT_SVC LAT_DQ LU_N1 LU_S1 LU_N2 LU_S2 LU_N3
     LU_S3 LU_N0 LU_S0 LOADS STORES ATOMICS BARRIERS CTAS_LAUNCHED WARPS_LAUNCHED PF_ISSUED PF_USEFUL
     PRELOADS OFFLOADS END_PS BEGIN_PS FETCHES FETCH_PRIO CC_ACC CC_HIT CC_MISS CC_MERGE CC_MSHR_FULL
+    IC_ACC IC_HIT IC_MISS IC_MERGE IC_FAIL
 """)
 NCTR = len(CTR_NAMES)
 

@@ -5,6 +5,7 @@ and the next-line prefetcher.
 from . import hooks
 from .caches import c_find, c_set, c_victim, expand
 from .ccache import cc_access, cc_fill
+from .icache import ic_fill
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .mapping import rq_map
 from .queues import edge, ld_release, popcount, q_space, rq_alloc, rq_release
@@ -376,6 +377,10 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
         return True
     m = rq[r, R_MSHR]
     line = rq[r, R_LINE]
+    if l1m[m, M_ALLOC] == MA_INST:  # an instruction-cache fill: the waiting warps may fetch (engine/icache.py)
+        ic_fill(sm, m, cfg, l1t, l1m, l1w, wt, smt, g)
+        rq_release(rq_free, g, r)
+        return True
     if l1m[m, M_ALLOC] == MA_CONST:
         cc_fill(sm, l1m[m, M_LINE], cfg, l1t, g)
     elif l1m[m, M_ALLOC] != 0 and cfg[C_L1_EN] != 0:

@@ -25,7 +25,9 @@ def _diff(a, b) -> set[str]:
     return {k for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)}
 
 
-GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency"}
+GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency",
+                   "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate", "l2.sector_requests",
+                   "l2.data_port_bytes"}
 
 
 @pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])
@@ -47,8 +49,11 @@ def test_the_v100_gpgpusim_preset_adds_sm7_qv100s_kernel_launch_latency():
     """v100-gpgpusim is v100+gpgpusim with SM7_QV100's -gpgpu_kernel_launch_latency 5000, the one value of that
     configuration the overlay cannot carry (SM2_GTX480 keeps GPGPU-Sim's default 0)."""
     preset, named = load_machine("v100-gpgpusim"), load_machine("v100+gpgpusim")
-    assert _diff(named, preset) == {"name", "description", "core.cta_dispatch.kernel_launch_latency"}
+    assert _diff(named, preset) == {"name", "description", "core.cta_dispatch.kernel_launch_latency",
+                                    "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate"}
     assert preset.core.cta_dispatch.kernel_launch_latency == 5000
+    # SM7_QV100's operand collector steps twice a cycle and its L1 streams (allocates on fill)
+    assert (preset.core.pipeline_depth, preset.core.pipeline_depth_mem, preset.l1d.allocate) == (5, 3, "fill")
     assert load_machine("gtx480-gpgpusim").core.cta_dispatch.kernel_launch_latency == 0
 
 

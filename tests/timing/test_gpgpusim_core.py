@@ -14,23 +14,34 @@ from ndpgpu.timing.engine import layout as E
 BASE = 1 << 32
 NO_REFRESH = {"dram.refresh": False}
 OFF = {"core.pipeline_depth": 0, "core.pipeline_depth_mem": 0, "l1d.allocate": "fill",
-       "l2.sector_requests": False, "l2.data_port_bytes": 0}
+       "l2.sector_requests": False, "l2.data_port_bytes": 0, "l1d.miss_after_hit_latency": False}
 
 
 def _fields(m) -> tuple:
     return (m.core.pipeline_depth, m.core.pipeline_depth_mem, m.l1d.allocate, m.l2.sector_requests,
-            m.l2.data_port_bytes)
+            m.l2.data_port_bytes, m.l1d.miss_after_hit_latency)
 
 
 def test_the_overlays_turn_them_on_with_each_versions_values():
-    assert _fields(load_machine("gtx480")) == (0, 0, "fill", False, 0)
-    assert _fields(load_machine("v100")) == (0, 0, "fill", False, 0)
-    assert _fields(load_machine("gtx480+gpgpusim")) == (6, 4, "miss", True, 32)
-    assert _fields(load_machine("gtx480-gpgpusim")) == (6, 4, "miss", True, 32)
-    # 3.2.2: no sector requests, its 32-B data port held by hits
-    assert _fields(load_machine("gtx480-gpgpusim3")) == (6, 4, "miss", False, 32)
+    assert _fields(load_machine("gtx480")) == (0, 0, "fill", False, 0, False)
+    assert _fields(load_machine("v100")) == (0, 0, "fill", False, 0, False)
+    assert _fields(load_machine("gtx480+gpgpusim")) == (6, 4, "miss", True, 32, True)
+    assert _fields(load_machine("gtx480-gpgpusim")) == (6, 4, "miss", True, 32, True)
+    # 3.2.2: no sector requests, its 32-B data port held by hits; no L1 latency queue (its hits take 1 cycle)
+    assert _fields(load_machine("gtx480-gpgpusim3")) == (6, 4, "miss", False, 32, False)
     # SM7_QV100 steps the operand collector twice a cycle and streams its L1 (allocate on fill)
-    assert _fields(load_machine("v100-gpgpusim")) == (5, 3, "fill", True, 32)
+    assert _fields(load_machine("v100-gpgpusim")) == (5, 3, "fill", True, 32, True)
+
+
+def test_a_miss_waits_the_hit_latency_before_it_is_sent():
+    """A chain of three loads to three lines, each an L1D miss (gtx480: latency 35): behind the latency pipeline
+    each miss's data comes 35 cycles later, so the second and third issue 35 and 70 cycles later (the warp
+    retires when its last load's reply arrives, not its data: 70 in all)."""
+    chain = pointer_chase([BASE, BASE + 4096, BASE + 8192])
+    runs = [TimingSession(load_machine("gtx480", {**NO_REFRESH, "l1d.miss_after_hit_latency": on})).run_launch(
+        chain) for on in (False, True)]
+    assert runs[0].get("l1d", "misses") == runs[1].get("l1d", "misses") == 3
+    assert runs[1].cycles - runs[0].cycles == 2 * 35
 
 
 # ----------------------------------------------------------------------------------------------------

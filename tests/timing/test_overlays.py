@@ -27,7 +27,7 @@ def _diff(a, b) -> set[str]:
 
 GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency",
                    "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate", "l2.sector_requests",
-                   "l2.data_port_bytes"}
+                   "l2.data_port_bytes", "l1d.miss_after_hit_latency"}
 
 
 @pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])

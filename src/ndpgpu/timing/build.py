@@ -114,6 +114,7 @@ class EngineState:
         cfg[E.C_L1_CACHE_GLOBAL] = int(l1.cache_global)
         cfg[E.C_L1_FILL_PORTS] = l1.fill_ports
         cfg[E.C_L1_MISS_LAT] = l1.miss_latency
+        cfg[E.C_L1_QLAT] = l1.latency if l1.miss_after_hit_latency else 0
         # the constant cache: its lines and MSHRs follow every SM's L1 rows in l1t and l1m (engine/ccache.py)
         cc = m.l1c
         self.cc_on = m.const_cache_on

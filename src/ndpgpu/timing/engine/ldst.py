@@ -469,10 +469,18 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
     l1m[m, M_NREQ] -= 1
     if l1m[m, M_NREQ] == 0:
         lvl = rq[r, R_LEVEL]
+        # l1d.miss_after_hit_latency: the access met the tags only after the L1D's latency pipeline, so its whole
+        # round trip, and the data, come that much later (only misses the L1D allocates: not the constant
+        # cache's, nor loads that pass the L1D by)
+        qlat = cfg[C_L1_QLAT] if l1m[m, M_ALLOC] == 1 else 0
         for w in range(l1m[m, M_NWAIT]):
             i = l1w[m, w]
             if lvl > ldo[i, L_LEVEL]:
                 ldo[i, L_LEVEL] = lvl
+            if qlat > 0:
+                tq = edge(clk, D_CORE, k + cfg[C_FILL_TO_USE] + qlat)
+                if tq > ldo[i, L_HIT_READY]:
+                    ldo[i, L_HIT_READY] = tq
             ldo[i, L_OUT] -= 1
             if ldo[i, L_OUT] == 0:
                 s = ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)

@@ -27,7 +27,8 @@ def _diff(a, b) -> set[str]:
 
 GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency", "core.ibuffer",
                    "core.fetch_at_barrier", "l1c.kernel_params", "l1c.keep_across_launches", "l1i.enabled",
-                   "l1i.fill_to_fetch"}
+                   "l1i.fill_to_fetch", "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate",
+                   "l2.sector_requests", "l2.data_port_bytes", "l1d.miss_after_hit_latency"}
 
 
 @pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])
@@ -50,9 +51,12 @@ def test_the_v100_gpgpusim_preset_adds_sm7_qv100s_kernel_launch_latency():
     configuration the overlay cannot carry (SM2_GTX480 keeps GPGPU-Sim's default 0)."""
     preset, named = load_machine("v100-gpgpusim"), load_machine("v100+gpgpusim")
     assert _diff(named, preset) == {"name", "description", "core.cta_dispatch.kernel_launch_latency", "l1i.enabled",
-                                    "l1c.kernel_params"}
+                                    "l1c.kernel_params", "core.pipeline_depth", "core.pipeline_depth_mem",
+                                    "l1d.allocate"}
     assert not preset.inst_cache_on and not preset.params_in_const_cache  # -gpgpu_perfect_inst_const_cache 1
     assert preset.core.cta_dispatch.kernel_launch_latency == 5000
+    # SM7_QV100's operand collector steps twice a cycle and its L1 streams (allocates on fill)
+    assert (preset.core.pipeline_depth, preset.core.pipeline_depth_mem, preset.l1d.allocate) == (5, 3, "fill")
     assert load_machine("gtx480-gpgpusim").core.cta_dispatch.kernel_launch_latency == 0
 
 

@@ -76,11 +76,14 @@ class EngineState:
         cfg[E.C_BATCH_REFILL] = int(core.cta_dispatch.refill == "batch")
         cfg[E.C_SUB_UNITS] = int(core.sub_core_units)
         cfg[E.C_WAIT_ACKS] = int(core.wait_store_acks)
-        cfg[E.C_FILL_TO_USE] = core.fill_to_use
+        # core.pipeline_depth_mem: a memory instruction reaches its LD/ST unit that many cycles after issue, so
+        # each of its results (hits, fills, shared memory, ld.param) is usable that much later
+        dmem = core.pipeline_depth_mem
+        cfg[E.C_FILL_TO_USE] = core.fill_to_use + dmem
         cfg[E.C_IBUF] = core.ibuffer
         cfg[E.C_FETCH_BAR] = int(core.fetch_at_barrier)
-        cfg[E.C_PARAM_LAT] = core.param_latency
-        cfg[E.C_SMEM_LAT] = core.smem.latency
+        cfg[E.C_PARAM_LAT] = core.param_latency + dmem
+        cfg[E.C_SMEM_LAT] = core.smem.latency + dmem
         cfg[E.C_MAX_THREADS] = core.max_threads
         cfg[E.C_REGFILE] = core.registers
         cfg[E.C_SMEM_SIZE] = core.shared_mem_bytes
@@ -98,7 +101,8 @@ class EngineState:
         cfg[E.C_L1_ASSOC] = l1.assoc
         cfg[E.C_L1_LINE_SHIFT] = line_shift
         cfg[E.C_L1_SECT_ATOMS] = l1.sector_bytes // 32
-        cfg[E.C_L1_LAT] = l1.latency
+        cfg[E.C_L1_LAT] = l1.latency + dmem
+        cfg[E.C_L1_ALLOC_MISS] = int(l1.allocate == "miss")
         cfg[E.C_L1_WPOL] = {"write_back": E.WP_BACK, "write_through": E.WP_THROUGH, "write_evict": E.WP_EVICT}[
             l1.write_policy]
         cfg[E.C_L1_WALLOC] = int(l1.write_allocate)
@@ -112,6 +116,7 @@ class EngineState:
         cfg[E.C_L1_CACHE_GLOBAL] = int(l1.cache_global)
         cfg[E.C_L1_FILL_PORTS] = l1.fill_ports
         cfg[E.C_L1_MISS_LAT] = l1.miss_latency
+        cfg[E.C_L1_QLAT] = l1.latency if l1.miss_after_hit_latency else 0
         # the constant cache: its lines and MSHRs follow every SM's L1 rows in l1t and l1m (engine/ccache.py)
         cc = m.l1c
         self.cc_on = m.const_cache_on
@@ -119,7 +124,7 @@ class EngineState:
         cfg[E.C_CC_SETS] = cc.num_sets
         cfg[E.C_CC_ASSOC] = cc.assoc
         cfg[E.C_CC_LINE_SHIFT] = cc.line_bytes.bit_length() - 1
-        cfg[E.C_CC_LAT] = cc.latency
+        cfg[E.C_CC_LAT] = cc.latency + dmem
         cfg[E.C_CC_MSHR] = cc.mshr_entries
         cfg[E.C_CC_MERGE] = cc.mshr_merge
         cfg[E.C_CC_PORTS] = cc.ports
@@ -165,6 +170,8 @@ class EngineState:
             cfg[E.C_L2_RETQ] = l2.return_queue
             cfg[E.C_L2_RESPQ] = l2.response_queue
             cfg[E.C_L2_PORTS] = l2.ports
+            cfg[E.C_L2_SECT_REQ] = int(l2.sector_requests)
+            cfg[E.C_L2_PORT_BYTES] = l2.data_port_bytes
             cfg[E.C_SLICES_PER_CH] = l2.slices_per_channel
             l2_sets, l2_assoc, l2_mshr = l2.num_sets, l2.assoc, l2.mshr_entries
             l2_lat, rop, retq, respq = l2.latency, m.rop_latency, l2.return_queue, l2.response_queue
@@ -582,7 +589,10 @@ class LaunchArrays:
             pct[pc, E.P_CLASS] = cls
             pct[pc, E.P_KIND] = kind
             pct[pc, E.P_UNIT] = UNIT_CODE[unit]
-            pct[pc, E.P_LAT] = timing.latency
+            # the pipeline around the unit (core.pipeline_depth, or the memory path's depth: a memory instruction
+            # without a record, predicated off, completes through the ALU path)
+            mem_kind = kind in (E.IK_LOAD, E.IK_STORE, E.IK_ATOMIC, E.IK_PARAM)
+            pct[pc, E.P_LAT] = timing.latency + (core.pipeline_depth_mem if mem_kind else core.pipeline_depth)
             pct[pc, E.P_II] = timing.interval
             pct[pc, E.P_SPACE] = space
             pct[pc, E.P_D0:E.P_D0 + 4] = row["dst"]

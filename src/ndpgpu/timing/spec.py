@@ -175,6 +175,13 @@ class CoreSpec(Spec):
     param_latency: int = F(8, "cycles", "ld.param / constant-cache hit latency", ge=1, le=10000)
     wait_store_acks: bool = F(True, "flag", "a warp retires only when the L2 acknowledged its stores")
     fill_to_use: int = F(1, "cycles", "from an L1 fill (reply received) to the loaded value usable", ge=0, le=1000)
+    pipeline_depth: int = F(0, "cycles", "cycles an ALU instruction spends in the pipeline besides its unit's "
+                            "latency before a dependent can issue (operand collection, pipeline registers, "
+                            "writeback); added to every ALU latency (0: results usable after the latency alone)",
+                            ge=0, le=100)
+    pipeline_depth_mem: int = F(0, "cycles", "cycles from a memory instruction's issue to its LD/ST unit's access "
+                                "(operand collection); added to every memory result's latency: L1 and constant-"
+                                "cache hits, fills, shared memory, ld.param", ge=0, le=100)
     model: str = F("gpu", "name", "whose cores these are: gpu (the engine's SM) or the name of a mechanism whose "
                    "compiled hardware defines the core_tick hook (its tick replaces the SM's; a launch needs that "
                    "mechanism attached, through its session policy)")
@@ -287,6 +294,14 @@ class L1Spec(CacheSpec):
     fill_ports: int = F(1, "replies/cycle", "replies the SM accepts from the network per cycle", ge=1, le=16)
     miss_latency: int = F(1, "cycles", "from the tag lookup to the miss request entering the network queue",
                           ge=1, le=10000)
+    miss_after_hit_latency: bool = F(False, "flag", "every access waits the hit latency before its tag lookup (a "
+                                     "latency pipeline in front of the tags), so a load miss's data is usable "
+                                     "that much later too (its whole round trip shifts; the miss queue does not "
+                                     "hold it meanwhile); False: a miss is sent right after the lookup")
+    allocate: Literal["fill", "miss"] = F("fill", "name", "when a load miss takes its line: at the fill, or when "
+                                          "the miss is sent (the line reserved, its data evicted then, kept out of "
+                                          "replacement until the fill; with every line of the set reserved the "
+                                          "access stalls and retries)")
 
 
 class L2Spec(CacheSpec):
@@ -298,6 +313,11 @@ class L2Spec(CacheSpec):
     atomic_latency: int = F(4, "cycles", "extra latency of an atomic at the slice", ge=0, le=100000)
     return_queue: int = F(32, "packets", "DRAM-return queue per slice", ge=1, le=4096)
     response_queue: int = F(32, "packets", "replies waiting for the network per slice", ge=1, le=4096)
+    sector_requests: bool = F(False, "flag", "a request is split into its 32-B sectors at the slice, which takes "
+                              "one sector a cycle per port (a 128-B line four cycles); False: a whole request a "
+                              "cycle per port")
+    data_port_bytes: int = F(0, "bytes/cycle", "width of a slice's data port: a hit holds the port for its bytes "
+                             "over this width in cycles (0: no data-port limit)", ge=0, le=4096)
 
     @model_validator(mode="after")
     def _fill_fits(self) -> L2Spec:

@@ -26,17 +26,38 @@ def c_find(lt, base, assoc, tag):
 
 
 @njit
-def c_victim(lt, base, assoc):
-    best = base
+def c_find_rsv(lt, base, assoc, tag):
+    """The line of the set reserved for ``tag``'s outstanding miss, or -1."""
+    for w in range(assoc):
+        i = base + w
+        if lt[i, LN_RSV] != 0 and lt[i, LN_TAG] == tag:
+            return i
+    return -1
+
+
+@njit
+def c_victim_free(lt, base, assoc):
+    """The set's replacement choice among its unreserved lines (an invalid one first, else the oldest
+    stamp); -1 when every line is reserved."""
+    best = -1
     bs = INF
     for w in range(assoc):
         i = base + w
+        if lt[i, LN_RSV] != 0:
+            continue
         if lt[i, LN_VALID] == 0:
             return i
         if lt[i, LN_STAMP] < bs:
             bs = lt[i, LN_STAMP]
             best = i
     return best
+
+
+@njit
+def c_victim(lt, base, assoc):
+    """The set's replacement choice; a reserved line only when every line is (its fill then allocates anew)."""
+    v = c_victim_free(lt, base, assoc)
+    return v if v >= 0 else base
 
 
 @njit

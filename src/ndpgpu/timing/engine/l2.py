@@ -338,6 +338,23 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
 
 
 @njit
+def l2_port_cycles(kind, sect, hit, cfg):
+    """Cycles of a slice's port that a request of ``kind`` over atoms ``sect`` takes (1 unless turned on):
+    ``l2.sector_requests``, one per 32-B sector (the partition splits it into sector requests, each taken
+    from the queue in a cycle of its own); ``l2.data_port_bytes``, a hit reading or writing its bytes through a
+    data port that wide."""
+    if kind >= PK_OFFLOAD:
+        return 1
+    n = 1
+    if cfg[C_L2_SECT_REQ] != 0:
+        n = max(popcount(sect), 1)
+    w = cfg[C_L2_PORT_BYTES]
+    if hit and w > 0:
+        n = max(n, (popcount(sect) * 32 + w - 1) // w)
+    return n
+
+
+@njit
 def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
             ptype, mx, ufree):
     progress = False
@@ -352,8 +369,10 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
                     progress = True
     qi = cfg[C_Q_L2IN] + j
     blocked = False
-    for _p in range(cfg[C_L2_PORTS]):
-        if qm[qi, Q_COUNT] == 0:
+    nports = cfg[C_L2_PORTS] if qm[qi, Q_BUSY] <= now else 0
+    used = 0  # port-cycles the requests served this cycle take (one each unless l2_port_cycles says more)
+    for _p in range(nports):
+        if qm[qi, Q_COUNT] == 0 or used >= nports:
             break
         r = q_head(qb, qm, qi)
         if rq[r, R_READY] > now:
@@ -365,15 +384,20 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
             break
         qm[qi, Q_BLOCK] = 0
         kind, line = rq[r, R_KIND], rq[r, R_LINE]
+        sect = rq[r, R_SECT]
+        hits = ctr[T_L2_HIT]
         if not l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
                          mapd, mrange, ptype, mx):
             ctr[T_L2_BLOCK] += 1
             blocked = True
             break
+        used += l2_port_cycles(kind, sect, ctr[T_L2_HIT] > hits, cfg)
         q_pop(qb, qm, qi)
         if cfg[C_MECH] != 0:
             hooks.l2_request(cfg[C_MECH], j, kind, line, now, mx)
         progress = True
+    if used > nports:  # the port stays busy for the rest of what this cycle's requests took
+        qm[qi, Q_BUSY] = edge(clk, D_L2, k + (used + nports - 1) // nports)
     # requests of SMs inside the stacks: straight to the vault (l2_access passes them by the L2), one a cycle
     qv = cfg[C_Q_L2VIN] + j
     vblocked = False
@@ -420,7 +444,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         if blocked and bc >= 0 and bc == j // cfg[C_SLICES_PER_CH] and dram_space(cfg, chs, bc) <= 0:
             t = INF  # the channel wakes its slices when a queue slot frees
         else:
-            t = nxt if blocked else max(rq[q_head(qb, qm, qi), R_READY], nxt)
+            t = nxt if blocked else max(rq[q_head(qb, qm, qi), R_READY], nxt, qm[qi, Q_BUSY])
         if t < w:
             w = t
     wake[cfg[C_WK_SL] + j] = w

@@ -57,9 +57,10 @@ SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL = 0, 1, 2
 # dispatch modes (DISP_BLOCK: CTAs in pairs of dispatch positions, each pair on the first SM, round robin, with
 # room for both; the second of a pair follows the first)
 DISP_RR, DISP_STATIC, DISP_GREEDY, DISP_BLOCK = 0, 1, 2, 3
-# cache line table columns and write policies (LN_PF: an L1 line a prefetch filled that no demand has used yet)
-LN_TAG, LN_VALID, LN_DIRTY, LN_STAMP, LN_PF = 0, 1, 2, 3, 4
-NLN = 5
+# cache line table columns and write policies (LN_PF: an L1 line a prefetch filled that no demand has used yet;
+# LN_RSV: an L1 line reserved for its outstanding miss, ``l1d.allocate: miss``: tagged, no valid sector, not a victim)
+LN_TAG, LN_VALID, LN_DIRTY, LN_STAMP, LN_PF, LN_RSV = 0, 1, 2, 3, 4, 5
+NLN = 6
 WP_BACK, WP_THROUGH, WP_EVICT = 0, 1, 2
 # packet kinds
 PK_READ, PK_WRITE, PK_ATOMIC, PK_PREFETCH, PK_PRELOAD, PK_WBACK, PK_DREAD, PK_DWRITE, PK_ACK, PK_OFFLOAD = range(10)
@@ -76,9 +77,10 @@ MAPK_BITFIELDS, MAPK_PINNED, MAPK_PARITY = 0, 1, 2
 # networks
 NET_REQ, NET_REP = 0, 1
 # queue columns; Q_NZ of row w holds the non-empty bits of queues 64w .. 64w + 63 (bit q & 63), for scans that
-# visit only the non-empty queues of a range
-Q_HEAD, Q_COUNT, Q_CAP, Q_BLOCK, Q_NZ = 0, 1, 2, 3, 4
-NQM = 5
+# visit only the non-empty queues of a range; Q_BUSY of an L2 slice's input queue: the time its port frees
+# (``l2.sector_requests`` / ``l2.data_port_bytes``: a request holds the port for several cycles)
+Q_HEAD, Q_COUNT, Q_CAP, Q_BLOCK, Q_NZ, Q_BUSY = 0, 1, 2, 3, 4, 5
+NQM = 6
 # DRAM queue entry columns (a dense copy of what the scheduler scans)
 DQ_RID, DQ_READY, DQ_BANK, DQ_ROW, DQ_KEY, DQ_WR, DQ_BG, DQ_SLICE = range(8)
 NDQF = 8
@@ -125,7 +127,7 @@ CFG_NAMES = columns("C_", """
     XL0 SWARPS Q_L2VIN MAXOPEN MECH SECTOR_BURSTS Q_L2REQ Q_L2RIN DQ_SLOTS IBUF CORE_MODEL SSM_MBPS SSM_MSHR
     L1_MSHR_STRIDE PB_VAULT Q_L2VRET BATCH_REFILL CC_EN CC_SETS CC_ASSOC CC_LINE_SHIFT CC_LAT CC_MSHR CC_MERGE
     CC_PORTS CC_T0 CC_M0 PERFECT_LAT IC_EN IC_SETS IC_ASSOC IC_LINE_SHIFT IC_MSHR IC_MERGE IC_T0 IC_M0 IC_BASE
-    IC_ISIZE IC_DELIVER PARAM_CC FETCH_BAR
+    IC_ISIZE IC_DELIVER PARAM_CC FETCH_BAR L2_SECT_REQ L2_PORT_BYTES L1_ALLOC_MISS L1_QLAT
 """)
 # the constant cache (engine/ccache.py) keeps its lines in rows CC_T0 .. of the L1's line table ``l1t`` and its
 # MSHRs in rows CC_M0 .. of ``l1m`` (an entry's M_ALLOC is MA_CONST), each SM's after the last SM's L1 rows;

@@ -3,7 +3,7 @@ and the next-line prefetcher.
 """
 
 from . import hooks
-from .caches import c_find, c_set, c_victim, expand
+from .caches import c_find, c_find_rsv, c_set, c_victim, c_victim_free, expand
 from .ccache import cc_access, cc_fill
 from .icache import ic_fill
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
@@ -104,6 +104,28 @@ def l1_send_miss(sm, line, mm, kind, prio, ldop, pc, alloc, now, k, cfg, clk, rq
     rq[r, R_MSHR] = m
     net_push(qo, r, cfg, qb, qm, wake, NET_REQ, rq)
     return 1
+
+
+@njit
+def l1_reserve(sm, vi, line, now, k, cfg, clk, rq, rq_free, l1t, qb, qm, wake, g, ctr, mapd, mrange):
+    """Reserve L1 line ``vi`` for ``line``'s miss just sent (``l1d.allocate: miss``): its data is evicted now
+    (a dirty one written back; the caller checked the room), and it stays out of replacement until the fill."""
+    if l1t[vi, LN_VALID] != 0 and l1t[vi, LN_DIRTY] != 0:
+        vs = l1t[vi, LN_DIRTY]
+        w = new_request(sm, PK_WBACK, l1t[vi, LN_TAG], vs, popcount(vs) * 32, 0, -1, -1, now, k, cfg, clk, rq,
+                        rq_free, g, mapd, mrange)
+        if w >= 0:
+            net_push(cfg[C_Q_SMOUT] + sm, w, cfg, qb, qm, wake, NET_REQ, rq)
+            ctr[T_L1_WB] += 1
+    if l1t[vi, LN_VALID] != 0:
+        ctr[T_L1_EVICT] += 1
+    g[G_STAMP] += 1
+    l1t[vi, LN_TAG] = line
+    l1t[vi, LN_VALID] = 0
+    l1t[vi, LN_DIRTY] = 0
+    l1t[vi, LN_PF] = 0
+    l1t[vi, LN_RSV] = 1
+    l1t[vi, LN_STAMP] = g[G_STAMP]
 
 
 @njit
@@ -209,11 +231,24 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
                                      wake, g, ctr, mapd, mrange, smt, mx)
             return True
         mm = expand(sect & ~present, cfg[C_L1_SECT_ATOMS], line_atoms) if cached else sect
+        vi = -1
+        if cached and idx < 0 and cfg[C_L1_ALLOC_MISS] != 0 and c_find_rsv(l1t, base, assoc, line) < 0:
+            # allocate on miss: the miss reserves a line of its set when it is sent; with every line of the set
+            # reserved the access fails and is retried next cycle
+            vi = c_victim_free(l1t, base, assoc)
+            if vi < 0:
+                ctr[T_L1_MSHR_FULL] += 1
+                return False
+            if l1t[vi, LN_VALID] != 0 and l1t[vi, LN_DIRTY] != 0 and (
+                    q_space(qm, cfg[C_Q_SMOUT] + sm) < 2 or g[G_RQ_TOP] < 2):
+                return False  # (the victim's write-back and the miss both need room)
         res = l1_send_miss(sm, line, mm, PK_READ, 0, ldop, pc, 1 if cached else 0, now, k, cfg, clk, rq, rq_free,
                            l1m, l1w, qb, qm, wake, g, mapd, mrange, smt)
         if res == 0:
             ctr[T_L1_MSHR_FULL] += 1
             return False
+        if vi >= 0:
+            l1_reserve(sm, vi, line, now, k, cfg, clk, rq, rq_free, l1t, qb, qm, wake, g, ctr, mapd, mrange)
         ctr[T_L1_ACC] += 1
         ctr[T_L1_MISS] += 1
         smst[sm, SMS_L1_ACC] += 1
@@ -280,6 +315,7 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
             l1t[vi, LN_VALID] = 0
             l1t[vi, LN_DIRTY] = 0
             l1t[vi, LN_PF] = 0
+            l1t[vi, LN_RSV] = 0
         g[G_STAMP] += 1
         l1t[vi, LN_STAMP] = g[G_STAMP]
         l1t[vi, LN_VALID] |= sect
@@ -387,6 +423,10 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
         assoc = cfg[C_L1_ASSOC]
         base = l1_base(sm, line, cfg)
         idx = c_find(l1t, base, assoc, line)
+        rsv = 0
+        if idx < 0 and cfg[C_L1_ALLOC_MISS] != 0:
+            idx = c_find_rsv(l1t, base, assoc, line)  # the line its miss reserved (it keeps that stamp)
+            rsv = 1 if idx >= 0 else 0
         if idx < 0:
             vi = c_victim(l1t, base, assoc)
             if l1t[vi, LN_VALID] != 0 and l1t[vi, LN_DIRTY] != 0:
@@ -405,10 +445,12 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
             l1t[vi, LN_TAG] = line
             l1t[vi, LN_VALID] = 0
             l1t[vi, LN_DIRTY] = 0
+            l1t[vi, LN_RSV] = 0
             idx = vi
         g[G_STAMP] += 1
-        if cfg[C_L1_REPL] == 0 or l1t[idx, LN_VALID] == 0:
+        if rsv == 0 and (cfg[C_L1_REPL] == 0 or l1t[idx, LN_VALID] == 0):
             l1t[idx, LN_STAMP] = g[G_STAMP]
+        l1t[idx, LN_RSV] = 0
         l1t[idx, LN_VALID] |= rq[r, R_SECT]
         # a prefetch no demand has merged into yet: its first demand hit counts it used
         l1t[idx, LN_PF] = 1 if l1m[m, M_KIND] == PK_PREFETCH and l1m[m, M_NWAIT] == 0 else 0
@@ -432,10 +474,18 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
     l1m[m, M_NREQ] -= 1
     if l1m[m, M_NREQ] == 0:
         lvl = rq[r, R_LEVEL]
+        # l1d.miss_after_hit_latency: the access met the tags only after the L1D's latency pipeline, so its whole
+        # round trip, and the data, come that much later (only misses the L1D allocates: not the constant
+        # cache's, nor loads that pass the L1D by)
+        qlat = cfg[C_L1_QLAT] if l1m[m, M_ALLOC] == 1 else 0
         for w in range(l1m[m, M_NWAIT]):
             i = l1w[m, w]
             if lvl > ldo[i, L_LEVEL]:
                 ldo[i, L_LEVEL] = lvl
+            if qlat > 0:
+                tq = edge(clk, D_CORE, k + cfg[C_FILL_TO_USE] + qlat)
+                if tq > ldo[i, L_HIT_READY]:
+                    ldo[i, L_HIT_READY] = tq
             ldo[i, L_OUT] -= 1
             if ldo[i, L_OUT] == 0:
                 s = ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)

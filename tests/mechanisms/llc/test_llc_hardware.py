@@ -362,3 +362,18 @@ def test_service_queue_loads_pay_the_rop_delay_once():
     _, ml = timed("llc_vecadd_aligned", ChainOffload(scheme="llc"))
     assert c(ml, "at_llc") == c(ml, "packets") > 0
     assert steps(ml, "llc")["fetch"] >= m.l2.rop_latency + m.l2.latency
+
+
+def test_the_buffer_read_is_an_l2_access_through_the_slices_port():
+    """Sec. 4.4.2 step 9 ("the SQ sends load requests to the LLC"): each operand an LLC site buffers is read
+    from the slice a second time, as an L2 request of its own. ALIGNED's chains (two loads, a store) all run at
+    their slice, so the offload's L2 accesses are the baseline's (the same loads and stores, sent by the slices)
+    plus one per buffered operand, and each packet's way from buffer slot to result takes at least the L2's
+    hit latency."""
+    m = load_machine("llc-mesh")
+    _, base = timed("llc_vecadd_aligned", None)
+    _, ml = timed("llc_vecadd_aligned", ChainOffload(scheme="llc"))
+    reads = c(ml, "llc_buffer_reads")
+    assert reads == 2 * c(ml, "at_llc") > 0
+    assert ml[("l2", "accesses")] >= base[("l2", "accesses")] + reads
+    assert steps(ml, "llc")["alu"] >= m.l2.latency

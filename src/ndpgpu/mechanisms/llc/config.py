@@ -19,7 +19,8 @@ class ChainOffload:
     computes it) or ``omni`` (Omni-Compute: to its Earliest Meet Node, an LLC slice or a core).
     ``oq``/``sq``: OQSR entries per core (48) and SQSR entries per service queue (96); ``buffer``: the
     service queue's temporary buffer (4 entries); ``alu_latency``: the ALU's latency (a core ALU's, 4
-    cycles); ``llc_read_cycles``: L2 cycles of an operand's second LLC access (into the buffer);
+    cycles); ``llc_read_cycles``: L2 cycles before an operand's second LLC read (into the buffer) enters
+    the slice's request queue, where it takes the port and the hit latency of any L2 request;
     ``dedicated_alu_width``: 0 for Omni cores sharing the core's SP units (the paper's design), else the
     lanes of a dedicated ALU per core (Sec. 6.4 sensitivity: 4, 8, 16, 32); ``smem_latency``: core cycles to
     read an Omni entry's operands back from shared memory."""

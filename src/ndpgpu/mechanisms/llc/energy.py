@@ -27,8 +27,6 @@ UNITS = {
                              "packets"),
     "CH_ALU_OPS": UnitEnergy("offload", 320.0, "assumed: a 32-lane FP32 operation at gtx480's 10 pJ per lane "
                              "(inst_fp32); the paper prices the LLC ALU as one SP unit", "warp-ops"),
-    "CH_LLC_READS": UnitEnergy("offload", 200.0, "assumed: the second LLC access of an operand, at gtx480's L2 "
-                               "access price (l2_access, a 32-B sector)", "accesses"),
     "CH_SMEM": UnitEnergy("offload", 224.0, "assumed: a warp-wide shared-memory access, at gtx480's smem_access",
                           "accesses"),
 }

@@ -50,6 +50,9 @@ NPT = 2
 (CI_PATTERN, CI_NINST, CI_NOPS, CI_REPLY_FL, CI_NMEM, CI_PC0, CI_PC1, CI_PC2, CI_ROLE0, CI_ROLE1, CI_ROLE2) = range(11)
 NCI = 11
 ROLE_A, ROLE_B, ROLE_ST = 0, 1, 2
+# ``R_MXD`` role of a slice's buffer read (Sec. 4.4.2 step 9: "the SQ sends load requests to the LLC"): an L2
+# request of its own, through the slice's port like any other (role 3 is otherwise a reply's, never an L2 request's)
+ROLE_BUF = 3
 # per warp slot
 WS_CHAIN, WS_NROWS, WS_OUT, WS_ROWS = 0, 1, 2, 3
 NWS = 3 + MAXPK
@@ -57,9 +60,9 @@ NWS = 3 + MAXPK
 (
     RW_SRC, RW_SLOT, RW_CHAIN, RW_EMN, RW_SITE, RW_LA, RW_LB, RW_LS, RW_SA, RW_SB, RW_SS, RW_NEED, RW_HAVE,
     RW_HELD, RW_T0, RW_TREADY, RW_TDONE, RW_OPS, RW_FLITS, RW_TARR, RW_TSENT, RW_TOPS, RW_TBUF, RW_TST, RW_TACK,
-    RW_TREP, RW_RFL
-) = range(27)
-NRW = 27
+    RW_TREP, RW_RFL, RW_NRD, RW_TRD
+) = range(29)
+NRW = 29
 # per site (slices 0..nsl-1, then cores nsl..nsl+nsm-1)
 (
     SI_SQ, SI_RDY_H, SI_RDY_N, SI_SND_H, SI_SND_N, SI_INJ_H, SI_INJ_N, SI_ALU_FREE, SI_OQ, SI_OQ_MAX, SI_SQ_MAX
@@ -580,7 +583,54 @@ def reply_done(sm, w, now, k, cfg, clk, wt, subt, smt, mx):
 
 
 @njit
-def compute(site, now, k, cfg, clk, ufree, mx):
+def buffer_reads(site, w, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
+    """Read row ``w``'s operands from the slice into its buffer: one L2 request per operand into the slice's own
+    request queue, ``llc_read_cycles`` after the entry takes its buffer slot (at least one L2 cycle). False when
+    the queue or the request pool has no room for all of them (the entry waits for its slot a cycle more)."""
+    o = row_base(w, mx)
+    need = mx[o + RW_NEED]
+    nrd = popcount(need)
+    q = cfg[C_Q_L2IN] + site
+    if q_space(qm, q) < nrd or g[G_RQ_TOP] < nrd:
+        return False
+    ready = edge(clk, D_L2, k + max(mx[F_LLC_RD], 1))
+    for role in range(2):
+        if need & (1 << role) == 0:
+            continue
+        r = rq_alloc(rq, rq_free, g)
+        rq[r, R_KIND] = PK_READ
+        rq[r, R_LINE] = mx[o + RW_LA + role]
+        rq[r, R_SECT] = mx[o + RW_SA + role]
+        rq[r, R_BYTES] = 0
+        rq[r, R_SRC] = mx[o + RW_SRC]
+        rq[r, R_PC] = -1
+        rq[r, R_T0] = now
+        rq_map(rq, r, mapd, mrange, cfg[C_NRANGE], mx[o + RW_LA + role])
+        rq[r, R_MXD] = w * 4 + ROLE_BUF
+        rq[r, R_READY] = ready
+        q_push(qb, qm, q, r)
+    if ready < wake[cfg[C_WK_SL] + site]:
+        wake[cfg[C_WK_SL] + site] = ready
+    mx[o + RW_NRD] = nrd
+    mx[o + RW_TRD] = 0
+    return True
+
+
+@njit
+def buffer_read_done(w, ready, mx):
+    """One of row ``w``'s buffer reads returns at ``ready``: the entry's operands are in the buffer after its last."""
+    o = row_base(w, mx)
+    mx[o + RW_NRD] -= 1
+    if ready > mx[o + RW_TRD]:
+        mx[o + RW_TRD] = ready
+    if mx[o + RW_NRD] == 0:
+        mx[o + RW_TREADY] = mx[o + RW_TRD]
+        if mx[o + RW_OPS] == 0:  # a copy: done when its operands are in the buffer
+            mx[o + RW_TDONE] = mx[o + RW_TREADY]
+
+
+@njit
+def compute(site, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
     """Move ready entries into the buffer and issue their ALU ops (one warp-op a cycle); finished entries
     store their result or reply. Returns the earliest time something here may move (INF: nothing)."""
     b = site_base(site, mx)
@@ -600,6 +650,10 @@ def compute(site, now, k, cfg, clk, ufree, mx):
         else:
             for i in range(nb):
                 if mx[bufs + i] < 0:
+                    if not core and popcount(mx[o + RW_NEED]) > 0 and not buffer_reads(
+                            site, w, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
+                        wk = nxt  # no room in the slice's queue: try again next cycle
+                        break
                     mx[bufs + i] = w
                     mx[o + RW_TBUF] = now
                     fifo_pop(mx, site, F_RDY_CAP, SI_RDY_H, SI_RDY_N)
@@ -608,10 +662,10 @@ def compute(site, now, k, cfg, clk, ufree, mx):
                         mx[o + RW_TDONE] = INF  # its ops wait for an idle SP unit
                         ctr_add(mx, CC_SMEM, 1)
                         mx[o + RW_TREADY] = edge(clk, D_CORE, k + mx[F_SMEM_LAT])
-                    else:  # read from the LLC into the buffer (a second access per operand)
+                    else:  # read from the LLC into the buffer (a second access per operand, through the port)
                         nrd = popcount(mx[o + RW_NEED])
                         ctr_add(mx, CC_LLC_READS, nrd)
-                        mx[o + RW_TREADY] = edge(clk, D_L2, k + nrd * mx[F_LLC_RD])
+                        mx[o + RW_TREADY] = INF if nrd > 0 else now  # until buffer_read_done has them all
                     mx[o + RW_OPS] = nops
                     if nops == 0:  # a copy: nothing to compute
                         mx[o + RW_TDONE] = mx[o + RW_TREADY]
@@ -714,7 +768,7 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
         if mx[o + RW_FLITS] > 1:
             ctr_add(mx, CC_MASK_FLITS, 1)
     if mx[b + SI_RDY_N] > 0 or has_buffered(site, mx):
-        wk = min(wk, compute(site, now, k, cfg, clk, ufree, mx))
+        wk = min(wk, compute(site, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx))
     while True:
         w = next_send(site, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
         if w == -1:
@@ -797,6 +851,10 @@ def l2_deliver(slice, r, ready, now, cfg, rq, rq_free, g, mx):
         return 0
     w = rq[r, R_MXD] // 4
     role = rq[r, R_MXD] % 4
+    if role == ROLE_BUF:  # the slice's own read into its buffer
+        buffer_read_done(w, ready, mx)
+        rq_release(rq_free, g, r)
+        return 1
     site = mx[row_base(w, mx) + RW_SITE]
     if site == slice:
         operand(w, role, ready, mx)
@@ -813,7 +871,7 @@ def slice_tick(slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, map
     if mx[b + SI_RDY_N] == 0 and mx[b + SI_SND_N] == 0 and not has_buffered(slice, mx):
         return INF
     nxt = edge(clk, D_L2, k + 1)
-    wk = compute(slice, now, k, cfg, clk, ufree, mx)
+    wk = compute(slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
     while True:
         w = next_send(slice, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
         if w == -1:

@@ -45,7 +45,27 @@ def test_suite_and_star_patterns_and_scale_replacement() -> None:
     assert [p.workload for p in points] == builtin
     assert {p.scale for p in points} == {"tiny"}
     star = spec_from_dict({"name": "s", "grid": {"workloads": ["*"], "machines": ["gtx480"]}}).expand()
-    assert len(star) == len(all_workloads())
+    assert len(star) == len([c for c in all_workloads().values() if c.suite != "file"])
+
+
+def test_star_leaves_out_kernel_files_a_session_registered() -> None:
+    """`ndpgpu explore FILE.cu` registers the file as a workload of suite "file" with the one scale "given"; a
+    later "*" grid in the same process (a characterization, a sweep) must not pick it up at a scale it lacks."""
+    from ndpgpu.workloads.base import WORKLOADS
+
+    class FileKernel:
+        name, suite, scales = "probe_kernel_file", "file", {"given": {}}
+
+    WORKLOADS.register(FileKernel.name, FileKernel)
+    try:
+        star = spec_from_dict({"name": "s", "grid": {"workloads": ["*"], "scales": ["tiny"],
+                                                     "machines": ["gtx480"]}}).expand()
+        assert FileKernel.name not in {p.workload for p in star}
+        named = spec_from_dict({"name": "s", "grid": {"workloads": [FileKernel.name], "scales": ["given"],
+                                                      "machines": ["gtx480"]}}).expand()
+        assert [p.workload for p in named] == [FileKernel.name]
+    finally:
+        WORKLOADS.unregister(FileKernel.name)
 
 
 @pytest.mark.parametrize(

@@ -165,9 +165,13 @@ class SweepSpec(BaseModel):
         return list(out.values())
 
 
+# kernel files a session registered (``ndpgpu explore FILE.cu``, suite "file") are named, never matched by "*"
+FILE_SUITE = "file"
+
+
 def _match_workloads(pattern: str, known: dict[str, Any]) -> list[str]:
     if pattern == "*":
-        return list(known)
+        return [n for n, c in known.items() if c.suite != FILE_SUITE]
     if pattern.startswith("suite:"):
         suite = pattern.split(":", 1)[1]
         return [n for n, c in known.items() if c.suite == suite]

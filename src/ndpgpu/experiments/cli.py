@@ -306,9 +306,12 @@ def results_main(args: argparse.Namespace) -> int:
                 print(f"{len(failed)} failed point(s)")
                 return EXIT_OK
             if args.parquet:  # stale points stay out of an export as out of every listing
-                stale = set() if args.include_stale else stale_keys(store, store.points(filters))
+                selected = store.points(filters)
+                stale = set() if args.include_stale else stale_keys(store, selected)
                 store.export_parquet(args.parquet, filters, exclude=stale)
-                _err_note(f"wrote {args.parquet}")
+                kept = len({p["key"] for p in selected} - stale)
+                left = f"; {len(stale)} stale point(s) left out (--include-stale keeps them)" if stale else ""
+                _err_note(f"wrote {args.parquet}: {kept} point(s){left}")
                 if not (args.pivot or args.csv or args.json):  # an export alone prints nothing else
                     return EXIT_OK
             rows = query(store, filters, include_stale=args.include_stale)

@@ -238,7 +238,10 @@ class EngineState:
         # the vault's read data for stack SMs: a return queue of its own, so that it never waits behind the
         # GPU's data, which crosses the serial link first
         self.q_l2vret = 2 * nsm + 6 * nsl
-        nq = 2 * nsm + 7 * nsl
+        # an SM's own sends on the reply network (a mechanism's answers from a core: mesh networks only), the
+        # mirror of a slice's q_l2req on the request network
+        self.q_smrep = 2 * nsm + 7 * nsl
+        nq = 3 * nsm + 7 * nsl
         caps = np.zeros(nq, I64)
         caps[self.q_smout:self.q_smout + nsm] = l1.miss_queue
         caps[self.q_smin:self.q_smin + nsm] = ic.eject_buffer
@@ -254,11 +257,13 @@ class EngineState:
         caps[self.q_l2vin:self.q_l2vin + nsl] = ic.eject_buffer
         caps[self.q_l2req:self.q_l2req + nsl] = respq + l2_lat
         caps[self.q_l2rin:self.q_l2rin + nsl] = ic.eject_buffer
+        caps[self.q_smrep:self.q_smrep + nsm] = l1.miss_queue
         cfg[E.C_Q_SMOUT], cfg[E.C_Q_SMIN] = self.q_smout, self.q_smin
         cfg[E.C_Q_L2IN], cfg[E.C_Q_L2OUT], cfg[E.C_Q_L2RET] = self.q_l2in, self.q_l2out, self.q_l2ret
         cfg[E.C_Q_L2VIN] = self.q_l2vin
         cfg[E.C_Q_L2VRET] = self.q_l2vret
         cfg[E.C_Q_L2REQ], cfg[E.C_Q_L2RIN] = self.q_l2req, self.q_l2rin
+        cfg[E.C_Q_SMREP] = self.q_smrep
         self.qb = np.zeros((nq, int(caps.max())), I64)
         self.qm = np.zeros((nq, E.NQM), I64)
         self.qm[:, E.Q_CAP] = caps
@@ -328,6 +333,8 @@ class EngineState:
         self.netd[E.NET_REP, [E.N_NSRC, E.N_NDST, E.N_SRCQ, E.N_DSTQ]] = [nsl, nsm, self.q_l2out, self.q_smin]
         self.netd[E.NET_REQ, [E.N_NSRC2, E.N_SRCQ2, E.N_SRC2_NODE, E.N_SRC2_WAKE]] = [
             nsl, self.q_l2req, E.MC_HDR + nsm, cfg[E.C_WK_SL]]  # the slices (router networks only)
+        self.netd[E.NET_REP, [E.N_NSRC2, E.N_SRCQ2, E.N_SRC2_NODE, E.N_SRC2_WAKE]] = [
+            nsm, self.q_smrep, E.MC_HDR, 0]  # the SMs (meshes only: a butterfly's SMs have no reply-side input)
         # crossbar ports: SMs' and slices' own, then each slice's port to the stack SMs' path (its vault side)
         cfg[E.C_PB_VAULT] = max(nsm, nsl)
         self.pbusy = np.zeros((2, 2, max(nsm, nsl) + nsl), I64)

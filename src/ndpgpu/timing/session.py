@@ -410,7 +410,7 @@ class TimingSession:
         names = [("sm_out", st.q_smout, st.nsm), ("sm_in", st.q_smin, st.nsm), ("l2_in", st.q_l2in, st.nsl),
                  ("l2_out", st.q_l2out, st.nsl), ("l2_dram_return", st.q_l2ret, st.nsl),
                  ("vault_in", st.q_l2vin, st.nsl), ("l2_own_requests", st.q_l2req, st.nsl),
-                 ("l2_reply_in", st.q_l2rin, st.nsl)]
+                 ("l2_reply_in", st.q_l2rin, st.nsl), ("sm_replies", st.q_smrep, st.nsm)]
         for name, base, n in names:
             counts = st.qm[base:base + n, E.Q_COUNT]
             q[name] = {int(i): int(c) for i, c in enumerate(counts) if c}

@@ -211,6 +211,10 @@ def test_llc_compute_on_a_butterfly_and_omni_refuses_it():
     answers = pk("reply", "read") + pk("reply", "write_ack") + pk("reply", "sq_data")
     assert requests == answers  # (none here: every chain is offloaded and a slice reads its own banks)
     assert pk("reply", "write") == 0 and pk("request", "sq_data") == 0 and pk("request", "write_ack") == 0
+    # every offload reply is an answer too: those of slices and those of core meet nodes (Omni-Compute) alike
+    # ride the reply network, the cores' from their own reply-side source queues
+    assert pk("request", "offload_reply") == 0
+    assert pk("reply", "offload_reply") == c(m, "replies") > 0
     for net, kind in (("request", "compute"), ("reply", "offload_reply")):
         assert pk(net, kind, "hops") == 2 * pk(net, kind) > 0
     _, base = timed("llc_vecadd_aligned", None, machine="llc-bfly")  # the cores' own reads and writes

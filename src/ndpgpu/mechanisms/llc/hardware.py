@@ -399,6 +399,9 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
             release_sq(site, w, now, mx)
             mx[o + RW_TREP] = now
             return 2
+        if core:  # a core's answer leaves on the reply network, from the core's own reply-side queue
+            qout = cfg[C_Q_SMREP] + sm
+            net = NET_REP
         if q_space(qm, qout) <= 0 or g[G_RQ_TOP] < 1:
             return 0
         ctr_add(mx, CC_REPLIES, 1)
@@ -406,13 +409,10 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
         r = rq_alloc(rq, rq_free, g)
         rq[r, R_KIND] = PK_MREPLY
         rq[r, R_MXD] = w * 4 + 3
-        rq[r, R_SRC] = src if not core else sm
+        rq[r, R_SRC] = src  # the reply network's natural destination: the source core
         rq[r, R_BYTES] = pkt_bytes(mx[o + RW_RFL], cfg)
         rq[r, R_T0] = now
         rq[r, R_READY] = t
-        if core:
-            rq[r, R_DEST] = nsl + src
-            rq[r, R_SLICE] = 0
         net_push(qout, r, cfg, qb, qm, wake, net, rq)
         release_sq(site, w, now, mx)
         mx[o + RW_TREP] = t

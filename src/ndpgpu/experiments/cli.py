@@ -170,6 +170,13 @@ def add_subcommands(subparsers: Any) -> None:
         "reports/<paper>-<scale>-<timing>",
     )
     p.add_argument(
+        "--sample",
+        action="store_true",
+        help="sampled timing: long launches (8 waves of CTAs or more) are timed on their first 4 waves and "
+        "projected (the `sampled` machine overlay; errors against full runs in docs/sampling.md); stored as its "
+        "own experiment, reported to reports/<paper>-<scale>-sampled with every check and figure marked",
+    )
+    p.add_argument(
         "--column",
         action="append",
         default=[],
@@ -383,12 +390,15 @@ def reproduce_main(args: argparse.Namespace) -> int:
                     raise ReproductionError(f"--column {item!r}: expected TIMING=FILE with an existing points file")
                 columns[flavour] = file
             report = reevaluate(args.paper, args.scale, args.from_points,
-                                args.out or Path("reports") / f"{args.paper}-{args.scale}",
-                                timing=getattr(args, "timing", None), columns=columns)
+                                args.out or Path("reports") / (f"{args.paper}-{args.scale}"
+                                                               + ("-sampled" if getattr(args, "sample", False) else "")),
+                                timing=getattr(args, "timing", None), columns=columns,
+                                sample=getattr(args, "sample", False))
         else:
             report = reproduce(args.paper, args.scale, args.out, args.jobs, args.store, args.traces, args.executor,
                                opts, progress, getattr(args, "scheduler", None),
-                               stored_only=getattr(args, "stored_only", False), timing=getattr(args, "timing", None))
+                               stored_only=getattr(args, "stored_only", False), timing=getattr(args, "timing", None),
+                               sample=getattr(args, "sample", False))
         if args.doc:
             write_document(report, args.doc)
             print(f"wrote {args.doc}")

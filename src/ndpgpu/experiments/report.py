@@ -424,6 +424,38 @@ def machines_note(machines: list[str]) -> str:
     return f"{named} ({'; '.join(parts)})"
 
 
+SAMPLED_NOTE = ("Sampled timing (`--sample`, docs/sampling.md): long launches timed on their first waves of CTAs and "
+                "projected; not a full run.")
+
+
+def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
+    """How many of ``results``' points include a sampled launch (``sampling.*`` rows), with the CTAs and cycles
+    timed in detail against all; ``None`` when none does."""
+    n = ctas = timed = cycles = cycles_timed = 0
+    for r in results.results:
+        if r.status != "ok" or not r.get("sampling.launches_sampled"):
+            continue
+        n += 1
+        ctas += int(r.get("sampling.ctas") or 0)
+        timed += int(r.get("sampling.ctas_timed") or 0)
+        cycles_timed += int(r.get("sampling.cycles_timed") or 0)
+        cycles += int(r.get("kernel.cycles") or 0)
+    if not n:
+        return None
+    return {"points_sampled": n, "points": sum(r.status == "ok" for r in results.results),
+            "ctas_timed_fraction": timed / ctas if ctas else 0.0,
+            "cycles_timed_fraction": cycles_timed / cycles if cycles else 0.0}
+
+
+def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
+    if not sampling:
+        return []
+    return [f"- **Sampled timing** (docs/sampling.md): {sampling['points_sampled']} of {sampling['points']} points "
+            f"had long launches timed on their first waves of CTAs and projected ({sampling['ctas_timed_fraction']:.0%} "
+            f"of those points' CTAs and {sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
+            "every check, table and figure below says so. Not a full run."]
+
+
 def _markdown(
     data: dict[str, Any], tables: list[Table], checks: list[Check], figures: list[tuple[BarChart, str]]
 ) -> str:
@@ -452,6 +484,7 @@ def _markdown(
         *([f"- Not reproducible by a sound model (the paper's result needs what the model cannot soundly do; "
            f"not counted): {s['unreproducible']}"] if s.get("unreproducible") else []),
         *_timing_lines(data.get("timing")),
+        *_sampling_lines(data.get("sampling")),
         f"- Points: {s['points_ok']} of {s['points']} ran"
         + (f", **{s['points_failed']} failed**" if s["points_failed"] else "")
         + (f", **{s['points_not_run']} not run**" if s.get("points_not_run") else ""),
@@ -554,14 +587,24 @@ def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: Resu
     by_timing = timing_columns(repro, results, columns or {})
     if by_timing is not None:
         tables.append(by_timing)
+    sampled = sampling_summary(results)
+    charts = repro.figures(results)
+    if sampled is not None:  # said on every check, table and figure
+        checks = [dataclasses.replace(c, name=f"{c.name} [sampled]") for c in checks]
+        for t in tables:
+            t.note = f"{SAMPLED_NOTE} {t.note}".strip() if getattr(t, "note", None) is not None else SAMPLED_NOTE
+        charts = [dataclasses.replace(c, title=f"{c.title} (sampled timing)",
+                                      caption=f"{SAMPLED_NOTE} {c.caption or ''}".strip()) for c in charts]
     figures = []
-    for chart in repro.figures(results):
+    for chart in charts:
         file = f"figures/{chart.name}.png"
         draw_bar_chart(chart, out / file)
         figures.append((chart, file))
     data = _report_data(repro, scale, spec, results, tables, checks, figures)
     if reevaluated_from is not None:
         data["reevaluated_from"] = reevaluated_from
+    if sampled is not None:
+        data["sampling"] = sampled
     if repro.baseline_timing is not None:
         data["timing"] = repro.baseline_timing.to_json(repro.baseline_timing.resolve(timing))
     validate_report(data)
@@ -586,6 +629,7 @@ def reproduce(
     index_href: str | None = None,
     stored_only: bool = False,
     timing: str | None = None,
+    sample: bool = False,
 ) -> Report:
     """Run reproduction ``paper`` at ``scale`` (default its own) and write its report to ``out_dir``
     (default ``reports/<paper>-<scale>``); results are stored (and reused) in ``store``; ``scheduler``: a
@@ -594,12 +638,16 @@ def reproduce(
     reported on in parts). ``timing``: ``declared`` (default: the paper's baseline timing,
     :attr:`Reproduction.baseline_timing`) or a labelled second column (``preset``, ``gpgpusim``,
     ``gpgpusim3``), stored as its own experiment; the declared report shows every column already stored beside
-    its checks."""
+    its checks. ``sample``: every machine takes the ``sampled`` overlay (long launches timed on their first waves
+    and projected, docs/sampling.md), stored as its own experiment (``NAME-sampled``); the report says so
+    throughout and goes to ``reports/<paper>-<scale>[-<timing>]-sampled``."""
     from .runner import default_store_path, plan_sweep
 
     repro = get_reproduction(paper)()
     scale = scale or repro.default_scale
     spec, named, flavour = timed_spec(repro, scale, timing)
+    if sample:
+        spec = sampled_spec(spec)
     spec = spec.with_executor(executor, executor_options)
     own = not isinstance(store, ResultStore)
     db = ResultStore(store if store is not None else default_store_path()) if own else store
@@ -613,7 +661,7 @@ def reproduce(
             sweep = run_sweep(spec, jobs=jobs, store=db, traces=traces, progress=progress, scheduler=scheduler)
             results = ResultSet.load(db, [p.point for p in sweep.points], sweep.keys)
         bt = repro.baseline_timing
-        if bt is not None and flavour == bt.flavour:
+        if bt is not None and flavour == bt.flavour and not sample:
             for other in bt.columns:
                 col_spec, col_named, _ = timed_spec(repro, scale, other)
                 plan = plan_sweep(col_spec.with_executor(executor, executor_options), db)
@@ -622,9 +670,20 @@ def reproduce(
         if own:
             db.close()
     suffix = "" if repro.baseline_timing is None or flavour == repro.baseline_timing.flavour else f"-{flavour}"
+    suffix += "-sampled" if sample else ""
     return build_report(repro, scale, spec, results.as_named(named),
                         out_dir or Path("reports") / f"{paper}-{scale}{suffix}", index_href, timing=flavour,
                         columns=columns)
+
+
+SAMPLED_OVERLAY = "sampled"
+
+
+def sampled_spec(spec: SweepSpec) -> SweepSpec:
+    """``spec`` with every point's machine taking the ``sampled`` overlay, as experiment ``NAME-sampled``."""
+    points = [p if p.machine.split("+")[-1] == SAMPLED_OVERLAY
+              else p.model_copy(update={"machine": f"{p.machine}+{SAMPLED_OVERLAY}"}) for p in spec.expand()]
+    return spec.model_copy(update={"name": f"{spec.name}-{SAMPLED_OVERLAY}", "grid": [], "points": points})
 
 
 def timed_spec(repro: Reproduction, scale: str, timing: str | None) -> tuple[SweepSpec, list[Any], str | None]:
@@ -646,7 +705,7 @@ def timed_spec(repro: Reproduction, scale: str, timing: str | None) -> tuple[Swe
 
 def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | Path,
                index_href: str | None = None, timing: str | None = None,
-               columns: dict[str, str | Path] | None = None) -> Report:
+               columns: dict[str, str | Path] | None = None, sample: bool = False) -> Report:
     """Write reproduction ``paper``'s report at ``scale`` from the metric rows of a points file (a committed
     report's ``points.parquet``) without running anything: the checks, tables and figures are computed anew by
     today's code from rows stored by the run that made the file (points matched by identity, not key). The
@@ -654,8 +713,9 @@ def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | P
     :func:`reproduce`, except that ``None`` takes the timing whose points the file holds (the declared one where
     it holds as many); ``columns``: a points file per labelled second column (``--column FLAVOUR=FILE``)."""
     repro = get_reproduction(paper)()
-    results, flavour = results_from_points(repro, scale, points_file, timing)
+    results, flavour = results_from_points(repro, scale, points_file, timing, sample)
     spec = timed_spec(repro, scale, flavour)[0]
+    spec = sampled_spec(spec) if sample else spec
     cols = {}
     for other, file in (columns or {}).items():
         col_spec, col_named, _ = timed_spec(repro, scale, other)
@@ -667,17 +727,19 @@ def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | P
 
 
 def results_from_points(repro: Reproduction, scale: str, points_file: str | Path,
-                        timing: str | None = None) -> tuple[ResultSet, str | None]:
+                        timing: str | None = None, sample: bool = False) -> tuple[ResultSet, str | None]:
     """``repro``'s results at ``scale`` from a points file, under the names the reproduction gives its points, and
     the timing flavour they ran on (``timing`` None: the flavour of which the file holds the most points, the
     declared one first among equals)."""
     bt = repro.baseline_timing
     if timing is not None or bt is None:
         spec, named, flavour = timed_spec(repro, scale, timing)
+        spec = sampled_spec(spec) if sample else spec
         return ResultSet.from_points_file(points_file, spec.expand()).as_named(named), flavour
     best: tuple[int, ResultSet, str | None] | None = None
     for candidate in dict.fromkeys((bt.flavour, *bt.columns, *FLAVOURS)):
         spec, named, flavour = timed_spec(repro, scale, candidate)
+        spec = sampled_spec(spec) if sample else spec
         rs = ResultSet.from_points_file(points_file, spec.expand()).as_named(named)
         found = sum(r.status == "ok" for r in rs.results)
         if best is None or found > best[0]:

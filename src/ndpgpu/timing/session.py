@@ -19,7 +19,7 @@ import numpy as np
 from .._compile_notice import first_call
 from ..trace.format import KernelTrace
 from . import engine as E
-from . import registry
+from . import registry, sampling
 from .build import EngineState, LaunchArrays, launch_occupancy
 from .interfaces import AddressMapping, CtaDispatch, ExecutionPlacement, Preloader
 from .mechanism import MechanismHardware, mechanism_code
@@ -160,6 +160,11 @@ class TimingSession:
         if trace.num_warps != launch.num_ctas * launch.warps_per_cta:
             raise ValueError(
                 f"trace has {trace.num_warps} warps, launch implies {launch.num_ctas * launch.warps_per_cta}")
+        sample = None if self.capped else sampling.plan_sample(
+            launch.num_ctas, int(cfg[E.C_NCTA_SLOTS]) * int(cfg[E.C_NGPU]), m.sim.sample_waves,
+            m.sim.sample_min_waves, paired=la.mode == E.DISP_BLOCK)
+        if sample is not None:  # the first waves' CTAs in dispatch order
+            cfg[E.C_NCTAS] = sample.ctas_timed
         self._reset_for_launch(la)
         st.mesh_reset_counters()
         links0 = self._links0 = st.link_counters(self.now_ps)
@@ -183,6 +188,15 @@ class TimingSession:
             g[E.G_TS_NEXT] = start + tsi
             g[E.G_TS_N] = 0
             st.ts = np.zeros((256, E.NTS + 2 * st.nstacks_linked), np.int64)
+        watch = None
+        g[E.G_SAMPLE_AT] = 0
+        if sample is not None:
+            per_cta = sampling.warp_instructions_per_cta(trace.segments["count"], trace.warp_seg_start,
+                                                         launch.warps_per_cta)
+            timed = int(per_cta[la.cta_order[: sample.ctas_timed]].sum())
+            scale = float(per_cta.sum()) / timed if timed else 1.0
+            watch = sampling.WindowWatch(sample)
+            g[E.G_SAMPLE_AT] = watch.next_target()
         capped = False
         if active is not None:
             active.launch_begin(self, mx, start)
@@ -192,6 +206,10 @@ class TimingSession:
                     status = self._run(la, mx)
                     if status == E.ST_TS_FULL:
                         st.ts = np.concatenate([st.ts, np.zeros_like(st.ts)])
+                        continue
+                    if status == E.ST_SAMPLE and watch is not None:  # an end of the steady window
+                        watch.take(self._counts_now(la, links0, xl0, int(g[E.G_NOW]), k0, active, mx))
+                        g[E.G_SAMPLE_AT] = watch.next_target()
                         continue
                     if status in (E.ST_WATCHDOG, E.ST_DEADLOCK):
                         raise self._stalled(launch, status)
@@ -231,10 +249,38 @@ class TimingSession:
                                 dict.fromkeys(hw.counter_names, 0) if hw is not None else {}),
             mechanism_metrics=type(hw).metrics if hw is not None else None,
         )
+        if sample is not None and watch is not None and not capped and cycles:
+            final = sampling.Counts(cycles, sample.ctas_timed, {
+                k: getattr(stats, k) for k in ("ctr", "per_sm", "per_slice", "per_channel", "per_class", "per_prio",
+                                               "net_ports", "packet_kinds", "per_pc")}, stats.extra,
+                stats.mechanism_counters, stats.mesh)
+            projection, f = sampling.project(sample, scale, final, watch)
+            stats = sampling.project_stats(stats, projection, f, final, watch)
+            stats.time_ps = int(round(time_ps * projection.cycles / cycles))
+            self.now_ps = max(self.now_ps, start + stats.time_ps)
+            self.kernel_time_ps += stats.time_ps - time_ps
+            self._insts_total += int(stats.ctr[E.T_WARP_INSTS]) - int(st.ctr[E.T_WARP_INSTS])
         g[E.G_PF_DROP] = 0
         self.launches.append(stats)
         self.wall_seconds += time.perf_counter() - t_wall
         return stats
+
+    def _counts_now(self, la: LaunchArrays, links0: np.ndarray, xl0: np.ndarray, now: int, k0: int,
+                    active: MechanismHardware | None, mx: np.ndarray) -> sampling.Counts:
+        """Every count of the launch so far (a sampled launch's look at its steady window, ``timing.sampling``)."""
+        st = self.state
+        arrays = {"ctr": st.ctr.copy(), "per_sm": st.smst.copy(), "per_slice": st.slst.copy(),
+                  "per_channel": st.chst.copy(), "per_class": st.clst.copy(), "per_prio": st.prst.copy(),
+                  "net_ports": st.nst.copy(), "packet_kinds": st.kst.copy(), "per_pc": st.pcst.copy()}
+        # the occupancy, busy and sleeping-SM stall cycles up to the cycle before ``now``, closed on copies as the
+        # launch's end closes them
+        k = int(E.cyc_at(st.clk, E.D_CORE, now)) - 1
+        E.finalize(k, st.cfg, st.smt.copy(), st.subt, arrays["ctr"], arrays["per_pc"], arrays["per_sm"])
+        extra = {"pf_drop": int(st.g[E.G_PF_DROP]), **self._near_data_extra(la, links0, xl0, now)}
+        mech = active.counters(mx) if active is not None else (
+            dict.fromkeys(self.mechanism.counter_names, 0) if self.mechanism is not None else {})
+        cycle = int(E.cyc_at(st.clk, E.D_CORE, now)) - k0 + 1
+        return sampling.Counts(cycle, int(st.g[E.G_NEXT_CTA]), arrays, extra, mech, st.mesh_snapshot())
 
     def _core_model(self, active: MechanismHardware | None) -> int:
         """The code of the mechanism whose compiled core tick replaces the SM's (``core.model``), 0 for the SM.

@@ -704,6 +704,11 @@ class SimSpec(Spec):
     max_warp_instructions: int = F(0, "warp-instr", "stop all timing after this many (0: unlimited)", ge=0)
     time_series_interval: int = F(0, "cycles", "sample counters every N core cycles (0: off)", ge=0)
     record_dram_commands: bool = F(False, "flag", "keep a DRAM command log (tests; slow for large runs)")
+    sample_waves: int = F(0, "waves", "sampled timing: time the first N waves of CTAs of a long launch in detail "
+                          "and project the rest from their steady state (0: every CTA timed; docs/sampling.md)",
+                          ge=0, le=1000)
+    sample_min_waves: int = F(8, "waves", "with sample_waves: launches of fewer waves (CTAs over the CTAs the GPU "
+                              "holds at once) are timed in full", ge=2, le=100000)
 
 
 class EnergySpec(Spec):

@@ -55,6 +55,7 @@ class LaunchStats:
     mechanism: str | None = None  # the attached mechanism's name (``mechanism.MechanismHardware``)
     mechanism_counters: dict[str, int] = dataclasses.field(default_factory=dict)
     mechanism_metrics: Any = None  # its ``metrics(stats, put, ratio)``, which declares its rows
+    sampled: dict[str, Any] | None = None  # a sampled launch's projection (``timing.sampling``); totals: the sums
 
     # -------------------------------------------------------------- raw access
     def c(self, name: str) -> int:
@@ -83,6 +84,7 @@ class LaunchStats:
         if self.mechanism_metrics is not None:  # and the attached mechanism its own
             self.mechanism_metrics(self, put, ratio)
         copy_metrics(self, put, ratio)
+        sampling_metrics(self, put, ratio)
         # energy last (docs/power.md): the machine's power model prices the counts above
         self._metrics_cache = out
         from .power.model import put_rows
@@ -194,6 +196,40 @@ def application_ps(st: LaunchStats) -> int:
     return st.time_ps + int(st.copies.get("copy_time", 0.0) * 1000)
 
 
+def sampling_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
+    """Under ``sampling``, for statistics that include a sampled launch (``sim.sample_waves``, docs/sampling.md):
+    how many launches were sampled, the CTAs timed in detail against all, and the cycles timed against those
+    reported (the rest projected)."""
+    sp = st.sampled
+    if not sp:
+        return
+    put("sampling", "launches_sampled", int(sp.get("launches", 1)), "launches")
+    put("sampling", "ctas", int(sp["ctas"]), "CTAs")
+    put("sampling", "ctas_timed", int(sp["ctas_timed"]), "CTAs")
+    put("sampling", "ctas_timed_fraction", ratio(sp["ctas_timed"], sp["ctas"]), "fraction")
+    put("sampling", "cycles_timed", int(sp["cycles_timed"]), "cycles")
+    put("sampling", "cycles_timed_fraction", ratio(sp["cycles_timed"], st.cycles), "fraction")
+
+
+def combine_sampled(stats: list[LaunchStats]) -> dict[str, Any] | None:
+    """The sampling summary of several launches, ``None`` when none was sampled: launches sampled, and CTAs and
+    cycles timed against all (a launch timed in full counts its own CTAs and cycles on both sides)."""
+    if not any(s.sampled for s in stats):
+        return None
+    out = {"launches": 0, "ctas": 0, "ctas_timed": 0, "cycles_timed": 0}
+    for s in stats:
+        if s.sampled:
+            out["launches"] += int(s.sampled.get("launches", 1))
+            for k in ("ctas", "ctas_timed", "cycles_timed"):
+                out[k] += int(s.sampled[k])
+        else:
+            n = int(s.ctr[_CTR_INDEX["CTAS_LAUNCHED"]])
+            out["ctas"] += n
+            out["ctas_timed"] += n
+            out["cycles_timed"] += int(s.cycles)
+    return out
+
+
 def copy_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
     """Host<->device copies over PCIe under ``copies``, and ``application.time`` beside ``kernel.time``.
 
@@ -241,6 +277,7 @@ def combine(stats: list[LaunchStats], *, copies: dict[str, float] | None = None,
         packet_kinds=sum(s.packet_kinds for s in stats), consts=first.consts, copies=dict(copies or {}),
         capped=any(s.capped for s in stats), launches=sum(s.launches for s in stats), extra=extra,
         packet_names=first.packet_names, mesh=_combine_mesh(stats), **_combine_mechanism(stats),
+        sampled=combine_sampled(stats),
     )
 
 

@@ -157,6 +157,9 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
     while True:
         if g[G_CTAS_DONE] >= cfg[C_NCTAS]:
             return ST_DONE
+        if g[G_SAMPLE_AT] > 0 and g[G_NEXT_CTA] >= g[G_SAMPLE_AT]:
+            g[G_SAMPLE_AT] = 0
+            return ST_SAMPLE
         m_core = wake[wk_disp]
         for i in range(nsm):
             if wake[i] < m_core:

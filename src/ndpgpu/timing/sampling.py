@@ -1,0 +1,211 @@
+"""Sampled timing of one launch: time a prefix of its CTAs in detail, project the rest from the steady state.
+
+A launch of many CTA waves spends most of its cycles in a steady state whose rate a few waves measure. With
+``sim.sample_waves`` = k > 0, a launch of at least ``sim.sample_min_waves`` waves (a wave: as many CTAs as the
+GPU's SMs hold at once) dispatches only the first k waves' CTAs in its dispatch order; they run in full detail
+(ramp-up with cold L1s, the steady state, the drain of the last wave, every mechanism's hardware with them)
+and the launch ends as a shorter one does. Then, after Principal Kernel Projection (Avalos Baddouh et al.,
+"Principal Kernel Analysis", MICRO 2021: stop detailed simulation once the rate is stable and project the
+remaining instructions at that rate) and the thread-block sampling of TBPoint (Huang et al., IPDPS 2014):
+
+* ``scale`` = the launch's recorded warp-instructions over the timed CTAs' (both from the trace, so a launch
+  with CTAs of unequal work is weighted by work, not by count);
+* the steady window runs from the dispatch of the second wave's first CTA (the first that waited for a slot)
+  to the dispatch of the last timed wave's first CTA, whole waves; every count of the engine, the links and the
+  mechanism is read at both ends (the loop hands back there: ``WindowWatch``);
+* the untimed work is ``(scale - 1)`` x the sample's issued warp-instructions; every count (cycles,
+  instructions, accesses, bytes, flits, stall and busy cycles, refreshes, the mechanism's counters) grows by
+  its change over the window per warp-instruction times that work. Ramp-up (cold L1s and L2) and drain are
+  counted once, as in the full launch; maxima (queue high-water marks) stay the sample's; CTAs and warps
+  dispatched are known, so they are the sample's times the CTAs' ratio.
+
+Nothing is read that the full run would not have read: the CTAs timed are the first ones the dispatcher
+would have placed, from the same trace. What the projection cannot see: state a later CTA would find that
+the prefix did not leave (the L2's contents at the launch's end, a mechanism's tables after the prefix),
+phases after the prefix (a launch whose CTAs change behaviour with their index), and rates over time
+(utilisations) are those of counts scaled by ``scale`` over projected time. Errors against full runs are
+measured, not assumed: docs/sampling.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+
+
+@dataclasses.dataclass(frozen=True)
+class SamplePlan:
+    """Which CTAs of a launch are timed: the first ``ctas_timed`` of its dispatch order."""
+
+    ctas: int
+    ctas_timed: int
+    waves: float  # the launch's waves (CTAs / CTAs resident at once on the GPU's SMs)
+    waves_timed: int
+    resident_ctas: int
+
+
+def plan_sample(num_ctas: int, resident_ctas: int, sample_waves: int, min_waves: int,
+                paired: bool = False) -> SamplePlan | None:
+    """The CTAs to time for a launch of ``num_ctas`` CTAs of which ``resident_ctas`` fit on the GPU at once,
+    or ``None`` when the launch is timed in full (sampling off, or fewer than ``min_waves`` waves).
+    ``paired``: the dispatcher places CTAs in pairs, so an even count is timed."""
+    if sample_waves <= 0 or num_ctas <= 0 or resident_ctas <= 0:
+        return None
+    waves = num_ctas / resident_ctas
+    if waves < max(min_waves, sample_waves + 1):
+        return None
+    timed = sample_waves * resident_ctas
+    if paired and timed % 2:
+        timed += 1
+    if timed >= num_ctas:
+        return None
+    return SamplePlan(num_ctas, timed, waves, sample_waves, resident_ctas)
+
+
+def warp_instructions_per_cta(counts: np.ndarray, warp_seg_start: np.ndarray, warps_per_cta: int) -> np.ndarray:
+    """Recorded warp-instructions of each CTA: the segments' counts summed per warp, then per CTA."""
+    cum = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
+    per_warp = cum[warp_seg_start[1:]] - cum[warp_seg_start[:-1]]
+    return per_warp.reshape(-1, warps_per_cta).sum(axis=1)
+
+
+@dataclasses.dataclass
+class Counts:
+    """Every count of a launch so far, at one moment: the engine's tables, the links' and the mechanism's."""
+
+    cycle: int
+    ctas_dispatched: int
+    arrays: dict[str, np.ndarray]  # ctr, per_sm, ... (the LaunchStats fields of the same names)
+    extra: dict[str, int]
+    mechanism: dict[str, int]
+    mesh: dict[str, np.ndarray] | None
+
+    @property
+    def insts(self) -> int:
+        from . import engine as E
+
+        return int(self.arrays["ctr"][E.T_WARP_INSTS])
+
+
+class WindowWatch:
+    """The counts at the two ends of a sampled launch's steady window. The loop hands back
+    (``ST_SAMPLE``) at the end of the cycle in which the second wave's first CTA is dispatched (the first CTA
+    that waited for a slot: the first wave has begun to finish), and again when the last timed wave's first CTA
+    is. Both ends sit at the start of a wave, so a launch whose CTAs run in lock-step waves is cut at the same
+    phase at both ends and the window holds whole waves."""
+
+    def __init__(self, plan: SamplePlan) -> None:
+        self.targets = [plan.resident_ctas + 1, (plan.waves_timed - 1) * plan.resident_ctas + 1]
+        self.start: Counts | None = None
+        self.end: Counts | None = None
+
+    def next_target(self) -> int:
+        """CTAs dispatched at which the loop should hand back next (0: no more)."""
+        return self.targets[0 if self.start is None else 1] if self.end is None else 0
+
+    def take(self, counts: Counts) -> None:
+        if self.start is None:
+            self.start = counts
+        elif self.end is None:
+            self.end = counts
+
+
+@dataclasses.dataclass(frozen=True)
+class Projection:
+    """How a sampled launch was extended to the whole launch (``LaunchStats.sampled``)."""
+
+    ctas: int
+    ctas_timed: int
+    scale: float  # recorded warp-instructions of the launch / of the timed CTAs
+    cycles_timed: int
+    cycles: int  # projected
+    extra_insts: int  # issued warp-instructions added at the steady window's rates
+    window_cycles: int  # the steady window's length (0: none found; counts scaled by ``scale`` instead)
+    window_insts: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def project(plan: SamplePlan, scale: float, final: Counts, watch: WindowWatch) -> tuple[Projection, Any]:
+    """The projection and a function that extends a count field: ``extend(name, final_value, start_value,
+    end_value, keep)``. The untimed work is ``(scale - 1)`` x the sample's issued warp-instructions; each count
+    grows by its steady-window change per warp-instruction times that (cycles too). Without a usable window
+    (too short a sample) every count is multiplied by ``scale``."""
+    extra = int(round((scale - 1.0) * final.insts))
+    a, b = watch.start, watch.end
+    if a is not None and b is not None and b.insts > a.insts and b.cycle > a.cycle:
+        f = extra / (b.insts - a.insts)
+        cycles = final.cycle + int(round(f * (b.cycle - a.cycle)))
+        p = Projection(plan.ctas, plan.ctas_timed, scale, final.cycle, cycles, extra, b.cycle - a.cycle,
+                       b.insts - a.insts)
+        return p, f
+    return Projection(plan.ctas, plan.ctas_timed, scale, final.cycle, int(round(final.cycle * scale)), extra, 0,
+                      0), None
+
+
+def extended(final: np.ndarray, start: np.ndarray | None, end: np.ndarray | None, f: float | None, scale: float,
+             keep: np.ndarray | None = None) -> np.ndarray:
+    """A count array extended to the whole launch: ``final + f x (end - start)`` (the steady window's change),
+    or ``final x scale`` without a window; entries where ``keep`` is true (maxima, timestamps) stay."""
+    if f is None or start is None or end is None:
+        out = np.rint(final.astype(np.float64) * scale).astype(final.dtype)
+    else:
+        out = final + np.rint(f * (end - start).astype(np.float64)).astype(final.dtype)
+    if keep is not None:
+        out[keep] = final[keep]
+    return out
+
+
+def project_stats(st: Any, p: Projection, f: float | None, final: Counts, watch: WindowWatch) -> Any:
+    """A sampled launch's ``LaunchStats`` extended to the whole launch (module docstring)."""
+    from . import engine as E
+    from .stats import is_maximum_counter
+
+    a, b = watch.start, watch.end
+
+    def field(name: str, keep: np.ndarray | None = None) -> np.ndarray:
+        return extended(final.arrays[name], a.arrays[name] if a else None, b.arrays[name] if b else None, f,
+                        p.scale, keep)
+
+    def named(fin: dict[str, int], sa: dict[str, int] | None, sb: dict[str, int] | None) -> dict[str, int]:
+        out = {}
+        for k, v in fin.items():
+            if is_maximum_counter(k):
+                out[k] = v
+            elif f is None or sa is None or sb is None:
+                out[k] = int(round(v * p.scale))
+            else:
+                out[k] = v + int(round(f * (sb.get(k, 0) - sa.get(k, 0))))
+        return out
+
+    keep_ctr = np.zeros(len(st.ctr), bool)
+    keep_ctr[[E.T_BEGIN_PS, E.T_END_PS]] = True
+    # CTAs and warps are known exactly: counted at dispatch, their window rate would carry the in-flight CTAs'
+    # progress at the two ends, so they are the sample's times the CTAs' ratio
+    per_cta = p.ctas / p.ctas_timed
+    ctr = field("ctr", keep_ctr)
+    ctr[E.T_CTAS_LAUNCHED] = p.ctas
+    ctr[E.T_WARPS_LAUNCHED] = int(round(final.arrays["ctr"][E.T_WARPS_LAUNCHED] * per_cta))
+    per_sm = field("per_sm")
+    per_sm[:, E.SMS_CTAS] = np.rint(final.arrays["per_sm"][:, E.SMS_CTAS] * per_cta).astype(per_sm.dtype)
+    mesh = None
+    if st.mesh is not None and final.mesh is not None:
+        mesh = dict(st.mesh)
+        keep_mesh = np.zeros(final.mesh["totals"].shape, bool)
+        keep_mesh[..., E.MS_MAX_OCC] = True
+        for k in ("ports", "kinds", "totals"):
+            mesh[k] = extended(final.mesh[k], a.mesh[k] if a and a.mesh else None, b.mesh[k] if b and b.mesh else None,
+                               f, p.scale, keep_mesh if k == "totals" else None)
+    extra = named(final.extra, a.extra if a else None, b.extra if b else None)
+    return dataclasses.replace(
+        st, cycles=p.cycles, ctr=ctr, per_sm=per_sm, per_slice=field("per_slice"),
+        per_channel=field("per_channel"), per_class=field("per_class"), per_prio=field("per_prio"),
+        net_ports=field("net_ports"), packet_kinds=field("packet_kinds"),
+        per_pc=field("per_pc") if st.per_pc is not None else None,
+        extra={**st.extra, **extra}, mesh=mesh,
+        mechanism_counters=named(final.mechanism, a.mechanism if a else None, b.mechanism if b else None),
+        sampled=p.as_dict())

@@ -1,0 +1,93 @@
+"""Sampled timing (``sim.sample_waves``): which CTAs are timed, the projection's arithmetic, and a sampled launch
+against the same launch timed in full."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tracegen import streaming_read
+
+from ndpgpu.timing import TimingSession, load_machine
+from ndpgpu.timing import engine as E
+from ndpgpu.timing.sampling import extended, plan_sample, warp_instructions_per_cta
+
+SAMPLED = {"sim.sample_waves": 4, "sim.sample_min_waves": 8}
+
+
+def test_plan_times_whole_waves_of_long_launches_only():
+    assert plan_sample(1000, 100, 0, 8) is None  # off
+    assert plan_sample(799, 100, 4, 8) is None  # 7.99 waves < 8
+    p = plan_sample(800, 100, 4, 8)
+    assert (p.ctas, p.ctas_timed, p.waves_timed, p.resident_ctas) == (800, 400, 4, 100)
+    assert plan_sample(1000, 15, 3, 8, paired=True).ctas_timed == 46  # 45 rounded up to a pair
+    assert plan_sample(950, 100, 9, 8) is None  # needs at least one wave beyond the sample
+
+
+def test_instructions_per_cta_sum_segments_per_warp_then_per_cta():
+    counts = np.array([3, 4, 5, 1, 2, 7])
+    starts = np.array([0, 2, 3, 3, 6])  # warp 0: 3+4, warp 1: 5, warp 2: none, warp 3: 1+2+7
+    assert warp_instructions_per_cta(counts, starts, 2).tolist() == [12, 10]
+
+
+def test_extension_adds_the_windows_change_per_unit_of_work():
+    final = np.array([100, 50, 7])
+    start, end = np.array([20, 10, 5]), np.array([60, 30, 6])
+    keep = np.array([False, False, True])
+    # 2x the window's change added; the kept entry (a maximum) stays
+    assert extended(final, start, end, 2.0, 9.9, keep).tolist() == [180, 90, 7]
+    assert extended(final, None, None, None, 1.5).tolist() == [150, 75, 10]  # no window: scaled
+
+
+@pytest.fixture(scope="module")
+def pair():
+    """A streaming kernel of 12 waves on gtx480 (120 resident CTAs of 128 threads), full and sampled."""
+    tr = streaming_read(1440, 128, 8, store=True)
+    full = TimingSession("gtx480").run_launch(tr)
+    sess = TimingSession(load_machine("gtx480", SAMPLED))
+    sampled = sess.run_launch(tr)
+    return tr, full, sampled, sess
+
+
+def test_sampled_launch_times_four_waves_and_says_so(pair):
+    tr, full, sampled, _ = pair
+    sp = sampled.sampled
+    assert sp["ctas"] == 1440 and sp["ctas_timed"] == 4 * 120
+    assert sp["window_cycles"] > 0  # a steady window was found
+    assert sampled.get("sampling", "ctas_timed_fraction") == pytest.approx(480 / 1440)
+    assert full.sampled is None and full.get("sampling", "ctas") is None
+
+
+def test_projection_restores_the_launchs_work_exactly(pair):
+    tr, full, sampled, _ = pair
+    # every warp-instruction of the trace: the sample's plus its window's rate times the untimed work
+    assert sampled.c("WARP_INSTS") == full.c("WARP_INSTS") == tr.warp_instructions()
+    assert sampled.c("CTAS_LAUNCHED") == 1440 and sampled.c("WARPS_LAUNCHED") == 1440 * 4
+    assert sampled.get("dram", "read_bytes") == pytest.approx(full.get("dram", "read_bytes"), rel=0.02)
+
+
+def test_projected_cycles_track_the_full_run(pair):
+    _, full, sampled, _ = pair
+    # a uniform streaming kernel: its steady state is what the full run repeats (measured error here ~1%)
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.05)
+    assert sampled.time_ps == pytest.approx(full.time_ps, rel=0.05)
+    assert sampled.sampled["cycles_timed"] < 0.5 * sampled.cycles
+
+
+def test_session_clock_moves_by_the_projected_time(pair):
+    _, _, sampled, sess = pair
+    assert sess.kernel_time_ps == sampled.time_ps
+    assert sess.totals().get("sampling", "launches_sampled") == 1
+
+
+def test_short_launch_is_timed_in_full_and_identically():
+    tr = streaming_read(300, 128, 4)  # 2.5 waves
+    a = TimingSession("gtx480").run_launch(tr)
+    b = TimingSession(load_machine("gtx480", SAMPLED)).run_launch(tr)
+    assert b.sampled is None
+    assert np.array_equal(a.ctr, b.ctr) and a.cycles == b.cycles
+
+
+def test_time_series_not_asked_for_is_not_returned(pair):
+    _, _, sampled, _ = pair
+    assert sampled.time_series is None  # the sample's own clock is internal
+    assert sampled.ctr[E.T_BEGIN_PS] >= 0

@@ -389,11 +389,10 @@ def reproduce_main(args: argparse.Namespace) -> int:
                 if not sep or not Path(file).is_file():
                     raise ReproductionError(f"--column {item!r}: expected TIMING=FILE with an existing points file")
                 columns[flavour] = file
+            sample = getattr(args, "sample", False)
             report = reevaluate(args.paper, args.scale, args.from_points,
-                                args.out or Path("reports") / (f"{args.paper}-{args.scale}"
-                                                               + ("-sampled" if getattr(args, "sample", False) else "")),
-                                timing=getattr(args, "timing", None), columns=columns,
-                                sample=getattr(args, "sample", False))
+                                args.out or Path("reports") / f"{args.paper}-{args.scale}{'-sampled' if sample else ''}",
+                                timing=getattr(args, "timing", None), columns=columns, sample=sample)
         else:
             report = reproduce(args.paper, args.scale, args.out, args.jobs, args.store, args.traces, args.executor,
                                opts, progress, getattr(args, "scheduler", None),

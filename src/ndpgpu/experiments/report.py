@@ -451,8 +451,8 @@ def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
     if not sampling:
         return []
     return [f"- **Sampled timing** (docs/sampling.md): {sampling['points_sampled']} of {sampling['points']} points "
-            f"had long launches timed on their first waves of CTAs and projected ({sampling['ctas_timed_fraction']:.0%} "
-            f"of those points' CTAs and {sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
+            "had long launches timed on their first waves of CTAs and projected "
+            f"({sampling['ctas_timed_fraction']:.0%} of those points' CTAs and {sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
             "every check, table and figure below says so. Not a full run."]
 
 

@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 
 
-
 @dataclasses.dataclass(frozen=True)
 class SamplePlan:
     """Which CTAs of a launch are timed: the first ``ctas_timed`` of its dispatch order."""

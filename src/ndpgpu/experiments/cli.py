@@ -390,8 +390,8 @@ def reproduce_main(args: argparse.Namespace) -> int:
                     raise ReproductionError(f"--column {item!r}: expected TIMING=FILE with an existing points file")
                 columns[flavour] = file
             sample = getattr(args, "sample", False)
-            report = reevaluate(args.paper, args.scale, args.from_points,
-                                args.out or Path("reports") / f"{args.paper}-{args.scale}{'-sampled' if sample else ''}",
+            out = args.out or Path("reports") / f"{args.paper}-{args.scale}{'-sampled' if sample else ''}"
+            report = reevaluate(args.paper, args.scale, args.from_points, out,
                                 timing=getattr(args, "timing", None), columns=columns, sample=sample)
         else:
             report = reproduce(args.paper, args.scale, args.out, args.jobs, args.store, args.traces, args.executor,

@@ -452,7 +452,8 @@ def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
         return []
     return [f"- **Sampled timing** (docs/sampling.md): {sampling['points_sampled']} of {sampling['points']} points "
             "had long launches timed on their first waves of CTAs and projected "
-            f"({sampling['ctas_timed_fraction']:.0%} of those points' CTAs and {sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
+            f"({sampling['ctas_timed_fraction']:.0%} of those points' CTAs and "
+            f"{sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
             "every check, table and figure below says so. Not a full run."]
 
 

@@ -91,3 +91,28 @@ def test_time_series_not_asked_for_is_not_returned(pair):
     _, _, sampled, _ = pair
     assert sampled.time_series is None  # the sample's own clock is internal
     assert sampled.ctr[E.T_BEGIN_PS] >= 0
+
+
+def test_launches_alike_are_timed_twice_then_projected():
+    tr = streaming_read(60, 128, 8)
+    full = TimingSession("gtx480")
+    sess = TimingSession(load_machine("gtx480", {"sim.sample_launches": 2}))
+    a = [full.run_launch(tr) for _ in range(4)]
+    b = [sess.run_launch(tr) for _ in range(4)]
+    assert [s.sampled is None for s in b] == [True, True, False, False]
+    assert np.array_equal(a[1].ctr, b[1].ctr)  # the timed ones are the full run's
+    assert b[3].cycles == b[1].cycles and np.array_equal(b[3].ctr, b[1].ctr)  # same work: the last timed one's
+    assert b[3].sampled["projected_from"] == b[1].launch_id
+    assert sess.kernel_time_ps == sum(s.time_ps for s in b)
+    tot = sess.totals()
+    assert tot.get("sampling", "launches_sampled") == 2 and tot.get("sampling", "ctas") == 4 * 60
+    assert tot.get("sampling", "ctas_timed") == 2 * 60
+    # the L2 kept warm by the full run's third and fourth launches is what the projection copies
+    assert b[3].cycles == pytest.approx(a[3].cycles, rel=0.05)
+
+
+def test_launches_of_other_work_are_timed():
+    sess = TimingSession(load_machine("gtx480", {"sim.sample_launches": 1}))
+    sess.run_launch(streaming_read(60, 128, 8))
+    other = sess.run_launch(streaming_read(60, 128, 6))  # 25% less work: not alike
+    assert other.sampled is None

@@ -1,6 +1,8 @@
-"""Sampled timing of one launch: time a prefix of its CTAs in detail, project the rest from the steady state.
+"""Sampled timing: within a launch, time a prefix of its CTAs and project the rest from the steady state;
+across launches, time the first of several alike and project the later ones.
 
-A launch of many CTA waves spends most of its cycles in a steady state whose rate a few waves measure. With
+Within a launch. A launch of many CTA waves spends most of its cycles in a steady state whose rate a few
+waves measure. With
 ``sim.sample_waves`` = k > 0, a launch of at least ``sim.sample_min_waves`` waves (a wave: as many CTAs as the
 GPU's SMs hold at once) dispatches only the first k waves' CTAs in its dispatch order; they run in full detail
 (ramp-up with cold L1s, the steady state, the drain of the last wave, every mechanism's hardware with them)
@@ -22,9 +24,19 @@ remaining instructions at that rate) and the thread-block sampling of TBPoint (H
 Nothing is read that the full run would not have read: the CTAs timed are the first ones the dispatcher
 would have placed, from the same trace. What the projection cannot see: state a later CTA would find that
 the prefix did not leave (the L2's contents at the launch's end, a mechanism's tables after the prefix),
-phases after the prefix (a launch whose CTAs change behaviour with their index), and rates over time
-(utilisations) are those of counts scaled by ``scale`` over projected time. Errors against full runs are
-measured, not assumed: docs/sampling.md.
+phases after the prefix (a launch whose CTAs change behaviour with their index); rates over time
+(utilisations) are those of the extended counts over the projected time.
+
+Across launches. With ``sim.sample_launches`` = n > 0, launches alike (same kernel, grid, block and shared
+memory, recorded warp-instructions within ``sim.sample_launch_tolerance``) are timed until n of them have
+been; each later one is not timed: its statistics are the last timed one's, every count and its time times
+the ratio of the two launches' recorded warp-instructions (the first of a group warms the caches up, as the
+iterations of a stencil or of k-means repeat each other; after the selection of representative kernels among
+many alike in PKA and in Sieve, Naderan-Tahan et al., ISPASS 2023). A launch not timed leaves the machine as
+the last timed launch left it (caches, DRAM rows, a mechanism's tables): what it would have changed is not
+seen by the launches after it.
+
+Errors against full runs are measured, not assumed: docs/sampling.md.
 """
 
 from __future__ import annotations
@@ -208,3 +220,38 @@ def project_stats(st: Any, p: Projection, f: float | None, final: Counts, watch:
         extra={**st.extra, **extra}, mesh=mesh,
         mechanism_counters=named(final.mechanism, a.mechanism if a else None, b.mechanism if b else None),
         sampled=p.as_dict())
+
+
+def scaled_counters(counters: dict[str, int], scale: float, is_maximum: Any) -> dict[str, int]:
+    """Named counters times ``scale``, maxima (``is_maximum(name)``) kept."""
+    return {k: (v if is_maximum(k) else int(round(v * scale))) for k, v in counters.items()}
+
+
+def projected_launch(rep: Any, ratio: float, kernel: str, launch_id: int, ctas: int) -> Any:
+    """A launch projected from a timed one alike (``sim.sample_launches``): every count, the cycles and the time
+    of ``rep`` times ``ratio`` (the two launches' recorded warp-instructions), maxima and timestamps kept;
+    ``sampled`` says it was not timed."""
+    from . import engine as E
+    from .stats import is_maximum_counter
+
+    def times(a: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+        return extended(a, None, None, None, ratio, keep)
+
+    keep_ctr = np.zeros(len(rep.ctr), bool)
+    keep_ctr[[E.T_BEGIN_PS, E.T_END_PS]] = True
+    mesh = None
+    if rep.mesh is not None:
+        mesh = dict(rep.mesh)
+        keep_mesh = np.zeros(rep.mesh["totals"].shape, bool)
+        keep_mesh[..., E.MS_MAX_OCC] = True
+        mesh.update(ports=times(rep.mesh["ports"]), kinds=times(rep.mesh["kinds"]),
+                    totals=times(rep.mesh["totals"], keep_mesh))
+    return dataclasses.replace(
+        rep, kernel=kernel, launch_id=launch_id, cycles=int(round(rep.cycles * ratio)),
+        time_ps=int(round(rep.time_ps * ratio)), ctr=times(rep.ctr, keep_ctr), per_sm=times(rep.per_sm),
+        per_slice=times(rep.per_slice), per_channel=times(rep.per_channel), per_class=times(rep.per_class),
+        per_prio=times(rep.per_prio), net_ports=times(rep.net_ports), packet_kinds=times(rep.packet_kinds),
+        per_pc=times(rep.per_pc) if rep.per_pc is not None else None, time_series=None,
+        extra=scaled_counters(rep.extra, ratio, is_maximum_counter), mesh=mesh,
+        mechanism_counters=scaled_counters(rep.mechanism_counters, ratio, is_maximum_counter),
+        sampled={"ctas": ctas, "ctas_timed": 0, "cycles_timed": 0, "launches": 1, "projected_from": rep.launch_id})

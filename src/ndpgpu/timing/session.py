@@ -61,6 +61,7 @@ class TimingSession:
         self.wall_seconds = 0.0
         self._insts_total = 0
         self._code: dict[str, int] = {}  # kernel -> its code's address (l1i)
+        self._alike: dict[tuple, list[tuple[int, LaunchStats]]] = {}  # sim.sample_launches: timed launches by group
         self._code_bytes = 0
 
     # ------------------------------------------------------------------ extension points
@@ -124,6 +125,13 @@ class TimingSession:
         if trace.truncated:
             raise ValueError(f"{trace.launch.kernel}: the trace was truncated by its size cap; it cannot be timed")
         t_wall = time.perf_counter()
+        group = alike = None
+        if self.machine.sim.sample_launches and not self.capped:
+            group, alike = self._alike_launch(trace)
+            if alike is not None:
+                stats = self._projected_launch(trace, *alike)
+                self.wall_seconds += time.perf_counter() - t_wall
+                return stats
         m = self.machine
         st = self.state
         launch = trace.launch
@@ -261,8 +269,33 @@ class TimingSession:
             self.kernel_time_ps += stats.time_ps - time_ps
             self._insts_total += int(stats.ctr[E.T_WARP_INSTS]) - int(st.ctr[E.T_WARP_INSTS])
         g[E.G_PF_DROP] = 0
+        if group is not None and stats.sampled is None and not capped:
+            self._alike.setdefault(group, []).append((trace.warp_instructions(), stats))
         self.launches.append(stats)
         self.wall_seconds += time.perf_counter() - t_wall
+        return stats
+
+    def _alike_launch(self, trace: KernelTrace) -> tuple[tuple, tuple[int, LaunchStats] | None]:
+        """``sim.sample_launches``: this launch's group (kernel, grid, block, shared memory) and, once the group
+        has that many timed launches whose recorded work is within ``sim.sample_launch_tolerance`` of this one's,
+        the last of them (``None``: time this launch)."""
+        la = trace.launch
+        group = (la.kernel, tuple(la.grid), tuple(la.block), la.shared_bytes)
+        work = trace.warp_instructions()
+        tol = self.machine.sim.sample_launch_tolerance
+        timed = [t for t in self._alike.get(group, []) if abs(t[0] - work) <= tol * max(t[0], 1)]
+        return group, (timed[-1] if len(timed) >= self.machine.sim.sample_launches else None)
+
+    def _projected_launch(self, trace: KernelTrace, rep_work: int, rep: LaunchStats) -> LaunchStats:
+        """A launch not timed: the last timed launch alike (``rep``), its counts and time times the ratio of the
+        two launches' recorded warp-instructions; the session's clock moves by that time."""
+        ratio = trace.warp_instructions() / rep_work if rep_work else 1.0
+        stats = sampling.projected_launch(rep, ratio, trace.launch.kernel, trace.launch.launch_id,
+                                          trace.launch.num_ctas)
+        self.now_ps += stats.time_ps
+        self.kernel_time_ps += stats.time_ps
+        self._insts_total += int(stats.ctr[E.T_WARP_INSTS])
+        self.launches.append(stats)
         return stats
 
     def _counts_now(self, la: LaunchArrays, links0: np.ndarray, xl0: np.ndarray, now: int, k0: int,

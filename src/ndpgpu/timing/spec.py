@@ -709,6 +709,12 @@ class SimSpec(Spec):
                           ge=0, le=1000)
     sample_min_waves: int = F(8, "waves", "with sample_waves: launches of fewer waves (CTAs over the CTAs the GPU "
                               "holds at once) are timed in full", ge=2, le=100000)
+    sample_launches: int = F(0, "launches", "sampled timing across launches: of launches alike (same kernel, grid "
+                             "and block, recorded warp-instructions within sample_launch_tolerance), time the first N "
+                             "and project each later one from the last timed (0: every launch timed; docs/sampling.md)",
+                             ge=0, le=100000)
+    sample_launch_tolerance: float = F(0.02, "fraction", "with sample_launches: launches are alike when their recorded "
+                                       "warp-instructions differ by at most this share", ge=0, le=1)
 
 
 class EnergySpec(Spec):

@@ -22,12 +22,12 @@ imports it before any compiled module, because numba picks a function's locator 
 
 from __future__ import annotations
 
-import ast
 import atexit
 import contextlib
 import functools
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -95,28 +95,52 @@ def _dotted_name(root: Path, package: str, file: Path) -> str:
     return ".".join(parts)
 
 
-def _imports_of(root: Path, package: str, file: Path) -> set[Path]:
-    """Files of ``package`` that ``file`` imports directly (``import``/``from`` statements at any depth)."""
-    tree = ast.parse(file.read_bytes(), filename=str(file))
-    me = _dotted_name(root, package, file)
-    here = me.split(".") if file.name == "__init__.py" else me.split(".")[:-1]
-    found: set[Path] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                anchor = here[: len(here) - node.level + 1]
-                origin = ".".join([*anchor, node.module] if node.module else anchor)
-            else:
-                origin = node.module or ""
-            names = [origin] + [f"{origin}.{alias.name}" for alias in node.names]
+_FROM_IMPORT = re.compile(r"\bfrom[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;]*)")
+_NAME_AS = r"[\w.]+(?:[ \t]+as[ \t]+\w+)?"
+_PLAIN_IMPORT = re.compile(rf"(?<![\w.])import[ \t]+({_NAME_AS}(?:[ \t]*,[ \t]*{_NAME_AS})*)")
+_IMPORTS: dict[tuple[Path, int, int], tuple[str, ...]] = {}  # (file, mtime_ns, size) -> dotted names it imports
+
+
+def imported_names(text: str, here: list[str]) -> set[str]:
+    """Absolute dotted names an import statement in ``text`` may name (``here``: the importing module's package,
+    for relative imports). Read from the text, not parsed, so it is fast; it may name more than the file imports
+    (an import in a string or a comment), never less: a larger closure only makes the stamp stricter."""
+    text = text.replace("\\\n", " ")
+    names: set[str] = set()
+    for m in _FROM_IMPORT.finditer(text):
+        module, what = m.group(1), m.group(2)
+        level = len(module) - len(module.lstrip("."))
+        module = module[level:]
+        if level:
+            anchor = here[: len(here) - level + 1]
+            origin = ".".join([*anchor, module] if module else anchor)
         else:
-            continue
-        for dotted in names:
-            target = _module_file(root, package, dotted)
-            if target is not None and target != file:
-                found.add(target)
+            origin = module
+        names.add(origin)
+        for part in re.sub(r"#[^\n]*", "", what).strip("()").split(","):
+            word = part.split(" as ")[0].strip()
+            if word.isidentifier():
+                names.add(f"{origin}.{word}")
+    for m in _PLAIN_IMPORT.finditer(text):
+        for part in m.group(1).split(","):
+            names.add(part.split(" as ")[0].strip())
+    return names
+
+
+def _imports_of(root: Path, package: str, file: Path) -> set[Path]:
+    """Files of ``package`` that ``file`` imports directly (``import``/``from`` statements at any depth),
+    remembered per file version: every compiled module's closure walks many of the same files."""
+    st = file.stat()
+    key = (file, st.st_mtime_ns, st.st_size)
+    if key not in _IMPORTS:
+        me = _dotted_name(root, package, file)
+        here = me.split(".") if file.name == "__init__.py" else me.split(".")[:-1]
+        _IMPORTS[key] = tuple(sorted(imported_names(file.read_text(encoding="utf-8", errors="replace"), here)))
+    found: set[Path] = set()
+    for dotted in _IMPORTS[key]:
+        target = _module_file(root, package, dotted)
+        if target is not None and target != file:
+            found.add(target)
     return found
 
 

@@ -47,11 +47,12 @@ class Declaration:
 def sources() -> list[tuple[str, Callable]]:
     """The functions that declare rows, in the order of the rows."""
     from . import engine as E
-    from .stats import COMPONENT_METRICS, LaunchStats, copy_metrics
+    from .stats import COMPONENT_METRICS, LaunchStats, copy_metrics, sampling_metrics
 
     out: list[tuple[str, Callable]] = [(f"engine.{name}", getattr(E, name).metrics) for name in COMPONENT_METRICS]
     out.append(("engine.links (stack SMs)", E.links._stack_metrics))
     out.append(("stats.copy_metrics", copy_metrics))
+    out.append(("stats.sampling_metrics", sampling_metrics))
     out.append(("stats (energy)", LaunchStats.metrics))
     return out
 

@@ -172,6 +172,14 @@ def _coalesce_all(base, stride, aidx, mask, size, space, lane_addrs, line_shift,
     return start, ntx, conflict, nbytes, tx_line, tx_sect
 
 
+def _as_int64(a: np.ndarray) -> np.ndarray:
+    """``a`` as int64: a view of the same bytes for a contiguous 64-bit array (the lane addresses run to hundreds
+    of megabytes; addresses stay below 2**63, so the bits read the same), a converted copy otherwise."""
+    if a.dtype.itemsize == 8 and a.dtype.kind in "iu" and a.flags.c_contiguous:
+        return a.view(np.int64)
+    return a.astype(np.int64)
+
+
 def coalesce_trace(trace: KernelTrace, line_bytes: int = 128, banks: int = 32, bank_bytes: int = 4) -> Coalesced:
     """Transactions and bank conflicts of every memory record of ``trace``."""
     if line_bytes & (line_bytes - 1) or line_bytes < ATOM or line_bytes > 8 * ATOM:
@@ -180,5 +188,5 @@ def coalesce_trace(trace: KernelTrace, line_bytes: int = 128, banks: int = 32, b
     start, ntx, conflict, nbytes, tx_line, tx_sect = _coalesce_all(
         mem["base"].astype(np.int64), mem["stride"].astype(np.int64), mem["addr_index"].astype(np.int64),
         mem["mask"].astype(np.int64), mem["size"].astype(np.int64), mem["space"].astype(np.int64),
-        trace.lane_addrs.astype(np.int64), int(line_bytes).bit_length() - 1, int(banks), int(bank_bytes))
+        _as_int64(trace.lane_addrs), int(line_bytes).bit_length() - 1, int(banks), int(bank_bytes))
     return Coalesced(start, ntx, conflict, nbytes, tx_line, tx_sect)

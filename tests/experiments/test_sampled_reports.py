@@ -1,0 +1,52 @@
+"""A report made from sampled points says so on every check, table and figure (docs/sampling.md), and the same
+rows give the same values as the full report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+
+from ndpgpu.experiments.report import get_reproduction, reevaluate, sampled_spec, timed_spec
+
+DOCS = Path(__file__).parents[2] / "docs"
+POINTS = DOCS / "teleport" / "small" / "points.parquet"
+
+
+def _as_sampled(src: Path, dst: Path) -> None:
+    """The committed TELEPORT points renamed to machines with the ``sampled`` overlay, each with sampling rows
+    claiming half its CTAs were timed."""
+    con = duckdb.connect()
+    q = str(src).replace("'", "''")
+    con.execute(f"CREATE TABLE p AS SELECT * REPLACE (machine || '+sampled' AS machine) FROM read_parquet('{q}')")
+    for metric, value in (("launches_sampled", 1.0), ("ctas", 200.0), ("ctas_timed", 100.0),
+                          ("cycles_timed", 1000.0)):
+        con.execute("INSERT INTO p SELECT * REPLACE ('sampling' AS path, ? AS metric, 'sampling.' || ? AS name, "
+                    "? AS value, '' AS unit) FROM p WHERE name = 'kernel.cycles'", [metric, metric, value])
+    con.execute(f"COPY p TO '{str(dst)}' (FORMAT parquet)")
+
+
+def test_sampled_spec_adds_the_overlay_once_and_names_the_experiment():
+    spec = timed_spec(get_reproduction("teleport")(), "small", None)[0]
+    once = sampled_spec(spec)
+    assert once.name == f"{spec.name}-sampled"
+    assert all(p.machine.endswith("+sampled") for p in once.expand())
+    assert [p.machine for p in sampled_spec(once).expand()] == [p.machine for p in once.expand()]
+
+
+def test_a_sampled_report_marks_everything_and_keeps_the_values(tmp_path):
+    sampled = tmp_path / "sampled.parquet"
+    _as_sampled(POINTS, sampled)
+    full = reevaluate("teleport", "small", POINTS, tmp_path / "full")
+    rep = reevaluate("teleport", "small", sampled, tmp_path / "s", sample=True)
+    data = json.loads((tmp_path / "s" / "report.json").read_text())
+    assert data["sampling"]["points_sampled"] == data["sampling"]["points"] > 0
+    assert data["sampling"]["ctas_timed_fraction"] == 0.5
+    assert all(c["name"].endswith(" [sampled]") for c in data["checks"])
+    assert all("sampled timing" in f["title"] for f in data["figures"])
+    assert all("Sampled timing" in t.note for t in rep.tables)
+    assert "**Sampled timing**" in (tmp_path / "s" / "report.md").read_text()
+    ours = {c.name: c.ours for c in full.checks}
+    assert {c.name.removesuffix(" [sampled]"): c.ours for c in rep.checks} == ours
+    assert "sampling" not in json.loads((tmp_path / "full" / "report.json").read_text())

@@ -116,3 +116,12 @@ def test_launches_of_other_work_are_timed():
     sess.run_launch(streaming_read(60, 128, 8))
     other = sess.run_launch(streaming_read(60, 128, 6))  # 25% less work: not alike
     assert other.sampled is None
+
+
+def test_sampling_off_leaves_every_machine_hash_as_before_the_fields():
+    # hashes of commit fcb9fca, before the sampling fields existed: stored points keep their keys
+    before = {"gtx480": "6b697739d82e2a10", "gtx480-gpgpusim3": "5d3e20487b8a8534", "mpu": "dd99ec0517c6af3d"}
+    assert {n: load_machine(n).config_hash() for n in before} == before
+    sampled = load_machine("gtx480+sampled").config_hash()
+    assert sampled != before["gtx480"]
+    assert load_machine("gtx480", {"sim.sample_launches": 2}).config_hash() not in (sampled, before["gtx480"])

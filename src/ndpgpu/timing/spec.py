@@ -330,7 +330,30 @@ class L2Spec(CacheSpec):
         return self
 
 
-class InstCacheSpec(Spec):
+class _ReadOnlyCacheSpec(Spec):
+    """What the SM's read-only caches share (``l1i``, ``l1c``): their geometry and its checks. Each declares its
+    own fields ``size_kb``, ``line_bytes`` and ``assoc``."""
+
+    size_kb: float
+    line_bytes: int
+    assoc: int
+
+    @property
+    def num_sets(self) -> int:
+        return int(round(self.size_kb * 1024)) // self.line_bytes // self.assoc
+
+    @model_validator(mode="after")
+    def _geometry(self) -> _ReadOnlyCacheSpec:
+        size = self.size_kb * 1024
+        v = self.line_bytes
+        if v & (v - 1) or v % ATOM_BYTES:
+            raise ValueError(f"line_bytes={v} must be a power of two and a multiple of {ATOM_BYTES}")
+        if abs(size - round(size)) > 1e-9 or round(size) % (v * self.assoc) or self.num_sets < 1:
+            raise ValueError(f"size_kb={self.size_kb} is not a whole number of sets of {self.assoc} ways x {v} B")
+        return self
+
+
+class InstCacheSpec(_ReadOnlyCacheSpec):
     """Per-SM instruction cache (GPGPU-Sim's L1I): read-only, allocated on fill, LRU, linear set index; off by
     default (an ideal front end). Needs ``core.ibuffer`` > 0: the fetch stage looks up the line holding a warp's
     next instruction (instruction ``i`` of a kernel at ``code_base`` + the kernel's offset + ``i x
@@ -352,22 +375,8 @@ class InstCacheSpec(Spec):
                             "cycle, ahead of new fetches and without a second access (GPGPU-Sim 4.0); false: the "
                             "warps fetch again in turn, hitting (3.2.2)")
 
-    @property
-    def num_sets(self) -> int:
-        return int(round(self.size_kb * 1024)) // self.line_bytes // self.assoc
 
-    @model_validator(mode="after")
-    def _geometry(self) -> InstCacheSpec:
-        size = self.size_kb * 1024
-        v = self.line_bytes
-        if v & (v - 1) or v % ATOM_BYTES:
-            raise ValueError(f"line_bytes={v} must be a power of two and a multiple of {ATOM_BYTES}")
-        if abs(size - round(size)) > 1e-9 or round(size) % (v * self.assoc) or self.num_sets < 1:
-            raise ValueError(f"size_kb={self.size_kb} is not a whole number of sets of {self.assoc} ways x {v} B")
-        return self
-
-
-class ConstCacheSpec(Spec):
+class ConstCacheSpec(_ReadOnlyCacheSpec):
     """Per-SM constant cache (GPGPU-Sim's L1C): read-only, allocated on fill, LRU, linear set index.
 
     A warp's ``ld.const`` is one access per distinct ``line_bytes`` line its active lanes read (lanes reading
@@ -395,20 +404,6 @@ class ConstCacheSpec(Spec):
                         "places its parameters here", ge=0, le=(1 << 48))
     keep_across_launches: bool = F(False, "flag", "a launch leaves the constant cache's lines in place (GPGPU-Sim "
                                    "invalidates only its L1D between kernels); false: invalidated with the L1D")
-
-    @property
-    def num_sets(self) -> int:
-        return int(round(self.size_kb * 1024)) // self.line_bytes // self.assoc
-
-    @model_validator(mode="after")
-    def _geometry(self) -> ConstCacheSpec:
-        size = self.size_kb * 1024
-        v = self.line_bytes
-        if v & (v - 1) or v % ATOM_BYTES:
-            raise ValueError(f"line_bytes={v} must be a power of two and a multiple of {ATOM_BYTES}")
-        if abs(size - round(size)) > 1e-9 or round(size) % (v * self.assoc) or self.num_sets < 1:
-            raise ValueError(f"size_kb={self.size_kb} is not a whole number of sets of {self.assoc} ways x {v} B")
-        return self
 
 
 class PartitionSpec(Spec):
@@ -1017,6 +1012,11 @@ class Machine(Spec):
             del tree["l1c"]["kernel_params"], tree["l1c"]["param_base"]
         if not tree["l1c"]["keep_across_launches"]:  # and the constant cache invalidated at each launch
             del tree["l1c"]["keep_across_launches"]
+        sim, default_sim = tree["sim"], SimSpec().model_dump(mode="json")
+        if not sim["sample_waves"] and not sim["sample_launches"]:  # and every launch timed in full
+            for key in ("sample_waves", "sample_min_waves", "sample_launches", "sample_launch_tolerance"):
+                if sim[key] == default_sim[key]:
+                    del sim[key]
         from .confighash import config_hash
 
         return config_hash(tree)

@@ -43,7 +43,8 @@ def test_text_reader_finds_every_parsed_import_of_the_package():
 
 
 def test_reader_handles_parentheses_continuations_aliases_and_relative_imports():
-    text = ("from .engine import (\n    loop,  # the loop\n    issue as iss,\n)\nimport numpy as np, ndpgpu.timing.spec\n"
+    text = ("from .engine import (\n    loop,  # the loop\n    issue as iss,\n)\n"
+            "import numpy as np, ndpgpu.timing.spec\n"
             "from .. import registry, \\\n    sampling\nif x: from . import hooks\n")
     names = nc.imported_names(text, ["ndpgpu", "timing"])
     assert {"ndpgpu.timing.engine.loop", "ndpgpu.timing.engine.issue", "ndpgpu.timing.spec", "ndpgpu.registry",

@@ -62,6 +62,9 @@ def test_fixed_latency_accelerator_skips_its_stretch_and_every_hook_is_called(re
     assert acc["kernel.cycles"] >= 500
     assert acc["accelerator.share"] == pytest.approx(16 / 19)
     assert acc["accelerator.config.latency"] == 500  # the policy, found by name beside the hardware, attached it
+    ml = out["machine_latency"]  # mechanisms.fixed_latency.latency=300 (params.py, found beside the hardware)
+    assert ml["accelerator.config.latency"] == 300 and ml["accelerator.stretches"] == n
+    assert ml["kernel.cycles"] < acc["kernel.cycles"]  # 200 cycles less per stretch, on the critical path
     # the hook probe (a second external mechanism in the same engine) saw every event the engine counted
     p = out["probe"]
     c, r = p["counters"], p["rows"]

@@ -137,7 +137,9 @@ def apply_overrides(tree: dict, overrides: dict[str, Any]) -> dict:
             if not isinstance(node, dict):
                 raise MachineConfigError(f"override {key!r}: {'.'.join(parts[:i])} is a value, not a section")
             if p not in node:
-                if isinstance(node, dict) and (i > 0 and parts[i - 1] in ("units", "op_classes", "events")):
+                # open maps: units, op classes, energy events, and a mechanism's parameters (validated by its spec)
+                if isinstance(node, dict) and (i > 0 and parts[i - 1] in ("units", "op_classes", "events")
+                                               or parts[0] == "mechanisms"):
                     node[p] = value if last else {}
                     node = node[p]
                     continue

@@ -30,16 +30,29 @@ class UnknownImplementation(UnknownName):
     """No implementation of that kind is registered under that name (a ``KeyError``)."""
 
 
+MECHANISM_PARAMS = "mechanism_params"  # a mechanism's machine parameters: the Spec of ``Machine.mechanisms[name]``
+
+
 def _load_builtin() -> None:
     importlib.import_module("ndpgpu.timing.policies")
     importlib.import_module("ndpgpu.timing.power.events")  # the energy events
 
 
+def _load_mechanism_params() -> None:
+    """Every mechanism's ``params`` module, inside the package and beside an outside mechanism's hardware
+    (found by name, as policies are: ``ndpgpu.registry.discover``, ``external_siblings``)."""
+    from ..registry import discover, external_siblings
+
+    discover("ndpgpu.mechanisms", "params")
+    external_siblings("params")
+
+
 def _kind(kind: str) -> Registry[Any]:
     table = _KINDS.get(kind)
     if table is None:
+        load = _load_mechanism_params if kind == MECHANISM_PARAMS else _load_builtin
         table = _KINDS[kind] = Registry(f"{kind} implementation", error=UnknownImplementation,
-                                        load=_load_builtin, entries=_REGISTRY.setdefault(kind, {}))
+                                        load=load, entries=_REGISTRY.setdefault(kind, {}))
     return table
 
 
@@ -55,6 +68,13 @@ def register(kind: str, name: str) -> Callable[[T], T]:
         return obj
 
     return deco
+
+
+def register_machine_params(mechanism: str) -> Callable[[T], T]:
+    """Class decorator for a mechanism's ``params`` module: ``cls`` (a ``timing.spec.Spec``) is the typed subtree
+    ``mechanisms.<mechanism>`` of a machine (YAML, ``--set mechanisms.<mechanism>.<field>=...``), read back with
+    ``Machine.mechanism(mechanism)`` (its defaults where the machine sets none)."""
+    return register(MECHANISM_PARAMS, mechanism)
 
 
 def lookup(kind: str, name: str) -> Any:

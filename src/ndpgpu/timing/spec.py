@@ -835,6 +835,33 @@ class Machine(Spec):
     stacks: StacksSpec | None = None
     links: LinksSpec | None = None
     logic_die: LogicDieSpec | None = None
+    mechanisms: dict[str, Any] = Field(
+        default_factory=dict, json_schema_extra={"unit": "tree"},
+        description="each mechanism's machine parameters under its name, a subtree validated by the spec the "
+                    "mechanism registers (registry.register_machine_params; docs/extending.md) [tree]")
+
+    @field_validator("mechanisms", mode="before")
+    @classmethod
+    def _mechanism_params(cls, value: Any) -> dict[str, Any]:
+        if not value:
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError("mechanisms: expected a mapping of a mechanism's name to its parameters")
+        out = {}
+        for name, params in value.items():
+            try:
+                spec = registry.lookup(registry.MECHANISM_PARAMS, name)
+            except registry.UnknownImplementation as e:
+                raise ValueError(f"mechanisms.{name}: {e}") from None
+            out[name] = params if isinstance(params, spec) else spec.model_validate(params or {})
+        return out
+
+    def mechanism(self, name: str) -> Any:
+        """Mechanism ``name``'s machine parameters (``mechanisms.<name>``), or its spec's defaults where this
+        machine sets none."""
+        if name in self.mechanisms:
+            return self.mechanisms[name]
+        return registry.lookup(registry.MECHANISM_PARAMS, name)()
 
     @model_validator(mode="after")
     def _stacks_links(self) -> Machine:
@@ -1012,6 +1039,8 @@ class Machine(Spec):
             del tree["l1c"]["kernel_params"], tree["l1c"]["param_base"]
         if not tree["l1c"]["keep_across_launches"]:  # and the constant cache invalidated at each launch
             del tree["l1c"]["keep_across_launches"]
+        if not tree["mechanisms"]:  # and no mechanism's machine parameters
+            del tree["mechanisms"]
         sim, default_sim = tree["sim"], SimSpec().model_dump(mode="json")
         if not sim["sample_waves"] and not sim["sample_launches"]:  # and every launch timed in full
             for key in ("sample_waves", "sample_min_waves", "sample_launches", "sample_launch_tolerance"):

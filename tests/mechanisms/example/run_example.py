@@ -45,6 +45,11 @@ def main() -> None:
     policy = make_policy(f"fixedlat:pcs,start={start_pc},end={end_pc},latency=500")
     policy.prepare(sess, None, [trace])
     with_acc = rows(sess.run_launch(trace)) | {f"{p}.{m}": v for p, m, v, _u in policy.rows()}
+    # the latency as the machine's parameter (params.py beside the hardware), the policy string naming none
+    tuned = TimingSession("gtx480", {"mechanisms.fixed_latency.latency": 300})
+    by_machine = make_policy(f"fixedlat:pcs,start={start_pc},end={end_pc}")
+    by_machine.prepare(tuned, None, [trace])
+    machine_rows = rows(tuned.run_launch(trace)) | {f"{p}.{m}": v for p, m, v, _u in by_machine.rows()}
     probe = TimingSession("gtx480", {"sim.record_dram_commands": True})
     probe.attach(HookProbe())
     st = probe.run_launch(streaming_read(16, 256, 4))
@@ -53,7 +58,8 @@ def main() -> None:
     probed = {"counters": st.mechanism_counters, "rows": rows(st),
               "dram_log": {str(cmd): int((log[:, 2] == cmd).sum()) for cmd in range(1, 6)},
               "builtin_prefetcher": rows(builtin.run_launch(streaming_read(16, 256, 4)))}
-    print(json.dumps({"warps": trace.num_warps, "base": base, "accelerated": with_acc, "probe": probed}))
+    print(json.dumps({"warps": trace.num_warps, "base": base, "accelerated": with_acc, "probe": probed,
+                      "machine_latency": machine_rows}))
 
 
 if __name__ == "__main__":

@@ -329,3 +329,23 @@ def test_kernel_outside_the_paper_suite():
     m = {(p, mm): v for p, mm, v, _ in s.totals().rows()}
     assert tp(m, "coverage") > 0.9
     assert tp(m, "filled") == tp(m, "used") + tp(m, "wasted")
+
+
+def test_machine_parameters_fill_what_the_policy_string_leaves_unset():
+    from ndpgpu.mechanisms.policy import make_policy
+    from ndpgpu.mechanisms.teleport.policy import on_machine
+    from ndpgpu.timing import MachineConfigError, load_machine
+
+    plain = load_machine("gtx480-gpgpusim3")
+    assert plain.mechanism("teleport").buffer_kb == 48  # the defaults: config.Teleport's
+    m16 = load_machine("gtx480-gpgpusim3", {"mechanisms.teleport.buffer_kb": 16,
+                                            "mechanisms.teleport.controller": "core"})
+    assert m16.config_hash() != plain.config_hash()
+    pol = make_policy("teleport:real")
+    cfg = on_machine(pol.config, pol.explicit, m16)
+    assert (cfg.buffer_kb, cfg.controller) == (16, "core")
+    assert on_machine(pol.config, pol.explicit, plain) == pol.config  # nothing set: the policy's own
+    own = make_policy("teleport:real,buffer_kb=64")
+    assert on_machine(own.config, own.explicit, m16).buffer_kb == 64  # the string wins
+    with pytest.raises(MachineConfigError, match="buffer_kbb"):
+        load_machine("gtx480", {"mechanisms.teleport.buffer_kbb": 16})

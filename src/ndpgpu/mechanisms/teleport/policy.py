@@ -22,6 +22,7 @@ from typing import Any
 
 from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
 from .config import ARBITRATION, CONTROLLERS, MACHINES, MTHWP_IDS, Teleport, TeleportError
+from .params import FIELDS
 from .unit import KernelPlan, TeleportHardware, TeleportPreloader
 
 GRAMMAR = PolicyGrammar("teleport", heads=(*(m for m in MACHINES if m != "off"), "l1", "mthwp"),
@@ -63,15 +64,25 @@ def kernel_plans(source: Any) -> dict[str, KernelPlan]:
     return {k: KernelPlan.of(module.ir.functions[k]) for k, _p in kernel_programs(module)}
 
 
-class TeleportPolicy(SessionPolicy):
-    """One TELEPORT configuration applied to a recording."""
+def on_machine(config: Teleport, explicit: frozenset[str], machine: Any) -> Teleport:
+    """``config`` with the machine's TELEPORT parameters (``mechanisms.teleport``, :mod:`.params`) in every field
+    the policy string did not set."""
+    hw = machine.mechanism("teleport")
+    return dataclasses.replace(config, **{k: getattr(hw, k) for k in FIELDS if k not in explicit})
 
-    def __init__(self, config: Teleport, l1: bool = False) -> None:
+
+class TeleportPolicy(SessionPolicy):
+    """One TELEPORT configuration applied to a recording (the machine's ``mechanisms.teleport`` parameters in
+    the fields the policy string leaves unset)."""
+
+    def __init__(self, config: Teleport, l1: bool = False, explicit: frozenset[str] | None = None) -> None:
         self.config = config
         self.l1 = l1
+        self.explicit = frozenset(dataclasses.asdict(config)) if explicit is None else explicit
         self._rows: list[tuple[str, str, float, str]] = []
 
     def prepare(self, session: Any, recording: Any, traces: list[Any]) -> None:
+        self.config = on_machine(self.config, self.explicit, session.machine)
         source = getattr(recording, "source", None)
         off = self.config.machine == "off"  # MTHWP alone needs no analysis: it works on any kernel
         plans = {} if off else kernel_plans(source if source else recording)
@@ -93,4 +104,4 @@ class TeleportPolicy(SessionPolicy):
 
 @register_policy(GRAMMAR)
 def make_teleport_policy(spec: str) -> TeleportPolicy:
-    return TeleportPolicy(*parse(spec))
+    return TeleportPolicy(*parse(spec), explicit=frozenset(GRAMMAR.parse(spec).settings))

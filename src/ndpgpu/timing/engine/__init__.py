@@ -17,6 +17,7 @@ links         serial links to memory stacks, the DRAM controller's input
 xbar          crossbar interconnect (requests and replies)
 mesh          2D-mesh interconnect with virtual channels
 l2            L2 slice: lookups, MSHRs, write policy, fills, memory-side execution
+rocache       what the SM's read-only caches share: LRU hit, MSHR search, miss request, install
 ccache        the SM's constant cache: accesses, MSHRs, fills
 icache        the SM's instruction cache: fetch lookups, MSHRs, fills
 ldst          the SM's L1 and LD/ST unit, fills, loads, prefetcher
@@ -24,7 +25,8 @@ warps         warp and CTA bookkeeping
 issue         scoreboard, warp schedulers and the SM tick
 hooks         compiled hook points for near-data mechanisms
 dispatch      CTA dispatch
-loop          the loop composing them, and the state groups it takes
+loop          the loop composing them, and the state groups it takes (it hands back at a sampled
+              launch's window ends: ``ST_SAMPLE``, ``timing.sampling``)
 ============  ==============================================================================
 
 Everything here is numba-compiled with ``cache=True``; the cache stamp of each function covers every
@@ -42,8 +44,8 @@ from .layout import *  # noqa: F403
 
 # components in dependency order; their names load on first use (``E.run_loop``), so that a mechanism's
 # hardware module may import ``engine.layout`` and the components it calls before the hooks find it
-COMPONENTS = ("queues", "mapping", "caches", "dram", "links", "xbar", "mesh", "l2", "ccache", "icache", "ldst",
-              "warps", "issue", "hooks", "dispatch", "loop")
+COMPONENTS = ("queues", "mapping", "caches", "dram", "links", "xbar", "mesh", "l2", "rocache", "ccache", "icache",
+              "ldst", "warps", "issue", "hooks", "dispatch", "loop")
 
 
 def __getattr__(name: str) -> Any:

@@ -36,6 +36,22 @@ def c_find_rsv(lt, base, assoc, tag):
 
 
 @njit
+def mshr_find(mt, mb, nm, line):
+    """Among MSHRs ``mb`` .. ``mb + nm - 1`` of table ``mt``: the one pending for ``line`` (or -1) and the first
+    free one (or -1)."""
+    ent = -1
+    free_e = -1
+    for m in range(mb, mb + nm):
+        if mt[m, M_NREQ] > 0:
+            if mt[m, M_LINE] == line:
+                ent = m
+                break
+        elif free_e < 0:
+            free_e = m
+    return ent, free_e
+
+
+@njit
 def c_victim_free(lt, base, assoc):
     """The set's replacement choice among its unreserved lines (an invalid one first, else the oldest
     stamp); -1 when every line is reserved."""

@@ -12,11 +12,10 @@ of the L1's MSHR table (entries marked ``MA_CONST``), so the LD/ST unit, the fil
 invalidation of the L1 reach them without tables of their own.
 """
 
-from .caches import c_find, c_victim
+from .caches import mshr_find
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .mapping import rq_map
-from .queues import edge, q_space, rq_alloc
-from .xbar import net_push
+from .queues import q_space
+from .rocache import ro_hit, ro_install, ro_send
 
 
 @njit
@@ -32,24 +31,12 @@ def cc_access(sm, cline, ldop, pc, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w,
               mrange):
     """One access of load ``ldop`` to constant line ``cline``: 1 a hit, 2 a miss sent or merged, 0 blocked
     (nothing changed; ``S_LDST_BLOCK`` says why)."""
-    idx = c_find(l1t, cc_base(sm, cline, cfg), cfg[C_CC_ASSOC], cline)
-    if idx >= 0:
-        g[G_STAMP] += 1
-        l1t[idx, LN_STAMP] = g[G_STAMP]  # LRU
+    if ro_hit(l1t, cc_base(sm, cline, cfg), cfg[C_CC_ASSOC], cline, g):
         ctr[T_CC_ACC] += 1
         ctr[T_CC_HIT] += 1
         return 1
     nm = cfg[C_CC_MSHR]
-    mb = cfg[C_CC_M0] + sm * nm
-    ent = -1
-    free_e = -1
-    for m in range(mb, mb + nm):
-        if l1m[m, M_NREQ] > 0:
-            if l1m[m, M_LINE] == cline:
-                ent = m
-                break
-        elif free_e < 0:
-            free_e = m
+    ent, free_e = mshr_find(l1m, cfg[C_CC_M0] + sm * nm, nm, cline)
     if ent >= 0:
         if l1m[ent, M_NWAIT] >= cfg[C_CC_MERGE]:
             smt[sm, S_LDST_BLOCK] = 5
@@ -69,35 +56,10 @@ def cc_access(sm, cline, ldop, pc, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w,
     if q_space(qm, qo) <= 0:
         smt[sm, S_LDST_BLOCK] = 2
         return 0
-    r = rq_alloc(rq, rq_free, g)
-    if r < 0:
+    if not ro_send(sm, cline, cfg[C_CC_LINE_SHIFT], pc, ldop, MA_CONST, free_e, qo, now, k, cfg, clk, rq, rq_free,
+                   l1m, l1w, qb, qm, wake, g, mapd, mrange):
         smt[sm, S_LDST_BLOCK] = 3
         return 0
-    # the read asks the L2 for the constant line's atoms within the L2's (the L1D's) line
-    shift = cfg[C_L1_LINE_SHIFT]
-    line = (cline >> shift) << shift
-    natoms = 1 << (cfg[C_CC_LINE_SHIFT] - 5)
-    sect = ((1 << natoms) - 1) << ((cline - line) >> 5)
-    rq[r, R_KIND] = PK_READ
-    rq[r, R_LINE] = line
-    rq[r, R_SECT] = sect
-    rq[r, R_BYTES] = 0
-    rq[r, R_SRC] = sm
-    rq[r, R_PRIO] = 0
-    rq[r, R_PC] = pc
-    rq[r, R_SLOT] = -1
-    rq[r, R_T0] = now
-    rq[r, R_READY] = edge(clk, D_CORE, k + cfg[C_L1_MISS_LAT])
-    rq_map(rq, r, mapd, mrange, cfg[C_NRANGE], line)
-    rq[r, R_MSHR] = free_e
-    l1m[free_e, M_LINE] = cline
-    l1m[free_e, M_SECT] = sect
-    l1m[free_e, M_NWAIT] = 1
-    l1m[free_e, M_NREQ] = 1
-    l1m[free_e, M_ALLOC] = MA_CONST
-    l1m[free_e, M_KIND] = PK_READ
-    l1w[free_e, 0] = ldop
-    net_push(qo, r, cfg, qb, qm, wake, NET_REQ, rq)
     ctr[T_CC_ACC] += 1
     ctr[T_CC_MISS] += 1
     return 2
@@ -106,16 +68,7 @@ def cc_access(sm, cline, ldop, pc, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w,
 @njit
 def cc_fill(sm, cline, cfg, l1t, g):
     """Install constant line ``cline`` in SM ``sm``'s constant cache (the LRU way of its set)."""
-    base = cc_base(sm, cline, cfg)
-    assoc = cfg[C_CC_ASSOC]
-    idx = c_find(l1t, base, assoc, cline)
-    if idx < 0:
-        idx = c_victim(l1t, base, assoc)
-        l1t[idx, LN_TAG] = cline
-        l1t[idx, LN_VALID] = 1
-        l1t[idx, LN_DIRTY] = 0
-    g[G_STAMP] += 1
-    l1t[idx, LN_STAMP] = g[G_STAMP]
+    ro_install(l1t, cc_base(sm, cline, cfg), cfg[C_CC_ASSOC], cline, g)
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -12,11 +12,10 @@ of the L1's MSHR table (entries marked ``MA_INST``, waiting entries in ``l1w`` a
 and the constant cache, the launch does not invalidate them (GPGPU-Sim never invalidates its L1I).
 """
 
-from .caches import c_find, c_victim
+from .caches import mshr_find
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .mapping import rq_map
-from .queues import edge, q_space, rq_alloc
-from .xbar import net_push
+from .queues import q_space
+from .rocache import ro_hit, ro_install, ro_send
 
 
 @njit
@@ -34,24 +33,12 @@ def ic_access(sm, slot, pc, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm
     addr = cfg[C_IC_BASE] + pc * cfg[C_IC_ISIZE]
     ishift = cfg[C_IC_LINE_SHIFT]
     iline = (addr >> ishift) << ishift
-    idx = c_find(l1t, ic_base(sm, iline, cfg), cfg[C_IC_ASSOC], iline)
-    if idx >= 0:
-        g[G_STAMP] += 1
-        l1t[idx, LN_STAMP] = g[G_STAMP]  # LRU
+    if ro_hit(l1t, ic_base(sm, iline, cfg), cfg[C_IC_ASSOC], iline, g):
         ctr[T_IC_ACC] += 1
         ctr[T_IC_HIT] += 1
         return 1
     nm = cfg[C_IC_MSHR]
-    mb = cfg[C_IC_M0] + sm * nm
-    ent = -1
-    free_e = -1
-    for m in range(mb, mb + nm):
-        if l1m[m, M_NREQ] > 0:
-            if l1m[m, M_LINE] == iline:
-                ent = m
-                break
-        elif free_e < 0:
-            free_e = m
+    ent, free_e = mshr_find(l1m, cfg[C_IC_M0] + sm * nm, nm, iline)
     if ent >= 0:
         if l1m[ent, M_NWAIT] >= cfg[C_IC_MERGE]:
             ctr[T_IC_FAIL] += 1
@@ -62,42 +49,13 @@ def ic_access(sm, slot, pc, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm
         ctr[T_IC_MISS] += 1
         ctr[T_IC_MERGE] += 1
         return 2
-    if free_e < 0:
-        ctr[T_IC_FAIL] += 1
-        return 0
     qo = cfg[C_Q_SMOUT] + sm
-    if q_space(qm, qo) <= 0:
+    # (a code line asks for no per-PC miss counts: not a load)
+    if free_e < 0 or q_space(qm, qo) <= 0 or not ro_send(sm, iline, ishift, -1, slot, MA_INST, free_e, qo, now, k,
+                                                         cfg, clk, rq, rq_free, l1m, l1w, qb, qm, wake, g, mapd,
+                                                         mrange):
         ctr[T_IC_FAIL] += 1
         return 0
-    r = rq_alloc(rq, rq_free, g)
-    if r < 0:
-        ctr[T_IC_FAIL] += 1
-        return 0
-    # the read asks the L2 for the code line's atoms within the L2's (the L1D's) line
-    shift = cfg[C_L1_LINE_SHIFT]
-    line = (iline >> shift) << shift
-    natoms = 1 << (ishift - 5)
-    sect = ((1 << natoms) - 1) << ((iline - line) >> 5)
-    rq[r, R_KIND] = PK_READ
-    rq[r, R_LINE] = line
-    rq[r, R_SECT] = sect
-    rq[r, R_BYTES] = 0
-    rq[r, R_SRC] = sm
-    rq[r, R_PRIO] = 0
-    rq[r, R_PC] = -1  # not a load: no per-PC miss counts
-    rq[r, R_SLOT] = -1
-    rq[r, R_T0] = now
-    rq[r, R_READY] = edge(clk, D_CORE, k + cfg[C_L1_MISS_LAT])
-    rq_map(rq, r, mapd, mrange, cfg[C_NRANGE], line)
-    rq[r, R_MSHR] = free_e
-    l1m[free_e, M_LINE] = iline
-    l1m[free_e, M_SECT] = sect
-    l1m[free_e, M_NWAIT] = 1
-    l1m[free_e, M_NREQ] = 1
-    l1m[free_e, M_ALLOC] = MA_INST
-    l1m[free_e, M_KIND] = PK_READ
-    l1w[free_e, 0] = slot
-    net_push(qo, r, cfg, qb, qm, wake, NET_REQ, rq)
     ctr[T_IC_ACC] += 1
     ctr[T_IC_MISS] += 1
     return 2
@@ -109,16 +67,7 @@ def ic_fill(sm, m, cfg, l1t, l1m, l1w, wt, smt, g):
     the warps waiting on it, to fetch again (``l1i.fill_to_fetch`` false) or to take the line ahead of new
     fetches, without a second access (true)."""
     iline = l1m[m, M_LINE]
-    base = ic_base(sm, iline, cfg)
-    assoc = cfg[C_IC_ASSOC]
-    idx = c_find(l1t, base, assoc, iline)
-    if idx < 0:
-        idx = c_victim(l1t, base, assoc)
-        l1t[idx, LN_TAG] = iline
-        l1t[idx, LN_VALID] = 1
-        l1t[idx, LN_DIRTY] = 0
-    g[G_STAMP] += 1
-    l1t[idx, LN_STAMP] = g[G_STAMP]
+    ro_install(l1t, ic_base(sm, iline, cfg), cfg[C_IC_ASSOC], iline, g)
     for w in range(l1m[m, M_NWAIT]):
         s = l1w[m, w]
         if cfg[C_IC_DELIVER] != 0:

@@ -3,7 +3,7 @@ and the next-line prefetcher.
 """
 
 from . import hooks
-from .caches import c_find, c_find_rsv, c_set, c_victim, c_victim_free, expand
+from .caches import c_find, c_find_rsv, c_set, c_victim, c_victim_free, expand, mshr_find
 from .ccache import cc_access, cc_fill
 from .icache import ic_fill
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
@@ -54,17 +54,7 @@ def l1_send_miss(sm, line, mm, kind, prio, ldop, pc, alloc, now, k, cfg, clk, rq
 
     Returns 1 on success, 2 when merged without a new request, 0 when blocked (nothing changed).
     """
-    nm = l1_mshr_cap(sm, cfg)
-    mb = sm * cfg[C_L1_MSHR_STRIDE]
-    ent = -1
-    free_e = -1
-    for m in range(mb, mb + nm):
-        if l1m[m, M_NREQ] > 0:
-            if l1m[m, M_LINE] == line:
-                ent = m
-                break
-        elif free_e < 0:
-            free_e = m
+    ent, free_e = mshr_find(l1m, sm * cfg[C_L1_MSHR_STRIDE], l1_mshr_cap(sm, cfg), line)
     if ent >= 0:
         if ldop >= 0 and l1m[ent, M_NWAIT] >= cfg[C_L1_MERGE]:
             smt[sm, S_LDST_BLOCK] = 4

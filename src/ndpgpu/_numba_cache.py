@@ -22,16 +22,17 @@ imports it before any compiled module, because numba picks a function's locator 
 
 from __future__ import annotations
 
+import ast
 import atexit
 import contextlib
 import functools
 import hashlib
 import os
-import re
 import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from numba.core import caching
@@ -95,35 +96,40 @@ def _dotted_name(root: Path, package: str, file: Path) -> str:
     return ".".join(parts)
 
 
-_FROM_IMPORT = re.compile(r"\bfrom[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;]*)")
-_NAME_AS = r"[\w.]+(?:[ \t]+as[ \t]+\w+)?"
-_PLAIN_IMPORT = re.compile(rf"(?<![\w.])import[ \t]+({_NAME_AS}(?:[ \t]*,[ \t]*{_NAME_AS})*)")
 _IMPORTS: dict[tuple[Path, int, int], tuple[str, ...]] = {}  # (file, mtime_ns, size) -> dotted names it imports
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")  # where a statement holds statements
 
 
-def imported_names(text: str, here: list[str]) -> set[str]:
-    """Absolute dotted names an import statement in ``text`` may name (``here``: the importing module's package,
-    for relative imports). Read from the text, not parsed, so it is fast; it may name more than the file imports
-    (an import in a string or a comment), never less: a larger closure only makes the stamp stricter."""
-    text = text.replace("\\\n", " ")
+def _import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every ``import``/``from`` statement of a module at any depth (in functions, classes, branches, ``try``),
+    found by walking statements only: the expressions, most of a tree's nodes, are never visited."""
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        for field in _BODIES:
+            children = getattr(node, field, None)
+            if children:
+                todo.extend(children)
+
+
+def imported_names(tree: ast.Module, here: list[str]) -> set[str]:
+    """Absolute dotted names the import statements of ``tree`` name (``here``: the importing module's package,
+    for relative imports): each module, and each ``module.name`` of a ``from`` import (a submodule or not)."""
     names: set[str] = set()
-    for m in _FROM_IMPORT.finditer(text):
-        module, what = m.group(1), m.group(2)
-        level = len(module) - len(module.lstrip("."))
-        module = module[level:]
-        if level:
-            anchor = here[: len(here) - level + 1]
-            origin = ".".join([*anchor, module] if module else anchor)
+    for node in _import_statements(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+            continue
+        if node.level:
+            anchor = here[: len(here) - node.level + 1]
+            origin = ".".join([*anchor, node.module] if node.module else anchor)
         else:
-            origin = module
+            origin = node.module or ""
         names.add(origin)
-        for part in re.sub(r"#[^\n]*", "", what).strip("()").split(","):
-            word = part.split(" as ")[0].strip()
-            if word.isidentifier():
-                names.add(f"{origin}.{word}")
-    for m in _PLAIN_IMPORT.finditer(text):
-        for part in m.group(1).split(","):
-            names.add(part.split(" as ")[0].strip())
+        names.update(f"{origin}.{alias.name}" for alias in node.names)
     return names
 
 
@@ -135,7 +141,7 @@ def _imports_of(root: Path, package: str, file: Path) -> set[Path]:
     if key not in _IMPORTS:
         me = _dotted_name(root, package, file)
         here = me.split(".") if file.name == "__init__.py" else me.split(".")[:-1]
-        _IMPORTS[key] = tuple(sorted(imported_names(file.read_text(encoding="utf-8", errors="replace"), here)))
+        _IMPORTS[key] = tuple(sorted(imported_names(ast.parse(file.read_bytes(), filename=str(file)), here)))
     found: set[Path] = set()
     for dotted in _IMPORTS[key]:
         target = _module_file(root, package, dotted)

@@ -115,6 +115,12 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu reproduce all --scale small": NotRun("every reproduction (tens of minutes); "
                                                  "tests/experiments/test_exp_html.py runs `reproduce all` with a "
                                                  "fast fake executor"),
+    "ndpgpu reproduce teleport --scale paper --sample": NotRun("paper scale takes tens of minutes even sampled; "
+                                                                "tests/experiments/test_sampled_reports.py tests a "
+                                                                "sampled report and tests/timing/test_sampling.py "
+                                                                "the sampling"),
+    "ndpgpu run sgemm_naive --scale paper --machine gtx480+sampled":
+        "ndpgpu run sgemm_naive --scale tiny --machine gtx480+sampled",
     "ndpgpu main --functional-only": "ndpgpu main --functional-only --scale tiny",
     "ndpgpu sweep spec.yaml": "ndpgpu sweep spec.yaml --no-progress",
 }

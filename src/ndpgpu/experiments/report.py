@@ -430,9 +430,12 @@ SAMPLED_NOTE = ("Sampled timing (`--sample`, docs/sampling.md): long launches ti
 
 def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
     """How many of ``results``' points include a sampled launch (``sampling.*`` rows), with the CTAs and cycles
-    timed in detail against all; ``None`` when none does."""
-    n = ctas = timed = cycles = cycles_timed = 0
+    timed in detail against all, and the long launches a mechanism kept from sampling; ``None`` when none
+    was sampled or kept."""
+    n = ctas = timed = cycles = cycles_timed = declined = 0
     for r in results.results:
+        if r.status == "ok":
+            declined += int(r.get("sampling.launches_declined") or 0)
         if r.status != "ok" or not r.get("sampling.launches_sampled"):
             continue
         n += 1
@@ -440,11 +443,11 @@ def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
         timed += int(r.get("sampling.ctas_timed") or 0)
         cycles_timed += int(r.get("sampling.cycles_timed") or 0)
         cycles += int(r.get("kernel.cycles") or 0)
-    if not n:
+    if not n and not declined:
         return None
     return {"points_sampled": n, "points": sum(r.status == "ok" for r in results.results),
             "ctas_timed_fraction": timed / ctas if ctas else 0.0,
-            "cycles_timed_fraction": cycles_timed / cycles if cycles else 0.0}
+            "cycles_timed_fraction": cycles_timed / cycles if cycles else 0.0, "launches_declined": declined}
 
 
 def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
@@ -454,7 +457,10 @@ def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
             "had long launches timed on their first waves of CTAs and projected "
             f"({sampling['ctas_timed_fraction']:.0%} of those points' CTAs and "
             f"{sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
-            "every check, table and figure below says so. Not a full run."]
+            "every check, table and figure below says so. Not a full run."
+            + (f" {sampling['launches_declined']} long launches were timed in full because their mechanism's work "
+               "does not grow with the CTAs timed (`sampling.launches_declined`)."
+               if sampling.get("launches_declined") else "")]
 
 
 def _markdown(

@@ -46,6 +46,15 @@ class MechanismHardware(abc.ABC):
         """Called when the launch ends, also when it stalls: undo what :meth:`launch_begin` changed."""
         return None
 
+    def declines_sampling(self, mx: np.ndarray) -> str | None:
+        """Why this launch must be timed in full under sampling within a launch (``sim.sample_waves``,
+        docs/sampling.md), or ``None`` (the default) when it may be sampled.
+
+        Sampling times a launch's first waves of CTAs and extends every count by the work of the CTAs not
+        timed, so it assumes the mechanism's work grows with the CTAs. Decline when it does not: work queued at
+        launch for the whole grid, or a backlog that grows over the launch."""
+        return None
+
     def counter_offset(self, mx: np.ndarray) -> int:
         """Where the counters start in ``mx``."""
         return 0

@@ -222,6 +222,18 @@ def project_stats(st: Any, p: Projection, f: float | None, final: Counts, watch:
         sampled=p.as_dict())
 
 
+def declined(ctas: int, cycles: int, reason: str) -> dict[str, Any]:
+    """``LaunchStats.sampled`` of a launch its mechanism kept from sampling (``declines_sampling``): timed in
+    full, so every CTA and cycle is timed; ``reason`` says why."""
+    return {"launches": 0, "ctas": ctas, "ctas_timed": ctas, "cycles_timed": cycles, "declined": 1,
+            "declined_reason": reason}
+
+
+def timed_in_full(stats: Any) -> bool:
+    """Whether a launch's statistics were timed CTA by CTA (not sampled, not projected from another launch)."""
+    return stats.sampled is None or int(stats.sampled.get("launches", 1)) == 0
+
+
 def scaled_counters(counters: dict[str, int], scale: float, is_maximum: Any) -> dict[str, int]:
     """Named counters times ``scale``, maxima (``is_maximum(name)``) kept."""
     return {k: (v if is_maximum(k) else int(round(v * scale))) for k, v in counters.items()}

@@ -171,6 +171,9 @@ class TimingSession:
         sample = None if self.capped else sampling.plan_sample(
             launch.num_ctas, int(cfg[E.C_NCTA_SLOTS]) * int(cfg[E.C_NGPU]), m.sim.sample_waves,
             m.sim.sample_min_waves, paired=la.mode == E.DISP_BLOCK)
+        declined = active.declines_sampling(mx) if sample is not None and active is not None else None
+        if declined:  # timed in full: the mechanism's work does not grow with the CTAs timed
+            sample = None
         if sample is not None:  # the first waves' CTAs in dispatch order
             cfg[E.C_NCTAS] = sample.ctas_timed
         self._reset_for_launch(la)
@@ -268,8 +271,10 @@ class TimingSession:
             self.now_ps = max(self.now_ps, start + stats.time_ps)
             self.kernel_time_ps += stats.time_ps - time_ps
             self._insts_total += int(stats.ctr[E.T_WARP_INSTS]) - int(st.ctr[E.T_WARP_INSTS])
+        elif declined and not capped:
+            stats.sampled = sampling.declined(launch.num_ctas, cycles, declined)
         g[E.G_PF_DROP] = 0
-        if group is not None and stats.sampled is None and not capped:
+        if group is not None and sampling.timed_in_full(stats) and not capped:
             self._alike.setdefault(group, []).append((trace.warp_instructions(), stats))
         self.launches.append(stats)
         self.wall_seconds += time.perf_counter() - t_wall

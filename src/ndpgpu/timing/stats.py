@@ -198,8 +198,8 @@ def application_ps(st: LaunchStats) -> int:
 
 def sampling_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
     """Under ``sampling``, for statistics that include a sampled launch (``sim.sample_waves``, docs/sampling.md):
-    how many launches were sampled, the CTAs timed in detail against all, and the cycles timed against those
-    reported (the rest projected)."""
+    how many launches were sampled, the CTAs timed in detail against all, the cycles timed against those
+    reported (the rest projected), and the launches a mechanism kept from sampling (timed in full)."""
     sp = st.sampled
     if not sp:
         return
@@ -209,6 +209,7 @@ def sampling_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
     put("sampling", "ctas_timed_fraction", ratio(sp["ctas_timed"], sp["ctas"]), "fraction")
     put("sampling", "cycles_timed", int(sp["cycles_timed"]), "cycles")
     put("sampling", "cycles_timed_fraction", ratio(sp["cycles_timed"], st.cycles), "fraction")
+    put("sampling", "launches_declined", int(sp.get("declined", 0)), "launches")
 
 
 def combine_sampled(stats: list[LaunchStats]) -> dict[str, Any] | None:
@@ -216,10 +217,11 @@ def combine_sampled(stats: list[LaunchStats]) -> dict[str, Any] | None:
     cycles timed against all (a launch timed in full counts its own CTAs and cycles on both sides)."""
     if not any(s.sampled for s in stats):
         return None
-    out = {"launches": 0, "ctas": 0, "ctas_timed": 0, "cycles_timed": 0}
+    out = {"launches": 0, "ctas": 0, "ctas_timed": 0, "cycles_timed": 0, "declined": 0}
     for s in stats:
         if s.sampled:
             out["launches"] += int(s.sampled.get("launches", 1))
+            out["declined"] += int(s.sampled.get("declined", 0))
             for k in ("ctas", "ctas_timed", "cycles_timed"):
                 out[k] += int(s.sampled[k])
         else:

@@ -349,3 +349,25 @@ def test_machine_parameters_fill_what_the_policy_string_leaves_unset():
     assert on_machine(own.config, own.explicit, m16).buffer_kb == 64  # the string wins
     with pytest.raises(MachineConfigError, match="buffer_kbb"):
         load_machine("gtx480", {"mechanisms.teleport.buffer_kbb": 16})
+
+
+def test_s_machine_declines_sampling_within_a_launch():
+    """Sampling within a launch (docs/sampling.md) extends counts by the CTAs not timed; the S-machine's launch
+    lasts until its controller's backlog of every block's lines is requested, which does not grow with the CTAs
+    timed. So its launch is timed in full, identically, and says so; the R-machine's gated blocks are sampled."""
+    from ndpgpu.timing import load_machine
+
+    trace = recorded_small("guarded", 720, 256)  # 8 waves of 90 resident blocks on gtx480
+    sampled = {"sim.sample_waves": 4, "sim.sample_min_waves": 8}
+
+    def run(machine: str, overrides: dict | None):
+        s = TimingSession(load_machine("gtx480", overrides or {}))
+        s.attach(TeleportHardware(plans(), Teleport(machine=machine)))
+        return s.run_launch(trace)
+
+    full, kept = run("S", None), run("S", sampled)
+    assert np.array_equal(full.ctr, kept.ctr) and full.cycles == kept.cycles
+    assert kept.sampled["declined"] == 1 and kept.sampled["ctas_timed"] == 720
+    assert kept.get("sampling", "launches_declined") == 1 and kept.get("sampling", "launches_sampled") == 0
+    r = run("R", sampled)
+    assert r.sampled["ctas_timed"] == 4 * 90 and "declined" not in r.sampled

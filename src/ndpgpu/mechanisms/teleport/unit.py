@@ -212,6 +212,13 @@ class TeleportHardware(MechanismHardware):
             return None
         return teleport_state(session, plan, trace, self.config)
 
+    def declines_sampling(self, mx: np.ndarray) -> str | None:
+        """The S-machine's launch lasts until its one controller has requested every block's lines; its blocks
+        are never gated, so they run ahead and the backlog grows over the launch: no window of waves is steady."""
+        if int(mx[H.F_MODE]) == H.MODE_S and int(mx[H.F_NROW]) > 0:
+            return "TELEPORT's S-machine: the controller's backlog grows over the launch"
+        return None
+
     def launch_begin(self, session: TimingSession, mx: np.ndarray, start_ps: int) -> None:
         for code, name in H.PACKET_NAMES.items():
             session.packet_names[code] = name

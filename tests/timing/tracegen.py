@@ -80,10 +80,10 @@ class TraceBuilder:
                     if mem["addrs"] is not None:
                         idx = len(lane_addrs)
                         lane_addrs.extend(mem["addrs"])
-                        mems.append((w, pc, mem["mask"], mem["space"], mem["flags"], mem["size"], 0, 0, idx))
+                        mems.append((w, pc, mem["mask"], mem["space"], mem["flags"], mem["size"], 0, 0, idx, 0, 0))
                     else:
                         mems.append((w, pc, mem["mask"], mem["space"], mem["flags"], mem["size"], mem["base"],
-                                     mem["stride"], -1))
+                                     mem["stride"], -1, 0, 0))
             if cur is not None:
                 segs.append(tuple(cur))
             wseg.append(len(segs))

@@ -683,8 +683,46 @@ def fault(err, code, pc, cta, w, lane, addr, space):
 
 
 @njit(cache=True, _nrt=False)
+def affine_by_rows(addrs, mask, w):
+    """Whether every active lane ``l`` accessed ``base + (l % w) * stride + (l // w) * row_stride``: (ok, base,
+    stride, row_stride). The stride comes from the first two active lanes of one row, the row step from the
+    first active lane against the first of another row."""
+    first = -1
+    prev = -1
+    other = -1
+    stride = np.int64(0)
+    known = False
+    for lane in range(32):
+        if (mask >> lane) & 1:
+            if first < 0:
+                first = lane
+            elif other < 0 and lane // w != first // w:
+                other = lane
+            if not known and prev >= 0 and prev // w == lane // w:
+                d = addrs[lane] - addrs[prev]
+                if d % (lane - prev) != 0:
+                    return False, np.int64(0), np.int64(0), np.int64(0)
+                stride = d // (lane - prev)
+                known = True
+            prev = lane
+    if first < 0 or other < 0:
+        return False, np.int64(0), np.int64(0), np.int64(0)
+    d = addrs[other] - addrs[first] - (other % w - first % w) * stride
+    r = other // w - first // w
+    if d % r != 0:
+        return False, np.int64(0), np.int64(0), np.int64(0)
+    row_stride = d // r
+    base = addrs[first] - (first % w) * stride - (first // w) * row_stride
+    for lane in range(32):
+        if (mask >> lane) & 1:
+            if addrs[lane] != base + (lane % w) * stride + (lane // w) * row_stride:
+                return False, np.int64(0), np.int64(0), np.int64(0)
+    return True, base, stride, row_stride
+
+
+@njit(cache=True, _nrt=False)
 def record_mem(ctr, mrec, laddr, gwarp, pc, mask, space, flags, size, addrs):
-    """Append a memory record, compressing affine lane addresses."""
+    """Append a memory record, compressing affine lane addresses (over the warp, or by rows of a 2-D block)."""
     n = ctr[N_MEM]
     mrec[n, 0] = gwarp
     mrec[n, 1] = pc
@@ -718,6 +756,17 @@ def record_mem(ctr, mrec, laddr, gwarp, pc, mask, space, flags, size, addrs):
                     if addrs[lane] != base + stride * lane:
                         affine = False
                         break
+    rows = 0
+    row_stride = np.int64(0)
+    if not affine:  # a warp over rows of a 2-D block (blockDim.x of 16, 8, 4 or 2 threads)?
+        w = 16
+        while w >= 2 and not affine:
+            affine, b, st, rs = affine_by_rows(addrs, mask, w)
+            if affine:
+                rows, base, stride, row_stride = w, b, st, rs
+            w //= 2
+    mrec[n, 9] = row_stride
+    mrec[n, 10] = rows
     if affine:
         mrec[n, 6] = base
         mrec[n, 7] = stride

@@ -225,7 +225,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     reg_cap = 1 << 12 if options.trace else 1
     cfg[E.C_SEG_CAP], cfg[E.C_MEM_CAP], cfg[E.C_ADDR_CAP], cfg[E.C_REG_CAP] = seg_cap, mem_cap, addr_cap, reg_cap
     seg = np.zeros((seg_cap, 4), dtype=np.int64)
-    mrec = np.zeros((mem_cap, 9), dtype=np.int64)
+    mrec = np.zeros((mem_cap, 11), dtype=np.int64)
     laddr = np.zeros(addr_cap, dtype=np.uint64)
     regrec = np.zeros((reg_cap, 35), dtype=np.int64)
     code = program.code
@@ -298,7 +298,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
             addr_chunks.append(laddr[:n_addr].copy())
             reg_chunks.append(regrec[:n_reg].copy())
             addr_offset += n_addr
-            trace_bytes += n_seg * 16 + n_mem * 40 + n_addr * 8 + n_reg * 280
+            trace_bytes += n_seg * 16 + n_mem * tf.MEM_DTYPE.itemsize + n_addr * 8 + n_reg * 280
             ctr[E.N_SEG] = ctr[E.N_MEM] = ctr[E.N_ADDR] = ctr[E.N_REGREC] = 0
             if trace_bytes > options.trace_cap_bytes:
                 raise TraceTooLarge(
@@ -465,17 +465,21 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
 
 def _assemble_trace(program: Program, seg_chunks, mem_chunks, addr_chunks, reg_chunks, grid, block,
                     shared_bytes: int, options: LaunchOptions, launch_id: int, num_warps: int) -> tf.KernelTrace:
-    segs = np.concatenate(seg_chunks) if seg_chunks else np.zeros((0, 4), np.int64)
-    mems = np.concatenate(mem_chunks) if mem_chunks else np.zeros((0, 9), np.int64)
-    addrs = np.concatenate(addr_chunks) if addr_chunks else np.zeros(0, np.uint64)
+    seg_chunks = seg_chunks or [np.zeros((0, 4), np.int64)]
+    mem_chunks = mem_chunks or [np.zeros((0, 11), np.int64)]
+    addrs = np.concatenate(addr_chunks) if len(addr_chunks) > 1 else (
+        addr_chunks[0] if addr_chunks else np.zeros(0, np.uint64))
     regs = np.concatenate(reg_chunks) if reg_chunks else np.zeros((0, 35), np.int64)
-    seg_arr = np.zeros(len(segs), dtype=tf.SEGMENT_DTYPE)
-    dest, warp_seg_start = warp_major_destinations(np.ascontiguousarray(segs[:, 0]), num_warps)
-    scatter_segments(segs, dest, seg_arr["warp"], seg_arr["pc"], seg_arr["count"], seg_arr["mask"])
-    mem_arr = np.zeros(len(mems), dtype=tf.MEM_DTYPE)
-    dest, warp_mem_start = warp_major_destinations(np.ascontiguousarray(mems[:, 0]), num_warps)
-    scatter_mem(mems, dest, *(mem_arr[f] for f in ("warp", "pc", "mask", "space", "flags", "size", "base", "stride",
-                                                    "addr_index")))
+    seg_arr = np.zeros(sum(len(c) for c in seg_chunks), dtype=tf.SEGMENT_DTYPE)
+    dests, warp_seg_start = warp_major_destinations(seg_chunks, num_warps)
+    for rows, dest in zip(seg_chunks, dests, strict=True):
+        scatter_segments(rows, dest, seg_arr["warp"], seg_arr["pc"], seg_arr["count"], seg_arr["mask"])
+    mem_arr = np.zeros(sum(len(c) for c in mem_chunks), dtype=tf.MEM_DTYPE)
+    fields = [mem_arr[f] for f in ("warp", "pc", "mask", "space", "flags", "size", "base", "stride", "addr_index",
+                                   "row_stride", "row_lanes")]
+    dests, warp_mem_start = warp_major_destinations(mem_chunks, num_warps)
+    for rows, dest in zip(mem_chunks, dests, strict=True):
+        scatter_mem(rows, dest, *fields)
     reg_arr = np.zeros(len(regs), dtype=tf.REGVAL_DTYPE)
     if len(regs):
         order = np.argsort(regs[:, 0], kind="stable")

@@ -69,22 +69,25 @@ def bank_conflicts(addrs: np.ndarray | list[int], mask: int, size: int, banks: i
 
 
 @nb.njit(cache=True)
-def _lane_addr(base, stride, aidx, lane_addrs, lane):
-    if aidx < 0:
+def _lane_addr(base, stride, aidx, row_stride, rows, lane_addrs, lane):
+    """Lane ``lane``'s address: listed at ``aidx``, or affine (by rows of ``rows`` lanes when ``rows``)."""
+    if aidx >= 0:
+        return lane_addrs[aidx + lane]
+    if rows == 0:
         return base + stride * lane
-    return lane_addrs[aidx + lane]
+    return base + (lane % rows) * stride + (lane // rows) * row_stride
 
 
 @nb.njit(cache=True)
-def _count_pass(base, stride, aidx, mask, size, space, lane_addrs, line_shift, banks, bank_bytes,
-                lines, sects, words):
+def _count_pass(base, stride, aidx, row_stride, rows, mask, size, space, lane_addrs, line_shift, banks,
+                bank_bytes, lines, sects, words):
     """Transactions (or conflict degree for shared) of one record; fills ``lines``/``sects``."""
     n = 0
     if space == SP_SHARED:
         nw = 0
         for lane in range(32):
             if (mask >> lane) & 1:
-                a = _lane_addr(base, stride, aidx, lane_addrs, lane)
+                a = _lane_addr(base, stride, aidx, row_stride, rows, lane_addrs, lane)
                 w0 = a // bank_bytes
                 w1 = (a + size - 1) // bank_bytes
                 for w in range(w0, w1 + 1):
@@ -108,7 +111,7 @@ def _count_pass(base, stride, aidx, mask, size, space, lane_addrs, line_shift, b
         return best
     for lane in range(32):
         if (mask >> lane) & 1:
-            a = _lane_addr(base, stride, aidx, lane_addrs, lane)
+            a = _lane_addr(base, stride, aidx, row_stride, rows, lane_addrs, lane)
             a0 = a // ATOM
             a1 = (a + size - 1) // ATOM
             for atom in range(a0, a1 + 1):
@@ -130,7 +133,8 @@ def _count_pass(base, stride, aidx, mask, size, space, lane_addrs, line_shift, b
 
 
 @nb.njit(cache=True)
-def _coalesce_all(base, stride, aidx, mask, size, space, lane_addrs, line_shift, banks, bank_bytes):
+def _coalesce_all(base, stride, aidx, row_stride, rows, mask, size, space, lane_addrs, line_shift, banks,
+                  bank_bytes):
     nrec = base.shape[0]
     ntx = np.zeros(nrec, np.int64)
     conflict = np.zeros(nrec, np.int64)
@@ -148,8 +152,8 @@ def _coalesce_all(base, stride, aidx, mask, size, space, lane_addrs, line_shift,
         nbytes[i] = cnt * size[i]
         if space[i] == SP_PARAM:
             continue
-        r = _count_pass(base[i], stride[i], aidx[i], m, size[i], space[i], lane_addrs, line_shift, banks,
-                        bank_bytes, lines, sects, words)
+        r = _count_pass(base[i], stride[i], aidx[i], row_stride[i], rows[i], m, size[i], space[i], lane_addrs,
+                        line_shift, banks, bank_bytes, lines, sects, words)
         if space[i] == SP_SHARED:
             conflict[i] = r
         else:
@@ -163,8 +167,8 @@ def _coalesce_all(base, stride, aidx, mask, size, space, lane_addrs, line_shift,
         start[i] = pos
         if ntx[i] == 0:
             continue
-        r = _count_pass(base[i], stride[i], aidx[i], mask[i], size[i], space[i], lane_addrs, line_shift, banks,
-                        bank_bytes, lines, sects, words)
+        r = _count_pass(base[i], stride[i], aidx[i], row_stride[i], rows[i], mask[i], size[i], space[i],
+                        lane_addrs, line_shift, banks, bank_bytes, lines, sects, words)
         for k in range(r):
             tx_line[pos + k] = lines[k]
             tx_sect[pos + k] = sects[k]
@@ -187,6 +191,7 @@ def coalesce_trace(trace: KernelTrace, line_bytes: int = 128, banks: int = 32, b
     mem = trace.mem
     start, ntx, conflict, nbytes, tx_line, tx_sect = _coalesce_all(
         mem["base"].astype(np.int64), mem["stride"].astype(np.int64), mem["addr_index"].astype(np.int64),
-        mem["mask"].astype(np.int64), mem["size"].astype(np.int64), mem["space"].astype(np.int64),
+        mem["row_stride"].astype(np.int64), mem["row_lanes"].astype(np.int64), mem["mask"].astype(np.int64),
+        mem["size"].astype(np.int64), mem["space"].astype(np.int64),
         _as_int64(trace.lane_addrs), int(line_bytes).bit_length() - 1, int(banks), int(bank_bytes))
     return Coalesced(start, ntx, conflict, nbytes, tx_line, tx_sect)

@@ -21,10 +21,12 @@ A trace has three parts (all numpy arrays, persisted as one ``.npz`` file):
     PC met while walking warp ``w``'s segments matches the k-th record of ``warp_mem_start[w] :
     warp_mem_start[w+1]``. ``mask`` holds the lanes that really accessed memory (guard predicate applied).
     Addresses are compressed where affine in the lane index: when ``addr_index == -1`` lane ``l`` accessed
-    ``base + l * stride``; otherwise ``lane_addrs[addr_index : addr_index + 32]`` holds the 32 lane
-    addresses (inactive lanes hold 0). Addresses are hardware addresses: global addresses as allocated,
-    shared addresses as offsets in the CTA's shared memory, local addresses interleaved across the warp
-    as hardware lays them out (word ``i`` of lane ``l`` of warp ``w`` at
+    ``base + l * stride``, or, for a warp that spans rows of ``row_lanes`` lanes (a 2-D block of width 16, 8,
+    4 or 2), ``base + (l % row_lanes) * stride + (l // row_lanes) * row_stride`` (``row_lanes`` 0: one row);
+    otherwise ``lane_addrs[addr_index : addr_index + 32]`` holds the 32 lane addresses (inactive lanes hold
+    0). :func:`lane_address_table` expands records of every form. Addresses are hardware addresses: global
+    addresses as allocated, shared addresses as offsets in the CTA's shared memory, local addresses
+    interleaved across the warp as hardware lays them out (word ``i`` of lane ``l`` of warp ``w`` at
     ``local_base + w * local_bytes_per_warp + i * 128 + l * 4``).
 
 Warp ids are global: ``cta_linear * warps_per_cta + warp_in_cta``, ``cta_linear = x + y*gx + z*gx*gy``.
@@ -43,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: memory records affine by rows (row_stride, row_lanes)
 
 # Operation classes (static table column ``op_class``); the timing engine maps them to units/latencies.
 OP_CLASSES = (
@@ -106,9 +108,27 @@ MEM_DTYPE = np.dtype(
         ("size", np.uint16),  # bytes per lane
         ("base", np.uint64),
         ("stride", np.int64),
-        ("addr_index", np.int64),  # -1: affine (base + lane*stride); else offset into lane_addrs
+        ("addr_index", np.int64),  # -1: affine (base + lane*stride, by rows if row_lanes); else into lane_addrs
+        ("row_stride", np.int64),  # affine by rows: the step from one row of row_lanes lanes to the next
+        ("row_lanes", np.uint8),  # 0: one row of 32 lanes; else lanes per row (a power of two below 32)
     ]
 )
+
+
+def lane_address_table(mem: np.ndarray, lane_addrs: np.ndarray) -> np.ndarray:
+    """The 32 lane addresses of every record of ``mem`` (int64, one row per record), from whichever form each
+    record has: affine, affine by rows, or listed in ``lane_addrs`` (listed inactive lanes read 0, affine ones
+    what the formula gives)."""
+    lanes = np.arange(32, dtype=np.int64)
+    rows = mem["row_lanes"].astype(np.int64)
+    width = np.where(rows > 0, rows, 32)[:, None]
+    addr = (mem["base"].astype(np.int64)[:, None] + (lanes % width) * mem["stride"].astype(np.int64)[:, None]
+            + (lanes // width) * mem["row_stride"].astype(np.int64)[:, None])
+    aidx = mem["addr_index"].astype(np.int64)
+    listed = aidx >= 0
+    if listed.any():
+        addr[listed] = lane_addrs.astype(np.int64, copy=False)[aidx[listed, None] + lanes]
+    return addr
 
 REGVAL_DTYPE = np.dtype(
     [("warp", np.uint32), ("pc", np.uint32), ("reg", np.int32), ("values", np.uint64, (32,))]
@@ -178,14 +198,8 @@ class KernelTrace:
 
     def lane_addresses(self, i: int) -> np.ndarray:
         """The 32 lane addresses of memory record ``i`` (inactive lanes 0)."""
-        rec = self.mem[i]
-        mask = int(rec["mask"])
-        if rec["addr_index"] < 0:
-            lanes = np.arange(32, dtype=np.int64)
-            addrs = (np.int64(rec["base"]) + lanes * np.int64(rec["stride"])).astype(np.uint64)
-        else:
-            j = int(rec["addr_index"])
-            addrs = self.lane_addrs[j : j + 32].copy()
+        mask = int(self.mem[i]["mask"])
+        addrs = lane_address_table(self.mem[i : i + 1], self.lane_addrs)[0].astype(np.uint64)
         active = ((mask >> np.arange(32)) & 1).astype(bool)
         addrs[~active] = 0
         return addrs
@@ -199,6 +213,11 @@ class KernelTrace:
             raise TraceError(f"warp_mem_start has {len(self.warp_mem_start)} entries, expected {n + 1}")
         if n and (self.segments["pc"] + self.segments["count"] > len(self.static)).any():
             raise TraceError("a segment runs past the static instruction table")
+        rows = self.mem["row_lanes"]
+        bad = np.nonzero(~np.isin(rows, (0, 2, 4, 8, 16)) | ((rows > 0) & (self.mem["addr_index"] >= 0)))[0]
+        if len(bad):
+            raise TraceError(f"memory record {int(bad[0])}: row_lanes {int(rows[bad[0]])} is not 0, 2, 4, 8 or 16 "
+                             "on an affine record")
 
     def save(self, path: str | Path) -> Path:
         """Write the trace to ``path`` (a ``.npz`` file) with its schema version."""

@@ -173,7 +173,8 @@ def trace_transactions(tr, classes: tuple[str, ...] = ("load", "store")) -> int:
         if int(m["addr_index"]) >= 0:
             addrs = [int(tr.lane_addrs[int(m["addr_index"]) + j]) for j in lanes]
         else:
-            addrs = [int(m["base"]) + j * int(m["stride"]) for j in lanes]
+            w = int(m["row_lanes"]) or 32  # affine, by rows of w lanes
+            addrs = [int(m["base"]) + j % w * int(m["stride"]) + j // w * int(m["row_stride"]) for j in lanes]
         size = int(m["size"])
         n += len({a // 32 for a in addrs} | {(a + size - 1) // 32 for a in addrs})
     return n

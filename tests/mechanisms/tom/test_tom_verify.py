@@ -535,11 +535,14 @@ def test_strict_mismatch_names_the_pattern() -> None:
 
 
 def _decode_lines(rec: np.void, lane_addrs: np.ndarray) -> set[int]:
-    """Lines of one record, decoded here from the raw fields (base + lane * stride, or the lane table)."""
+    """Lines of one record, decoded here from the raw fields (base + lane * stride, by rows of ``row_lanes``
+    lanes with ``row_stride`` between rows, or the lane table)."""
     mask = int(rec["mask"])
     lanes = [lane for lane in range(32) if mask >> lane & 1]
     if int(rec["addr_index"]) < 0:
-        addrs = [int(rec["base"]) + lane * int(rec["stride"]) for lane in lanes]
+        w = int(rec["row_lanes"]) or 32
+        addrs = [int(rec["base"]) + lane % w * int(rec["stride"]) + lane // w * int(rec["row_stride"])
+                 for lane in lanes]
     else:
         j = int(rec["addr_index"])
         addrs = [int(lane_addrs[j + lane]) for lane in lanes]

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...timing import engine as E
 from ...timing.mechanism import MechanismHardware, Put, Ratio
+from ...trace.format import lane_address_table
 from ..state import StateLayout
 from . import hardware as H
 from .energy import alu_class
@@ -110,15 +111,15 @@ def record_units(trace: KernelTrace, channel_bit: int, nunits: int) -> np.ndarra
     size = mem["size"].astype(I64)
     base = mem["base"].astype(I64)
     stride = mem["stride"].astype(I64)
-    aidx = mem["addr_index"].astype(I64)
     first = base.copy()
     last = base + 31 * stride + size - 1
     contiguous = stride == size
-    for i in np.nonzero(aidx >= 0)[0]:
-        a = trace.lane_addrs[aidx[i]:aidx[i] + 32].astype(I64)
-        first[i] = a[0]
-        last[i] = a[-1] + size[i] - 1
-        contiguous[i] = len(a) == 32 and bool(np.all(np.diff(a) == size[i]))
+    other = np.nonzero((mem["addr_index"] >= 0) | (mem["row_lanes"] > 0))[0]  # listed, or affine by rows
+    if len(other):
+        a = lane_address_table(mem[other], trace.lane_addrs)
+        first[other] = a[:, 0]
+        last[other] = a[:, -1] + size[other] - 1
+        contiguous[other] = np.all(np.diff(a, axis=1) == size[other, None], axis=1)
     unit_first = (first >> channel_bit) % nunits
     unit_last = (last >> channel_bit) % nunits
     ok = ldst & glob & (mem["mask"].astype(I64) == FULL_MASK) & contiguous & (unit_first == unit_last)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ...trace.format import MEM_ATOMIC, MEM_LOAD, MEM_STORE, OP_CLASSES, SPACE, KernelTrace
+from ...trace.format import MEM_ATOMIC, MEM_LOAD, MEM_STORE, OP_CLASSES, SPACE, KernelTrace, lane_address_table
 
 SECTOR_BYTES = 32
 LINE_BYTES = 128
@@ -71,11 +71,8 @@ def coalescing(trace: KernelTrace, records: np.ndarray | None = None, *, sector_
             continue
         sel = sel[rows]
         mask = sel["mask"].astype(np.int64)
-        aidx = sel["addr_index"].astype(np.int64)
-        addr = sel["base"].astype(np.int64)[:, None] + sel["stride"].astype(np.int64)[:, None] * _LANES
-        listed = aidx >= 0
-        if listed.any():
-            addr[listed] = lane_addrs[aidx[listed, None] + _LANES]
+        addr = lane_address_table(sel, lane_addrs)
+        listed = (sel["addr_index"] >= 0) | (sel["row_lanes"] > 0)  # not monotone in the lane
         partial = np.nonzero(mask != 0xFFFFFFFF)[0]
         if len(partial):
             # inactive lanes repeat the previous active lane's address (leading ones the first active
@@ -90,7 +87,7 @@ def coalescing(trace: KernelTrace, records: np.ndarray | None = None, *, sector_
         if extra:  # a lane spans several sectors: list them all, lane by lane
             s = np.stack([np.minimum(first + j, last) for j in range(extra + 1)], axis=2).reshape(len(rows), -1)
             check = np.arange(len(rows))
-        else:  # affine lane addresses are monotone in the lane: only listed ones may need sorting
+        else:  # affine lane addresses (one row) are monotone in the lane: only the others may need sorting
             s = first
             check = np.nonzero(listed)[0]
         if len(check):

@@ -29,6 +29,8 @@ extern "C" __global__ void k_and(const int *a, int *out, int m) { out[threadIdx.
 extern "C" __global__ void k_shr(const int *a, int *out) { out[threadIdx.x] = a[threadIdx.x >> 1]; }
 extern "C" __global__ void k_div(const int *a, int *out, int d) { out[threadIdx.x] = a[threadIdx.x / d]; }
 extern "C" __global__ void k_deg2(const int *a, int *out) { out[threadIdx.x] = a[blockIdx.x * blockIdx.y]; }
+extern "C" __global__ void k_byte_off(const char *a, char *out, int w, int off) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x; out[t] = a[t * w + off]; }
 """
 
 
@@ -95,6 +97,18 @@ def test_bfs_worked_example():
     rows = {r.array: (r.typesize, r.api_args()) for r in table.regions}
     assert rows == {mask: (1, (512, 0, 0, 0, 512, 0, 0, 511)), nodes: (8, (512, 0, 0, 0, 512, 0, 0, 511)),
                     cost: (4, (512, 0, 0, 0, 512, 0, 0, 511))}
+
+
+def test_scalar_added_to_a_byte_array_is_not_its_base():
+    """``a[t * w + off]`` on a char array adds the 32-bit scalar ``off`` with coefficient 1, as the pointer:
+    the 64-bit pointer is the array (Rodinia 2.0 nn's ``data[idx * W + L_POS - 1 + i]``), and the table row
+    evaluates the scalars for the launch: block b reads bytes [16 w b + off, 16 w b + 15 w + off]."""
+    fn = cases().ir.functions["k_byte_off"]
+    (r,) = (r for r in classify_reads(fn) if r.array != "k_byte_off_param_1")
+    assert r.array == "k_byte_off_param_0" and r.cls == "quasi-static" and r.usable
+    launch = Launch.of(10, 16, {"k_byte_off_param_2": 49, "k_byte_off_param_3": 27})
+    (region,) = build_table("k_byte_off", [r], launch).regions
+    assert region.typesize == 1 and region.api_args() == (784, 0, 0, 27, 784, 0, 0, 15 * 49 + 27)
 
 
 def test_eqs_2_3_sixteen_lines():

@@ -25,7 +25,7 @@ from ...analysis.affine import Affine
 from ...analysis.defuse import START
 from ...analysis.linexpr import Fail
 from ...analysis.memops import mem_op
-from ...frontend.ir import Addr, Function, Reg
+from ...frontend.ir import Addr, Function, Param, Reg
 
 CLASSES = ("static", "quasi-static", "indirect", "operator", "control", "induction")
 PRECALCULABLE = ("static", "quasi-static")
@@ -103,11 +103,21 @@ def _headers_containing(loops, block: int) -> list[int]:
     return [lp.header for lp in loops.loops_containing(block)]
 
 
+def _array_of(v: Affine, params: dict[str, Param]) -> str | None:
+    """The pointer parameter an address is based on: the one parameter added with coefficient 1. When a 32-bit
+    scalar parameter is added too (``data[id * W + L_POS - 1]`` with ``int L_POS``), the 64-bit one (a pointer
+    on the 64-bit target) is the base; None when that leaves no single candidate."""
+    bases = [m[0] for m, c in v.terms.items() if len(m) == 1 and c == 1 and m[0] in params]
+    if len(bases) > 1:
+        bases = [b for b in bases if params[b].type.bits == 64]
+    return bases[0] if len(bases) == 1 else None
+
+
 def classify_reads(fn: Function, an: Analyses | None = None) -> list[ReadIndex]:
     """Every global read of ``fn`` with its class, in program order."""
     an = an or analyze(fn)
     aff = an.affine
-    params = {p.name for p in fn.params}
+    params = {p.name: p for p in fn.params}
     out: list[ReadIndex] = []
     for i, ins in enumerate(fn.body):
         if not _is_global_read(fn, i):
@@ -127,8 +137,7 @@ def classify_reads(fn: Function, an: Analyses | None = None) -> list[ReadIndex]:
                     cls = "induction"
             out.append(ReadIndex(i, ins.line, None, cls, -1, op.width, None, str(v)))
             continue
-        bases = [m[0] for m, c in v.terms.items() if len(m) == 1 and c == 1 and m[0] in params]
-        array = bases[0] if len(bases) == 1 else None
+        array = _array_of(v, params)
         atoms = v.atoms()
         if any(a.startswith("loop:") for a in atoms):
             out.append(ReadIndex(i, ins.line, array, "induction", -1, op.width, v, "a loop counter in the index"))

@@ -87,7 +87,10 @@ def test_paper_scales() -> None:
     assert p["BFS"]["nodes"] == 1_000_000
     assert p["BPT"]["keys"] == 1_000_000 and (p["BPT"]["k_queries"], p["BPT"]["j_queries"]) == (10_000, 6000)
     assert (p["HSP"]["rows"], p["HSP"]["cols"]) == (512, 512)
-    assert p["NNC"]["records"] == 42764 and p["NNC"]["k"] == 5
+    nnc = p["NNC"]  # Rodinia 2.0 nn: filelist_4 (hurricane_gen 42760 4), REC_WINDOW 15000, "5 30 90"
+    assert (nnc["files"], nnc["records"], nnc["window"]) == (4, 10691, 15000)
+    assert (nnc["k"], nnc["lat"], nnc["lng"]) == (5, 30, 90)
+    assert p["NN"]["images"] == 28  # ISPASS-2009 NN/README.GPGPU-Sim: NN 28
     assert p["PTF"]["cols"] == 100_000 and p["PTF"]["rows"] - 1 == 36  # the paper's 36 iterations
     assert (p["SRD"]["rows"], p["SRD"]["cols"], p["SRD"]["iterations"]) == (2048, 2048, 2)
     assert p["RDC"]["n"] == 1 << 24
@@ -203,12 +206,118 @@ def test_mummer_reference_matches_brute_force() -> None:
             assert got[qi, p] == (best if best >= 4 else 0)
 
 
-def test_nn_records_are_fixed_width() -> None:
-    from ndpgpu.workloads.teleport.nn import LAT, LNG, REC_LENGTH, parse_field
+def _launches(name: str, trace: bool = False) -> tuple[list[Any], dict[str, np.ndarray], dict[str, Any]]:
+    """Run one workload at tiny; return its launches (with traces when asked), outputs and inputs."""
+    w, inp, p = _inputs(name, "tiny")
+    with ndpgpu.Device(trace=trace) as dev:
+        out = w.launch(RunContext(_module(type(w)), dev, "tiny", p), inp, p)
+        return list(dev.launches), out, inp
+
+
+def test_nnc_records_are_hurricane_gen_lines() -> None:
+    """49-byte lines, "%4d %2d %2d %2d %2d %-9s %5.1f %5.1f %4d %4d"; the kernel's fields sit at bytes 27 and
+    33 (LATITUDE_POS - 1 and 6 further on), and its digit-by-digit value is the number printed there."""
+    from ndpgpu.workloads.teleport.nn import LATITUDE_POS, REC_LENGTH, parse_field
 
     _, inp, p = _inputs("tp_nn", "tiny")
-    lines = inp["records"].tobytes().decode("ascii").splitlines()
-    assert len(lines) == p["records"] and all(len(line) + 1 == REC_LENGTH for line in lines)
-    lat, lng = parse_field(inp["records"], LAT), parse_field(inp["records"], LNG)
-    assert 7 <= lat.min() and lat.max() < 70.05 and 0 <= lng.min() and lng.max() < 358.05
-    assert float(lines[0][LAT : LAT + 5]) == pytest.approx(float(lat[0]), abs=1e-5)
+    text = inp["file0"].tobytes().decode("ascii")
+    lines = text.splitlines()
+    assert len(lines) == p["records"] and all(len(ln) + 1 == REC_LENGTH for ln in lines)
+    fields = [ln.split() for ln in lines]
+    assert all(len(f) == 10 and len(ln[17:26].rstrip()) <= 9 for f, ln in zip(fields, lines, strict=True))
+    lat = np.array([float(ln[LATITUDE_POS - 1 : LATITUDE_POS + 4]) for ln in lines])
+    lng = np.array([float(ln[LATITUDE_POS + 5 : LATITUDE_POS + 10]) for ln in lines])
+    assert 7 <= lat.min() and lat.max() <= 70.0 and 0 <= lng.min() and lng.max() <= 358.0
+    np.testing.assert_allclose(parse_field(inp["file0"], LATITUDE_POS - 1), lat, atol=1e-5)
+    np.testing.assert_allclose(parse_field(inp["file0"], LATITUDE_POS + 5), lng, atol=1e-4)
+
+
+@needs_toolchain
+def test_nnc_launches_rodinia_2_0_shape() -> None:
+    """One launch per window (one per file: each is shorter than the window), 16-thread blocks, a 1-D grid
+    over the whole window; the window's slots past the records read hold blanks, which the kernel reads as
+    -1.6 ((' ' - '0') / 10) in both fields: distance sqrt((-1.6 - 30)^2 + (-1.6 - 90)^2); the k nearest are
+    those the suite's host loop keeps."""
+    from ndpgpu.workloads.teleport.nn import BLOCK
+
+    launches, out, _ = _launches("tp_nn")
+    p = ALL["tp_nn"].params("tiny")
+    assert [(L.kernel, L.grid, L.block) for L in launches] == [
+        ("nn_euclid", (-(-p["window"] // 16), 1, 1), (16, 1, 1))] * p["files"]
+    assert BLOCK == 16 and -(-ALL["tp_nn"].params("paper")["window"] // BLOCK) == 938
+    blank = np.float32(np.sqrt(np.float32(-1.6 - 30.0) ** 2 + np.float32(-1.6 - 90.0) ** 2))
+    tail = out["distances"][:, p["records"] :]
+    np.testing.assert_allclose(tail, blank, rtol=1e-6)
+    best = [10000.0] * p["k"]  # the suite's host update: each record read takes the farthest kept one's place
+    for d in out["distances"][:, : p["records"]].ravel():
+        far = int(np.argmax(best))
+        if d < best[far]:
+            best[far] = float(d)
+    np.testing.assert_array_equal(out["nearest"], np.sort(np.float32(best)))
+
+
+@needs_toolchain
+def test_nn_launches_the_suites_grids_and_blocks() -> None:
+    """ISPASS-2009 NN.cu: (6, n) blocks of 13x13, (50, n) of 5x5, (100, n) and (10, n) of one thread."""
+    launches, _, _ = _launches("tp_neuralnet")
+    n = ALL["tp_neuralnet"].params("tiny")["images"]
+    assert [(L.kernel, L.grid, L.block) for L in launches] == [
+        ("nn_layer1", (6, n, 1), (13, 13, 1)), ("nn_layer2", (50, n, 1), (5, 5, 1)),
+        ("nn_layer3", (100, n, 1), (1, 1, 1)), ("nn_layer4", (10, n, 1), (1, 1, 1))]
+
+
+def test_nn_reference_against_the_kernels_loops() -> None:
+    """A few neurons computed here thread by thread, as the kernels index (bias first; tap tables; layer 2's
+    weight 1 + 6 tap + map), against the vectorised reference."""
+    from ndpgpu.workloads.teleport.neuralnet import act, taps
+
+    w, inp, p = _inputs("tp_neuralnet", "tiny")
+    ref = w.reference(inp, p)
+    img, w1, w2, w3, w4 = (inp[k].astype(np.float64) for k in ("images", "w1", "w2", "w3", "w4"))
+    t29, t13 = taps(29), taps(13)
+    assert list(t29[:7]) == [0, 1, 2, 3, 4, 29, 30] and t13[-1] == 4 * 13 + 4
+    by, m, x, y = 1, 4, 11, 6  # layer 1: image 1, map 4, pixel (11, 6)
+    s = w1[m * 26] + sum(img.ravel()[(2 * y * 29 + 2 * x + t29[t]) + 841 * by] * w1[m * 26 + 1 + t] for t in range(25))
+    assert ref["layer1"][by, 169 * m + 13 * y + x] == pytest.approx(act(s), abs=1e-6)
+    l1 = ref["layer1"].astype(np.float64).ravel()
+    m, x, y = 37, 3, 4  # layer 2: map 37, pixel (3, 4), over the six layer-1 maps
+    s = w2[m * 156] + sum(l1[(169 * c + 2 * x + 13 * 2 * y + t13[t]) + 1014 * by] * w2[m * 156 + 1 + 6 * t + c]
+                          for t in range(25) for c in range(6))
+    assert ref["layer2"][by, 25 * m + 5 * y + x] == pytest.approx(act(s), abs=1e-5)
+    l2, l3 = ref["layer2"].astype(np.float64).ravel(), ref["layer3"].astype(np.float64).ravel()
+    n = 73
+    s = w3[n * 1251] + sum(l2[i + 1250 * by] * w3[n * 1251 + 1 + i] for i in range(1250))
+    assert ref["layer3"][by, n] == pytest.approx(act(s), abs=1e-5)
+    s = w4[9 * 101] + sum(l3[i + 100 * by] * w4[9 * 101 + 1 + i] for i in range(100))
+    assert ref["output"][by, 9] == pytest.approx(act(s), abs=1e-5)
+
+
+@needs_toolchain
+def test_nn_block_footprint_is_the_papers_10kb() -> None:
+    """The bytes each block reads, from the traced launch. Layer 3's block (one neuron of one image) reads its
+    1251 weights (bias first) and the image's 1250 layer-2 outputs: 4 x (1251 + 1250) = 10,004 B, the largest
+    of the four kernels (layer 1: 104 B of weights + the 3,364-B image; layer 2: 151 weights + six 13x13 maps,
+    4,660 B; layer 4: 804 B). That is the paper's "Buffer size for NN is 10KB" (Fig. 9) for a preload of the
+    block's whole read range, which needs its loop-induction indexes (footnote 6)."""
+    from ndpgpu.trace.format import MEM_LOAD, SPACE, lane_address_table
+
+    launches, _, _ = _launches("tp_neuralnet", trace=True)
+    expected = {"nn_layer1": 4 * 26 + 4 * 29 * 29, "nn_layer2": 4 * 151 + 4 * 6 * 13 * 13,
+                "nn_layer3": 4 * (1251 + 1250), "nn_layer4": 4 * (101 + 100)}
+    for L in launches:
+        tr = L.trace
+        mem = tr.mem
+        loads = ((mem["flags"] & MEM_LOAD) != 0) & (mem["space"] == SPACE["global"])
+        addr = lane_address_table(mem[loads], tr.lane_addrs)
+        active = ((mem["mask"][loads][:, None] >> np.arange(32)) & 1).astype(bool)
+        warps_per_cta = -(-int(np.prod(L.block)) // 32)
+        cta = np.broadcast_to((mem["warp"][loads] // warps_per_cta)[:, None], addr.shape)
+        assert set(mem["size"][loads]) == {4}
+        pairs = np.unique(np.stack([cta[active], addr[active]]), axis=1)
+        per_cta = np.bincount(pairs[0]) * 4
+        lines = np.bincount(np.unique(np.stack([pairs[0], pairs[1] // 128]), axis=1)[0])
+        assert per_cta.size == np.prod(L.grid) and set(per_cta) == {expected[L.kernel]}, L.kernel
+        if L.kernel == "nn_layer3":
+            assert lines.max() <= 2 * 41  # two ranges of ~5,000 B: at most 41 lines each
+    assert max(expected, key=expected.get) == "nn_layer3"
+    assert 9 * 1024 < expected["nn_layer3"] < 11 * 1024  # the paper's 10 KB

@@ -1,29 +1,30 @@
-// Nearest neighbour (TELEPORT's NNC, after Rodinia's nn): the distance of every hurricane record's position to
-// a query point. Records are fixed-width text lines of NN_REC_LENGTH bytes, as in Rodinia's data files; each
-// thread parses its record's latitude and longitude fields (five characters each, "ddd.d" with leading
-// blanks) in per-character loops, then writes the Euclidean distance. The host picks the k nearest.
-// 16-thread blocks in a 2D grid, as Rodinia's nn.
+// Nearest neighbour (TELEPORT's NNC): Rodinia 2.0's nn kernel, as GPGPU-Sim packages it
+// (gpgpu-sim/gpgpu-sim_simulations, benchmarks/src/cuda/rodinia/2.0-ft/nn/nn_cuda.cu). The host copies a
+// window of fixed-width hurricane text records (rec_len bytes each) to the device; one thread per record
+// copies the five characters of its latitude field, then the five of its longitude field (six bytes
+// further on) in two loops, turns each "ddd.d" field (blanks for leading zeros) into a float digit by
+// digit, and writes the Euclidean distance to the query point. 16-thread blocks, a 1-D grid over the
+// window. Its two arrays are the records and the distances.
 
-#define NN_REC_LENGTH 49
-#define NN_LAT_OFFSET 28
-#define NN_LNG_OFFSET 33
-#define NN_FIELD 5
-
-__device__ __forceinline__ float nn_field(const char *rec, int offset) {
-  int value = 0;
-  for (int i = 0; i < NN_FIELD; i++) {
-    char ch = rec[offset + i];
-    if (ch >= '0' && ch <= '9') value = value * 10 + (ch - '0');
-  }
-  return (float)value / 10.0f;
-}
-
-extern "C" __global__ void nn_euclid(const char *records, float *distances, int num_records, float lat, float lng) {
-  int gid = blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x;
-  if (gid < num_records) {
-    const char *rec = records + gid * NN_REC_LENGTH;
-    float dlat = lat - nn_field(rec, NN_LAT_OFFSET);
-    float dlng = lng - nn_field(rec, NN_LNG_OFFSET);
-    distances[gid] = sqrtf(dlat * dlat + dlng * dlng);
+extern "C" __global__ void nn_euclid(const char *records, float lat, float lng, float *dist, int n, int rec_len,
+                                     int lat_pos) {
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  float rec_lat = 0.0f, rec_lng = 0.0f;
+  int at = (id * rec_len) + lat_pos - 1;
+  if (id < n) {
+    char f_lat[5];
+    for (int k = 0; k < 5; k++) f_lat[k] = records[at + k];
+    char f_lng[5];
+    for (int k = 0; k < 5; k++) f_lng[k] = records[at + 6 + k];
+    // hundreds, tens and units (a blank adds nothing), f[3] is the point, f[4] the tenths
+    if (f_lat[0] != ' ') rec_lat += (f_lat[0] - '0') * 100;
+    if (f_lat[1] != ' ') rec_lat += (f_lat[1] - '0') * 10;
+    if (f_lat[2] != ' ') rec_lat += (f_lat[2] - '0') * 1;
+    rec_lat += (float)(f_lat[4] - '0') / 10;
+    if (f_lng[0] != ' ') rec_lng += (f_lng[0] - '0') * 100;
+    if (f_lng[1] != ' ') rec_lng += (f_lng[1] - '0') * 10;
+    if (f_lng[2] != ' ') rec_lng += (f_lng[2] - '0') * 1;
+    rec_lng += (float)(f_lng[4] - '0') / 10;
+    dist[id] = sqrtf(((rec_lat - lat) * (rec_lat - lat)) + ((rec_lng - lng) * (rec_lng - lng)));
   }
 }

@@ -9,7 +9,7 @@ so each of ``filelist_4``'s four files (10,691 records each: ``hurricane_gen 427
 the window's slots past the records read keep what they held (blanks at first). The run command is
 ``nn filelist_4 5 30 90``: k = 5, latitude 30, longitude 90.
 
-Later Rodinia versions (2.1 on) parse the records on the host and launch over an array of ``LatLong``
+Later Rodinia versions parse the records on the host and launch over an array of ``LatLong``
 structs, with no loop in the kernel, and 3.x uses 256-thread blocks; the paper's NNC has 16-thread blocks
 (8% occupancy at 8 blocks per core) and read indexes on a loop induction variable, which is 2.0's kernel.
 """

@@ -22,6 +22,11 @@ TOM_WORKLOADS: dict[str, str] = {
 TOM shares with TELEPORT and LLC-Compute are their ``*_nounroll`` copies (:mod:`.nounroll`), compiled with
 :data:`TOM_NVCC_OPTIONS` as the other five are; the plain names keep nvcc's default compile."""
 
+TOM_VARIANTS: dict[str, str] = {"heartwall_sat": "HW"}
+"""Labelled variants in the suite that the reproduction does not run -> the abbreviation of the workload they stand
+beside: ``heartwall_sat`` is an earlier rewrite of HW (summed-area tables, 128-thread blocks, a grid that grows
+with the scale), kept for comparison with :mod:`.heartwall`, the port of Rodinia's kernel."""
+
 TOM_NVCC_OPTIONS: tuple[str, ...] = ("-Xcicc", "--Xopt", "-Xcicc", "-unroll-count=1")
 """The one compilation rule of every TOM workload (issue 43, item 1): NVVM's optimiser unrolls no loop (LLVM's
 ``-unroll-count=1``, passed to cicc's optimiser; ``#pragma unroll`` included), so each source loop stays one

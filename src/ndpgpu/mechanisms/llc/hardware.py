@@ -25,7 +25,7 @@ from ...timing.engine.caches import c_find
 from ...timing.engine.layout import *  # noqa: F403  (the engine's columns and codes)
 from ...timing.engine.ldst import l1_base, wake_warp, warp_maybe_exit_flag
 from ...timing.engine.mapping import map_addr, rq_map
-from ...timing.engine.queues import edge, popcount, q_push, q_space, rq_alloc, rq_release
+from ...timing.engine.queues import edge, popcount, q_push, q_push_front, q_space, rq_alloc, rq_release
 from ...timing.engine.xbar import net_push
 
 MECHANISM = "llc"
@@ -584,9 +584,11 @@ def reply_done(sm, w, now, k, cfg, clk, wt, subt, smt, mx):
 
 @njit
 def buffer_reads(site, w, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
-    """Read row ``w``'s operands from the slice into its buffer: one L2 request per operand into the slice's own
-    request queue, ``llc_read_cycles`` after the entry takes its buffer slot (at least one L2 cycle). False when
-    the queue or the request pool has no room for all of them (the entry waits for its slot a cycle more)."""
+    """Read row ``w``'s operands from the slice into its buffer: one L2 request per operand, through the slice's
+    port, ``llc_read_cycles`` after the entry takes its buffer slot (at least one L2 cycle). The reads go to the
+    head of the slice's request queue: the SQ sits at the slice and reads lines the LLC has just signalled present
+    (Sec. 4.4.2, steps 8-9), so they do not wait behind the network's requests (a miss there may wait for DRAM).
+    False when the queue or the request pool has no room for all of them (the entry waits a cycle more)."""
     o = row_base(w, mx)
     need = mx[o + RW_NEED]
     nrd = popcount(need)
@@ -608,7 +610,8 @@ def buffer_reads(site, w, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, 
         rq_map(rq, r, mapd, mrange, cfg[C_NRANGE], mx[o + RW_LA + role])
         rq[r, R_MXD] = w * 4 + ROLE_BUF
         rq[r, R_READY] = ready
-        q_push(qb, qm, q, r)
+        q_push_front(qb, qm, q, r)
+    qm[q, Q_BLOCK] = 0  # a head that waited for DRAM space is tried again after the reads
     if ready < wake[cfg[C_WK_SL] + site]:
         wake[cfg[C_WK_SL] + site] = ready
     mx[o + RW_NRD] = nrd

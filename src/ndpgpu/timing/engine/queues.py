@@ -32,6 +32,19 @@ def q_push(qb, qm, q, v):
 
 
 @njit
+def q_push_front(qb, qm, q, v):
+    """Put ``v`` at the head of queue ``q`` (it is served before the entries already waiting)."""
+    h = qm[q, Q_HEAD] - 1
+    if h < 0:
+        h += qm[q, Q_CAP]
+    qm[q, Q_HEAD] = h
+    qb[q, h] = v
+    if qm[q, Q_COUNT] == 0:
+        qm[q >> 6, Q_NZ] |= np.int64(1) << (q & 63)
+    qm[q, Q_COUNT] += 1
+
+
+@njit
 def q_pop(qb, qm, q):
     h = qm[q, Q_HEAD]
     v = qb[q, h]

@@ -31,6 +31,14 @@ def test_front_entries_are_served_first_and_order_is_kept():
     assert not qm[0, E.Q_NZ] & (1 << 1)
 
 
+def test_front_push_clears_the_former_heads_block():
+    qb, qm = _queues(4)
+    q_push(qb, qm, 1, 10)
+    qm[1, E.Q_BLOCK] = 3  # the head waits for DRAM channel 2
+    q_push_front(qb, qm, 1, 20)
+    assert qm[1, E.Q_BLOCK] == 0 and int(q_head(qb, qm, 1)) == 20
+
+
 def test_front_push_into_an_empty_queue_marks_it_busy():
     qb, qm = _queues(3)
     q_push_front(qb, qm, 0, 7)

@@ -611,7 +611,6 @@ def buffer_reads(site, w, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, 
         rq[r, R_MXD] = w * 4 + ROLE_BUF
         rq[r, R_READY] = ready
         q_push_front(qb, qm, q, r)
-    qm[q, Q_BLOCK] = 0  # a head that waited for DRAM space is tried again after the reads
     if ready < wake[cfg[C_WK_SL] + site]:
         wake[cfg[C_WK_SL] + site] = ready
     mx[o + RW_NRD] = nrd

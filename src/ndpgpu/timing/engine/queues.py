@@ -33,7 +33,10 @@ def q_push(qb, qm, q, v):
 
 @njit
 def q_push_front(qb, qm, q, v):
-    """Put ``v`` at the head of queue ``q`` (it is served before the entries already waiting)."""
+    """Put ``v`` at the head of queue ``q`` (it is served before the entries already waiting). A block recorded
+    for the former head (``Q_BLOCK``: its DRAM channel was full) no longer describes the head: it is cleared, and
+    the former head is tried again when its turn comes."""
+    qm[q, Q_BLOCK] = 0
     h = qm[q, Q_HEAD] - 1
     if h < 0:
         h += qm[q, Q_CAP]

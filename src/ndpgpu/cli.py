@@ -376,7 +376,8 @@ def build_parser(argv: list[str] | None = None, *, complete: bool = True) -> arg
                        "--arg 'x=f32[16384] rand' --arg 'y=f32[16384] rand'`, or the same launch described in a "
                        "YAML file (`ndpgpu run launch.yaml`; see docs/workloads.md).")
     p.add_argument("workload", help="a workload name (`ndpgpu workloads`), a .cu file, or a launch .yaml")
-    p.add_argument("--scale", default="tiny")
+    p.add_argument("--scale", default="tiny", help="tiny | small | paper, or one with some of its parameters "
+                   "set: paper:m=384,n=384,k=384 (default tiny)")
     p.add_argument("--machine", help="time it on this machine preset (see `ndpgpu machines`)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="machine override, e.g. l1d.size_kb=48")
     p.add_argument("--policy", help="time with a mechanism's session policy, e.g. tom:ctrl+tmap (needs --machine)")

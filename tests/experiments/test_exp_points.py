@@ -51,9 +51,9 @@ def test_suite_and_star_patterns_and_scale_replacement() -> None:
 def test_star_leaves_out_kernel_files_a_session_registered() -> None:
     """`ndpgpu explore FILE.cu` registers the file as a workload of suite "file" with the one scale "given"; a
     later "*" grid in the same process (a characterization, a sweep) must not pick it up at a scale it lacks."""
-    from ndpgpu.workloads.base import WORKLOADS
+    from ndpgpu.workloads.base import WORKLOADS, Workload
 
-    class FileKernel:
+    class FileKernel(Workload):
         name, suite, scales = "probe_kernel_file", "file", {"given": {}}
 
     WORKLOADS.register(FileKernel.name, FileKernel)

@@ -124,7 +124,7 @@ class SweepSpec(BaseModel):
         Workload names are resolved against the registry (``*`` and ``suite:<name>`` expand); an unknown
         workload or scale raises :class:`SpecError` naming the field. ``scale`` replaces every scale.
         """
-        from ndpgpu.workloads.base import all_workloads
+        from ndpgpu.workloads.base import WorkloadError, all_workloads
 
         known = all_workloads()
         out: dict[tuple[str, ...], Point] = {}
@@ -133,11 +133,12 @@ class SweepSpec(BaseModel):
             cls = known.get(point.workload)
             if cls is None:
                 raise SpecError(f"{where}: unknown workload {point.workload!r}; known: {', '.join(known)}")
-            if point.scale not in cls.scales:
-                raise SpecError(
-                    f"{where}: workload {point.workload!r} has no scale {point.scale!r}; "
-                    f"its scales are {sorted(cls.scales)}"
-                )
+            try:
+                canon = cls.canonical_scale(point.scale)
+            except WorkloadError as e:
+                raise SpecError(f"{where}: {e}") from None
+            if canon != point.scale:
+                point = point.model_copy(update={"scale": canon})
             out.setdefault(point.identity(), point)
 
         for gi, grid in enumerate(self.grid):

@@ -38,6 +38,8 @@ import numpy as np
 from ..registry import Registry, import_submodules, subpackages
 
 STANDARD_SCALES = ("tiny", "small", "paper")
+SCALE_SEP = ":"
+"""Separates a named scale from the parameters a scale sets: ``paper:m=384,n=384,k=384``."""
 
 
 class WorkloadError(Exception):
@@ -105,11 +107,78 @@ class Workload:
 
     @classmethod
     def params(cls, scale: str) -> dict[str, Any]:
-        if scale not in cls.scales:
+        """The parameters at ``scale``: a named scale, or one with some parameters set
+        (``paper:m=384,n=384``, see :func:`parse_scale`)."""
+        tier, settings = parse_scale(scale)
+        if tier not in cls.scales:
             raise WorkloadError(
-                f"workload {cls.name!r} has no scale {scale!r}; its scales are {sorted(cls.scales)}"
+                f"workload {cls.name!r} has no scale {tier!r}; its scales are {sorted(cls.scales)}"
             )
-        return dict(cls.scales[scale])
+        params = dict(cls.scales[tier])
+        for key, text in settings:
+            if key not in params:
+                raise WorkloadError(f"scale {scale!r}: workload {cls.name!r} has no parameter {key!r} at scale "
+                                    f"{tier!r}; its parameters are {sorted(params)}")
+            params[key] = _parameter_value(cls.name, scale, key, text, params[key])
+        return params
+
+    @classmethod
+    def canonical_scale(cls, scale: str) -> str:
+        """``scale`` spelt one way: its settings in the order of the named scale's parameters, values
+        written as parsed (``paper:k=0512,m=384`` becomes ``paper:m=384,k=512``). Raises as :meth:`params`."""
+        tier, settings = parse_scale(scale)
+        if not settings:
+            cls.params(tier)
+            return tier
+        params = cls.params(scale)
+        named = {key for key, _ in settings}
+        return tier + SCALE_SEP + ",".join(f"{k}={_spell(v)}" for k, v in params.items() if k in named)
+
+
+def parse_scale(scale: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split ``tier[:key=value[,key=value...]]`` into the named scale and its (key, value text) settings.
+
+    Raises :class:`WorkloadError` for an empty key or value, a setting without ``=``, or a key set twice.
+    """
+    tier, sep, rest = scale.partition(SCALE_SEP)
+    settings: list[tuple[str, str]] = []
+    if not sep:
+        return tier, settings
+    if not rest:
+        raise WorkloadError(f"scale {scale!r}: nothing after {SCALE_SEP!r}; write e.g. 'paper:m=384'")
+    for item in rest.split(","):
+        key, eq, text = (part.strip() for part in item.partition("="))
+        if not eq or not key or not text:
+            raise WorkloadError(f"scale {scale!r}: {item!r} is not key=value")
+        if any(key == k for k, _ in settings):
+            raise WorkloadError(f"scale {scale!r}: {key!r} is set twice")
+        settings.append((key, text))
+    return tier, settings
+
+
+def _parameter_value(workload: str, scale: str, key: str, text: str, default: Any) -> Any:
+    """``text`` read as the type of the named scale's value ``default`` (bool, int, float or str)."""
+    where = f"scale {scale!r}: workload {workload!r}'s parameter {key!r}"
+    if isinstance(default, bool):
+        if text.lower() in ("true", "1", "yes"):
+            return True
+        if text.lower() in ("false", "0", "no"):
+            return False
+        raise WorkloadError(f"{where} is a bool; got {text!r}")
+    for kind in (int, float):
+        if isinstance(default, kind):
+            try:
+                return kind(text)
+            except ValueError:
+                raise WorkloadError(f"{where} is {'an' if kind is int else 'a'} {kind.__name__}; "
+                                    f"got {text!r}") from None
+    if isinstance(default, str):
+        return text
+    raise WorkloadError(f"{where} ({type(default).__name__}) cannot be set from a scale")
+
+
+def _spell(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _discover() -> None:

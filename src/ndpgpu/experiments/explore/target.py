@@ -61,8 +61,4 @@ def resolve(target: str, scale: str = "small", launch: dict[str, Any] | None = N
     from ...workloads.base import get_workload
 
     cls = get_workload(target)  # an unknown name raises with suggestions
-    if scale not in cls.scales:
-        from ...workloads.base import WorkloadError
-
-        raise WorkloadError(f"workload {cls.name!r} has no scale {scale!r}; its scales are {sorted(cls.scales)}")
-    return Target(cls.name, scale)
+    return Target(cls.name, cls.canonical_scale(scale))  # an unknown scale or parameter raises WorkloadError

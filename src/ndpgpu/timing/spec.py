@@ -1,6 +1,6 @@
 """Typed machine descriptions: pydantic Specs loaded from YAML presets, with dotted overrides.
 
-A machine is a few orthogonal parts (STYLE.md habit 4): ``clocks``, ``core`` (SIMT cores, schedulers,
+A machine is a few orthogonal parts, each configured on its own: ``clocks``, ``core`` (SIMT cores, schedulers,
 latency tables), ``l1d``, ``l1c`` (the constant cache), ``l2`` (optional), ``partition`` (the memory partition),
 ``icnt``, ``dram`` (with its address ``mapping``), ``pcie``, ``sim`` (run control) and ``energy``. Every field
 has a default, a range and a unit (in its description); pluggable parts carry ``impl:`` naming a registered

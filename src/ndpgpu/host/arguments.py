@@ -118,7 +118,7 @@ def pack_float(value: float, size: int, where: str, given: Any) -> bytes:
 
 
 def _is_device_array(value: Any) -> bool:
-    """Whether ``value`` is an :class:`ndpgpu.DeviceArray` (imported late: the API module imports this one)."""
-    from ..api import DeviceArray
+    """Whether ``value`` is an :class:`ndpgpu.DeviceArray` (imported late: the arrays module imports this one)."""
+    from .arrays import DeviceArray
 
     return isinstance(value, DeviceArray)

@@ -16,7 +16,8 @@ from ..functional.decode import HEAP_CONTROL, Program, UnsupportedPTX, decode_ke
 from ..functional.memory import DeviceMemory
 
 if TYPE_CHECKING:
-    from ..api import Device, RawModule
+    from .device import Device
+    from .kernels import RawModule
 
 MANGLED_RE = re.compile(r"^_Z(N)?")
 

@@ -57,3 +57,33 @@ def test_a_run_at_a_set_size_computes_that_size() -> None:
     assert result.passed and result.checks  # against NumPy at that size
     sizes = {v.size for v in result.outputs.values() if isinstance(v, np.ndarray)}
     assert sizes == {3000}
+
+
+def test_the_committed_ipndp_size_sweep_holds_its_specs_points() -> None:
+    """docs/ipndp/sizes: the spec's 16 points are the points the committed file holds, and the size of each
+    recording is the one its scale sets (the MatMul traces' dimensions from their warp-instruction counts)."""
+    from pathlib import Path
+
+    import duckdb
+
+    from ndpgpu.experiments.points import load_spec
+
+    here = Path(__file__).resolve().parents[2] / "docs" / "ipndp" / "sizes"
+    points = load_spec(here / "sizes.yaml").expand()
+    assert len(points) == 16
+    stored = set(duckdb.sql(f"select distinct workload, scale, machine, policy from '{here / 'points.parquet'}'")
+                 .fetchall())
+    assert stored == {(p.workload, p.scale, p.machine, p.policy) for p in points}
+    # MatMul's base kernel: T = n / 16 tiles a side, each CTA a k-loop of T steps, so warp-instructions are
+    # a T^3 + b T^2 (per step, per tile). Solved from the two smallest sizes, it must hold at the other two: each
+    # recording ran at the size its scale sets.
+    instr = dict(duckdb.sql(f"select scale, value from '{here / 'points.parquet'}' where workload = 'ipndp_matmul' "
+                            "and name = 'kernel.warp_instructions'").fetchall())
+    tiles = {"paper:m=128,n=128,k=128": 8, "paper:m=256,n=256,k=256": 16, "paper:m=384,n=384,k=384": 24,
+             "paper": 32}
+    (s1, t1), (s2, t2) = list(tiles.items())[:2]
+    a = (instr[s2] / t2**2 - instr[s1] / t1**2) / (t2 - t1)
+    b = instr[s1] / t1**2 - a * t1
+    assert a > 0 and b > 0
+    for scale, t in tiles.items():
+        assert instr[scale] == a * t**3 + b * t**2, scale

@@ -66,3 +66,13 @@ def test_paca_prefetcher_on_a_pattern_aware_kernel() -> None:
     assert st["ipndp.prefetcher.predicted"] > 0 and st["ipndp.prefetcher.wraps"] > 0
     assert rows["ipndp.balance.sms_used"] == 8
     assert rows["ipndp.balance.sm_busy_spread"] < 0.05
+
+
+def test_paca_with_perfect_memory_keeps_every_sm_equally_busy() -> None:
+    """PACA gives DownSample's 8 SMs equal work (one band each); with memory that serves every request in the same
+    fixed time, nothing else can tell them apart, so their busy cycles are equal: the imbalance measured with
+    real DRAM (docs/ipndp.md, "PACA's spread of DownSample") comes from the memory system, not the allocation."""
+    got = _time("ipndp_downsample_pa", "ipndp-ip8-pm", "ipndp:paca+pf+pl")
+    rows = {f"{p}.{k}": v for p, k, v, _u in got["rows"]}
+    assert rows["ipndp.balance.sms_used"] == 8
+    assert rows["ipndp.balance.sm_busy_spread"] == 0.0

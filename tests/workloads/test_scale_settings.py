@@ -21,6 +21,8 @@ def test_one_spelling_per_scale() -> None:
     cls = get_workload("ipndp_matmul")
     assert cls.canonical_scale("paper:k=0128,m=384") == "paper:m=384,k=128"
     assert cls.canonical_scale("paper:m=384,k=128") == "paper:m=384,k=128"
+    assert cls.canonical_scale("paper:k=128,m=384,n=512") == "paper:m=384,k=128"  # n is the named scale's
+    assert cls.canonical_scale("paper:m=512,n=512,k=512") == "paper"
     assert cls.canonical_scale("small") == "small"
 
 

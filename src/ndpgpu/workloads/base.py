@@ -125,14 +125,13 @@ class Workload:
     @classmethod
     def canonical_scale(cls, scale: str) -> str:
         """``scale`` spelt one way: its settings in the order of the named scale's parameters, values
-        written as parsed (``paper:k=0512,m=384`` becomes ``paper:m=384,k=512``). Raises as :meth:`params`."""
-        tier, settings = parse_scale(scale)
-        if not settings:
-            cls.params(tier)
-            return tier
+        written as parsed, settings equal to the named scale's values dropped (``paper:k=0128,m=384,n=512``
+        becomes ``paper:m=384,k=128``; ``paper:m=512`` is ``paper``). Raises as :meth:`params`."""
+        tier, _ = parse_scale(scale)
         params = cls.params(scale)
-        named = {key for key, _ in settings}
-        return tier + SCALE_SEP + ",".join(f"{k}={_spell(v)}" for k, v in params.items() if k in named)
+        named = cls.scales[tier]
+        changed = [f"{k}={_spell(v)}" for k, v in params.items() if v != named[k] or type(v) is not type(named[k])]
+        return tier + SCALE_SEP + ",".join(changed) if changed else tier
 
 
 def parse_scale(scale: str) -> tuple[str, list[tuple[str, str]]]:

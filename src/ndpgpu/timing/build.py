@@ -250,7 +250,7 @@ class EngineState:
             # that a reply never waits for the ejection queue
             caps[self.q_smin:self.q_smin + nsm] += math.ceil(m.partition.perfect_latency * m.clocks.icnt_mhz
                                                              / m.clocks.core_mhz) + 1
-        caps[self.q_l2in:self.q_l2in + nsl] = ic.eject_buffer + rop
+        caps[self.q_l2in:self.q_l2in + nsl] = ic.eject_buffer + rop + E.L2_HEAD_SLOTS
         caps[self.q_l2out:self.q_l2out + nsl] = respq + l2_lat
         caps[self.q_l2ret:self.q_l2ret + nsl] = retq
         caps[self.q_l2vret:self.q_l2vret + nsl] = retq
@@ -267,6 +267,7 @@ class EngineState:
         self.qb = np.zeros((nq, int(caps.max())), I64)
         self.qm = np.zeros((nq, E.NQM), I64)
         self.qm[:, E.Q_CAP] = caps
+        self.qm[self.q_l2in:self.q_l2in + nsl, E.Q_RESV] = E.L2_HEAD_SLOTS
         # components' wake slots
         cfg[E.C_WK_SL] = nsm
         cfg[E.C_WK_CH] = nsm + nsl

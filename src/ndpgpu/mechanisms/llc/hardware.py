@@ -25,7 +25,7 @@ from ...timing.engine.caches import c_find
 from ...timing.engine.layout import *  # noqa: F403  (the engine's columns and codes)
 from ...timing.engine.ldst import l1_base, wake_warp, warp_maybe_exit_flag
 from ...timing.engine.mapping import map_addr, rq_map
-from ...timing.engine.queues import edge, popcount, q_push, q_push_front, q_space, rq_alloc, rq_release
+from ...timing.engine.queues import edge, popcount, q_push, q_push_front, q_space, q_space_head, rq_alloc, rq_release
 from ...timing.engine.xbar import net_push
 
 MECHANISM = "llc"
@@ -451,6 +451,11 @@ def send_op(site, v, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrang
         # one pass, paid by its loads (in parallel); the store, issued after the compute, is not delayed again
         rop = cfg[C_L2_ROP] if op != OP_STORE else 0
         rq[r, R_READY] = edge(clk, D_L2, k + 1 + rop)
+        if op != OP_STORE:
+            # steps 7-8 of Sec. 4.4.2: the load makes the line present and the LLC "sends signals to the SQ to
+            # update the availability bit"; the data is read into the buffer at step 9 (buffer_reads). So this
+            # access checks the tags (and fills a miss) but reads no data through the slice's data port
+            rq[r, R_PROBE] = 1
         q_push(qb, qm, q, r)
         if rq[r, R_READY] < wake[cfg[C_WK_SL] + site]:
             wake[cfg[C_WK_SL] + site] = rq[r, R_READY]
@@ -593,7 +598,7 @@ def buffer_reads(site, w, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, 
     need = mx[o + RW_NEED]
     nrd = popcount(need)
     q = cfg[C_Q_L2IN] + site
-    if q_space(qm, q) < nrd or g[G_RQ_TOP] < nrd:
+    if q_space_head(qm, q) < nrd or g[G_RQ_TOP] < nrd:
         return False
     ready = edge(clk, D_L2, k + max(mx[F_LLC_RD], 1))
     for role in range(2):

@@ -338,18 +338,18 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
 
 
 @njit
-def l2_port_cycles(kind, sect, hit, cfg):
+def l2_port_cycles(kind, sect, hit, probe, cfg):
     """Cycles of a slice's port that a request of ``kind`` over atoms ``sect`` takes (1 unless turned on):
     ``l2.sector_requests``, one per 32-B sector (the partition splits it into sector requests, each taken
     from the queue in a cycle of its own); ``l2.data_port_bytes``, a hit reading or writing its bytes through a
-    data port that wide."""
+    data port that wide (not a ``probe``, which checks the tags and reads no data)."""
     if kind >= PK_OFFLOAD:
         return 1
     n = 1
     if cfg[C_L2_SECT_REQ] != 0:
         n = max(popcount(sect), 1)
     w = cfg[C_L2_PORT_BYTES]
-    if hit and w > 0:
+    if hit and w > 0 and probe == 0:
         n = max(n, (popcount(sect) * 32 + w - 1) // w)
     return n
 
@@ -385,13 +385,14 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         qm[qi, Q_BLOCK] = 0
         kind, line = rq[r, R_KIND], rq[r, R_LINE]
         sect = rq[r, R_SECT]
+        probe = rq[r, R_PROBE]  # read now: a hit served here may release r
         hits = ctr[T_L2_HIT]
         if not l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
                          mapd, mrange, ptype, mx):
             ctr[T_L2_BLOCK] += 1
             blocked = True
             break
-        used += l2_port_cycles(kind, sect, ctr[T_L2_HIT] > hits, cfg)
+        used += l2_port_cycles(kind, sect, ctr[T_L2_HIT] > hits, probe, cfg)
         q_pop(qb, qm, qi)
         if cfg[C_MECH] != 0:
             hooks.l2_request(cfg[C_MECH], j, kind, line, now, mx)

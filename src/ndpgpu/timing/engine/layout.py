@@ -80,9 +80,14 @@ MAPK_BITFIELDS, MAPK_PINNED, MAPK_PARITY = 0, 1, 2
 NET_REQ, NET_REP = 0, 1
 # queue columns; Q_NZ of row w holds the non-empty bits of queues 64w .. 64w + 63 (bit q & 63), for scans that
 # visit only the non-empty queues of a range; Q_BUSY of an L2 slice's input queue: the time its port frees
-# (``l2.sector_requests`` / ``l2.data_port_bytes``: a request holds the port for several cycles)
-Q_HEAD, Q_COUNT, Q_CAP, Q_BLOCK, Q_NZ, Q_BUSY = 0, 1, 2, 3, 4, 5
-NQM = 6
+# (``l2.sector_requests`` / ``l2.data_port_bytes``: a request holds the port for several cycles); Q_RESV: slots
+# of the queue's capacity kept for pushes at its head (``q_space_head``), which ordinary pushes (``q_space``)
+# never take
+Q_HEAD, Q_COUNT, Q_CAP, Q_BLOCK, Q_NZ, Q_BUSY, Q_RESV = 0, 1, 2, 3, 4, 5, 6
+NQM = 7
+# slots of each L2 slice's input queue kept for the slice's own unit (a mechanism's reads of lines the slice
+# holds, put at the head): the network and ordinary pushes see the queue's capacity without them
+L2_HEAD_SLOTS = 8
 # DRAM queue entry columns (a dense copy of what the scheduler scans)
 DQ_RID, DQ_READY, DQ_BANK, DQ_ROW, DQ_KEY, DQ_WR, DQ_BG, DQ_SLICE = range(8)
 NDQF = 8
@@ -203,11 +208,13 @@ NLD = len(LD_NAMES)
 # the request pool ``rq`` (every packet in flight)
 RQ_NAMES = columns("R_", """
     KIND READY BANK ROW PRIO SEQ BURSTS SLICE LINE SECT BYTES RBYTES SRC CHAN MSHR LDOP SLOT PC T0 T1 T2
-    T3 T4 T5 T6 TDQ TDS NEXT LEVEL BG HIT ORIG KEY XSTK LROW LDIR DEST MXD
+    T3 T4 T5 T6 TDQ TDS NEXT LEVEL BG HIT ORIG KEY XSTK LROW LDIR DEST MXD PROBE
 """)
 # R_DEST: a mechanism packet's mesh endpoint when it is not the natural one (-1): on the request network
 # slices 0..nsl-1 then SMs nsl..nsl+nsm-1, on the reply network SMs 0..nsm-1 then slices nsm..nsm+nsl-1.
 # R_MXD: a mechanism's tag on a request it made (-1: none); the L2 hands its reply to ``hooks.l2_deliver``.
+# R_PROBE: 1 for a read that only needs its line present in the slice (a tag probe: on a hit it reads no data, so
+# it does not hold the slice's data port; a miss fetches and fills the line as any read does).
 NRQ = len(RQ_NAMES)
 
 # DRAM banks ``bank``

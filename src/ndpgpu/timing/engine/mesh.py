@@ -14,7 +14,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .queues import cyc_at, edge, q_head, q_next_busy, q_pop, q_push
+from .queues import cyc_at, edge, q_head, q_next_busy, q_pop, q_push, q_space
 
 
 @njit
@@ -142,7 +142,7 @@ def mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq):
     nb, ip = mesh_next(mcfg, net, node, o)
     if nb < 0:
         dqid = mesh_endpoint(net, mvc[net, v, MV_DID], cfg, netd)[0]
-        return -1 if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP] else 0
+        return -1 if q_space(qm, dqid) <= 0 else 0
     if mcfg[MC_CDEL] > 0:
         mesh_port_credits(mvc, mvq, net, nb, ip, mcfg[MC_NPORT], mcfg[MC_NVC], mcfg[MC_VCBUF], now)
     return mesh_pick_vc(mvq, net, nb, ip, mcfg[MC_NPORT], mcfg[MC_NVC], mvc[net, v, MV_FLITS], mcfg[MC_VCBUF])
@@ -376,7 +376,7 @@ def mesh_inject(net, q, term, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
     if vi < 0:
         mst[net, MS_INJ_WAIT] += 1
         return nxt, False
-    if net == NET_REQ and qm[q, Q_COUNT] >= qm[q, Q_CAP] and now < wake[wcomp]:
+    if net == NET_REQ and q_space(qm, q) <= 0 and now < wake[wcomp]:
         wake[wcomp] = now  # the source may be blocked on this full queue
     q_pop(qb, qm, q)
     d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]

@@ -80,6 +80,13 @@ def q_head(qb, qm, q):
 
 @njit
 def q_space(qm, q):
+    """Room for an ordinary push (at the tail, or a network's ejection): the slots kept for the head left out."""
+    return qm[q, Q_CAP] - qm[q, Q_RESV] - qm[q, Q_COUNT]
+
+
+@njit
+def q_space_head(qm, q):
+    """Room for a push at the head (``q_push_front``): every slot, the kept ones included."""
     return qm[q, Q_CAP] - qm[q, Q_COUNT]
 
 

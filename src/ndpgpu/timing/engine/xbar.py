@@ -11,7 +11,7 @@ passed at that rate) and meets each slice at a vault-side port of its own, so it
 """
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .queues import cyc_at, edge, popcount, q_head, q_pop, q_push, rq_release
+from .queues import cyc_at, edge, popcount, q_head, q_pop, q_push, q_space, rq_release
 
 
 @njit
@@ -35,7 +35,7 @@ def perfect_serve(q, r, now, cfg, clk, rq, rq_free, qb, qm, wake, g):
         rq_release(rq_free, g, r)
         return True
     dq = cfg[C_Q_SMIN] + sm
-    if qm[dq, Q_COUNT] >= qm[dq, Q_CAP]:
+    if q_space(qm, dq) <= 0:
         return False
     q_pop(qb, qm, q)
     ready = edge(clk, D_CORE, cyc_at(clk, D_CORE, now) + cfg[C_PERFECT_LAT])
@@ -89,7 +89,7 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
             if cfg[C_IC_PRIO] != 0 and rq[r, R_PRIO] != p:
                 continue
             if net == NET_REQ and cfg[C_PERFECT_LAT] > 0 and rq[r, R_KIND] < PK_OFFLOAD:
-                full = qm[q, Q_COUNT] >= qm[q, Q_CAP]
+                full = q_space(qm, q) <= 0
                 if perfect_serve(q, r, now, cfg, clk, rq, rq_free, qb, qm, wake, g):
                     if full and now < wake[s]:
                         wake[s] = now  # the SM may be blocked on this full queue
@@ -111,9 +111,9 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
             vault_side = net == NET_REQ and ssm
             # (an SM inside a stack reaches the vault controller beside the slice: its own queue, no ROP delay)
             dqid = cfg[C_Q_L2VIN] + d if vault_side else dqb + d
-            if qm[dqid, Q_COUNT] >= qm[dqid, Q_CAP]:
+            if q_space(qm, dqid) <= 0:
                 continue
-            if net == NET_REQ and qm[q, Q_COUNT] >= qm[q, Q_CAP] and now < wake[s]:
+            if net == NET_REQ and q_space(qm, q) <= 0 and now < wake[s]:
                 wake[s] = now  # the SM may be blocked on this full queue
             q_pop(qb, qm, q)
             flits = (hdr + rq[r, R_BYTES] + flit - 1) // flit

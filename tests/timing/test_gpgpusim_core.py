@@ -115,16 +115,18 @@ def test_port_cycles_per_request_counted_by_hand():
     line, one = 0b1111, 0b0001  # a 128-B line's four 32-B atoms; one sector
     cost = l2_engine.l2_port_cycles
     # off: a whole request a cycle
-    assert (cost(E.PK_READ, line, True, cfg), cost(E.PK_READ, line, False, cfg)) == (1, 1)
+    assert (cost(E.PK_READ, line, True, 0, cfg), cost(E.PK_READ, line, False, 0, cfg)) == (1, 1)
     # 4.0: one cycle per sector request, hit or miss; a write of two sectors two
     cfg[E.C_L2_SECT_REQ] = 1
     cfg[E.C_L2_PORT_BYTES] = 32
-    assert (cost(E.PK_READ, line, True, cfg), cost(E.PK_READ, line, False, cfg)) == (4, 4)
-    assert (cost(E.PK_READ, one, True, cfg), cost(E.PK_WRITE, 0b0011, False, cfg)) == (1, 2)
+    assert (cost(E.PK_READ, line, True, 0, cfg), cost(E.PK_READ, line, False, 0, cfg)) == (4, 4)
+    assert (cost(E.PK_READ, one, True, 0, cfg), cost(E.PK_WRITE, 0b0011, False, 0, cfg)) == (1, 2)
     # 3.2.2: whole requests; a hit holds the 32-B data port for its bytes, a miss takes one cycle
     cfg[E.C_L2_SECT_REQ] = 0
-    assert (cost(E.PK_READ, line, True, cfg), cost(E.PK_READ, line, False, cfg)) == (4, 1)
-    assert cost(E.PK_OFFLOAD, line, True, cfg) == 1  # packets for memory-side units are not cache data
+    assert (cost(E.PK_READ, line, True, 0, cfg), cost(E.PK_READ, line, False, 0, cfg)) == (4, 1)
+    assert cost(E.PK_OFFLOAD, line, True, 0, cfg) == 1  # packets for memory-side units are not cache data
+    # a tag probe (the LLC service queue's availability check) reads no data: one cycle, hit or miss
+    assert (cost(E.PK_READ, line, True, 1, cfg), cost(E.PK_READ, line, False, 1, cfg)) == (1, 1)
 
 
 def _one_slice_lines(sess: TimingSession, k: int) -> list[int]:

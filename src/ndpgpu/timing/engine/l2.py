@@ -488,4 +488,14 @@ def metrics(st, put, ratio) -> None:
     put("l2", "fills", c("L2_FILL"), "lines")
     put("l2", "atomics", c("L2_ATOM"), "requests")
     put("l2", "blocked", c("L2_BLOCK"), "cycles")
+    # per slice: where the accesses go and how busy its reply port is (a hot slice shows here: a line every
+    # warp reads, or addresses the partition decoding folds onto one slice)
+    K = st.consts
+    icyc = st.time_ps / (1e6 / K["icnt_mhz"])
+    for j in range(st.per_slice.shape[0]):
+        p = f"l2.slice{j}"
+        put(p, "accesses", int(st.per_slice[j, SLS_ACC]), "requests")
+        put(p, "misses", int(st.per_slice[j, SLS_MISS]), "requests")
+        put(p, "reply_flits", int(st.net_ports[1, 0, j]), "flits")  # injected on the reply network
+        put(p, "reply_port_utilisation", ratio(float(st.net_ports[1, 0, j]), icyc), "fraction")
     put("offload", "instructions", c("OFFLOADS"), "warp-instr")

@@ -286,19 +286,6 @@ RULES: dict[str, CheckRule] = {
         "(8 MCs, 500 GB/s peak); an analytic bound from the paper's own configuration, not a paper number",
         "exact: the paper's means are checked against the bound (pass: within it); a failure says the paper's "
         "number cannot come from this configuration without moving fewer DRAM bytes"),
-    "stream_home_slice": CheckRule(
-        "measured", "one value: the most Omni-Compute's StreamCluster speedup can be when each chain it offloads "
-        "sends one line-sized reply (5 flits) out of the candidate centre's home slice, against the speedup the "
-        "paper's \"greatly\" needs (1.10 x LLC-Compute's)",
-        "Sec. 6.1: STREAM is among the applications that \"improve greatly when compared to LLC-Compute\"; "
-        "Fig. 3's 5-flit data reply; Table 2's 32 B flits, 8 MCs with 128 B partition chunks and a NoC clocked as "
-        "the cores; Rodinia's dimension-major coordinates (coord[i * num + p]); an analytic bound from the paper's "
-        "own configuration, not a paper number",
-        "exact: the claim is checked against the bound (pass: within it). The centre's coordinates of every "
-        "dimension lie num * 4 bytes apart, a multiple of 8 x 128 B, so they share one slice; every offloaded "
-        "chain needs that slice to send a line (its operand to a core or slice meet node, the fallback's data, "
-        "or, computed there, the result), one flit a NoC cycle. A failure says the claim needs fewer chains "
-        "offloaded (the bound grows as 1 / the chains offloaded), not a faster model"),
     "queue_plateau": CheckRule(
         "measured", "arithmetic mean over the 9 workloads of Omni-Compute's speedup per (OQ, SQ) size",
         "Sec. 6.2: \"The performance gains of Omni-Compute plateau at 34% for (64,128) and onwards\"" + _AVG,
@@ -703,7 +690,6 @@ def _group_checks_of(repro: LlcReproduction, results: ResultSet) -> list[Check]:
     ceilings = {b: 1.0 / u for b, u in util.items() if u}
     ceiling = sum(ceilings.values()) / len(ceilings) if len(ceilings) == len(MICRO) else None
     return [
-        *_stream_home_slice_check(repro, results, llc.get("STREAM")),
         Check.above("Sec. 6.1 groups: LLC-Compute gains immensely on COPY/VECADD-ALIGNED, DENSITY, NORM, RED, SCP "
                     "(smallest)", smallest_immense if full else None, 1.10, paper="immensely",
                     ).ruled(R["group_immense"]),
@@ -731,47 +717,6 @@ def _group_checks_of(repro: LlcReproduction, results: ResultSet) -> list[Check]:
               ceiling is not None and max(PAPER["micro_llc_speedup"], PAPER["micro_omni_speedup"]) <= ceiling,
               criterion="paper's means <= the ceiling").ruled(R["dram_ceiling"]),
     ]
-
-
-def _centre_slices(num: int, dim: int, machine) -> int | None:
-    """How many slices hold the ``dim`` coordinates of one StreamCluster point (dimension-major, ``num * 4``
-    bytes apart) under ``machine``'s linear partition decoding; None when the mapping hashes the channel."""
-    mp = machine.dram.mapping
-    if mp.channel_xor:
-        return None
-    ch = machine.dram.channels
-    return len({((i * num * 4) >> mp.channel_bit) % ch for i in range(dim)})
-
-
-def _stream_home_slice_check(repro: LlcReproduction, results: ResultSet, llc_speedup: float | None) -> list[Check]:
-    """StreamCluster under Omni-Compute against the reply port of the candidate centre's one slice (RULES)."""
-    from ...workloads.llc.streamcluster import StreamCluster
-
-    scales = {r.point.scale for r in results.results}
-    if len(scales) != 1:
-        return []
-    m = _machine()
-    p = StreamCluster.scales.get(scales.pop().partition(":")[0])
-    base = repro._value(results, "baseline", "STREAM", CYCLES)
-    omni = repro._value(results, "omni", "STREAM", CYCLES)
-    chains = repro._raw(results, "omni", "STREAM", "offload.chains.offloaded")
-    rate = repro._raw(results, "omni", "STREAM", "offload.chains.offload_rate")
-    slices = _centre_slices(p["num"], p["dim"], m) if p else None
-    ceiling = required = None
-    ours = None
-    if None not in (base, omni, chains, llc_speedup) and chains and slices == 1:
-        chains *= repro._to_whole(results, "omni", "STREAM")
-        flits = -(-(m.l1d.line_bytes + m.icnt.header_bytes) // m.icnt.flit_bytes)
-        port_cycles = flits * chains * m.clocks.core_mhz / m.clocks.icnt_mhz  # core cycles
-        ceiling = base / port_cycles
-        required = 1.10 * llc_speedup
-        most = (rate or 0.0) * min(1.0, ceiling / required)
-        ours = (f"ceiling {ceiling:.3g} at {chains:,.0f} offloaded chains x {flits} flits (offload rate "
-                f"{rate:.2f}; the claim needs at most {most:.2f}); measured {base / omni:.3g}")
-    return [Check("STREAM under Omni-Compute: the candidate centre's home slice bounds the speedup (one 5-flit "
-                  "line out of that slice per offloaded chain)", "greatly over LLC-Compute (> 1.10 x)",
-                  ours, ceiling is not None and required <= ceiling,
-                  criterion="1.10 x LLC-Compute's speedup <= the ceiling").ruled(RULES["stream_home_slice"])]
 
 
 def _machine():

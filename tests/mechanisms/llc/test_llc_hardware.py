@@ -381,3 +381,18 @@ def test_the_buffer_read_is_an_l2_access_through_the_slices_port():
     assert reads == 2 * c(ml, "at_llc") > 0
     assert ml[("l2", "accesses")] >= base[("l2", "accesses")] + reads
     assert steps(ml, "llc")["alu"] >= m.l2.latency
+
+
+def test_a_slice_site_reads_only_the_operands_it_holds():
+    """Omni-Compute's meet node may be a slice that holds one operand of a chain, or none: the other comes from
+    its own slice as data over the network and waits with the service-queue entry. Step 9's read into the
+    buffer is of the lines this slice holds, so a streaming kernel with no reuse (STRIDED: every line read
+    once) misses the L2 no more often offloaded than in the baseline: each line still comes from DRAM once.
+    Before, a slice site also read the remote operand from its own banks, missing there and re-reading DRAM
+    (one extra L2 miss per such chain)."""
+    _, base = timed("llc_vecadd_strided", None)
+    _, m = timed("llc_vecadd_strided", ChainOffload(scheme="omni"))
+    assert c(m, "at_llc") > 0 and c(m, "network_operands") > 0
+    assert c(m, "llc_buffer_reads") + c(m, "network_operands") == 2 * c(m, "at_llc")
+    assert m[("l2", "misses")] <= base[("l2", "misses")]
+    assert m[("dram", "reads")] <= base[("dram", "reads")]

@@ -77,11 +77,12 @@ MXD_DETACHED = 1 << 40
 COUNTER_NAMES = ("CH_SEEN", "CH_OFFLOADED", "CH_NO_L1", "CH_NO_OQ", "CH_NO_EMN", "CH_NO_LLC", "CH_NO_TRACE",
                  "CH_ABSORBED", "CH_PACKETS", "CH_MASK_FLITS", "CH_AT_LLC", "CH_AT_CORE", "CH_FALLBACK",
                  "CH_ALU_OPS", "CH_ALU_WAIT", "CH_LLC_READS", "CH_SMEM", "CH_STORES", "CH_REPLIES",
-                 "CH_REPLY_FLITS", "CH_RTT_PS", "CH_DONE", "CH_OQ_MAX", "CH_SQ_MAX", "CH_EMN_LLC", "CH_EMN_CORE")
+                 "CH_REPLY_FLITS", "CH_RTT_PS", "CH_DONE", "CH_OQ_MAX", "CH_SQ_MAX", "CH_EMN_LLC", "CH_EMN_CORE",
+                 "CH_NET_OPERANDS")
 (
     CC_SEEN, CC_OFFLOADED, CC_NO_L1, CC_NO_OQ, CC_NO_EMN, CC_NO_LLC, CC_NO_TRACE, CC_ABSORBED, CC_PACKETS,
     CC_MASK_FLITS, CC_AT_LLC, CC_AT_CORE, CC_FALLBACK, CC_ALU_OPS, CC_ALU_WAIT, CC_LLC_READS, CC_SMEM, CC_STORES,
-    CC_REPLIES, CC_REPLY_FLITS, CC_RTT_PS, CC_DONE, CC_OQ_MAX, CC_SQ_MAX, CC_EMN_LLC, CC_EMN_CORE
+    CC_REPLIES, CC_REPLY_FLITS, CC_RTT_PS, CC_DONE, CC_OQ_MAX, CC_SQ_MAX, CC_EMN_LLC, CC_EMN_CORE, CC_NET_OPERANDS
 ) = range(len(COUNTER_NAMES))
 # a completed packet's time per step (ps), by where it was computed: at a slice, at a core (its EMN), or at its
 # source core (service queue full): to the meet node, the loads' wait for the send port, the operands' fetch,
@@ -588,14 +589,29 @@ def reply_done(sm, w, now, k, cfg, clk, wt, subt, smt, mx):
 
 
 @njit
+def local_roles(site, w, cfg, mapd, mrange, mx):
+    """The operands of row ``w`` that slice ``site`` holds in its own banks (a bitmask of roles). An operand
+    whose home is another slice reached this service queue as data over the network (its load went to that
+    slice, which replied to this one) and waits with the entry: there is no line of it in this slice to read,
+    so only these are read from the slice into the buffer (step 9)."""
+    o = row_base(w, mx)
+    m = 0
+    for role in range(2):
+        if mx[o + RW_NEED] & (1 << role) and home_slice(mx[o + RW_LA + role], mapd, mrange, cfg) == site:
+            m |= 1 << role
+    return m
+
+
+@njit
 def buffer_reads(site, w, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
     """Read row ``w``'s operands from the slice into its buffer: one L2 request per operand, through the slice's
     port, ``llc_read_cycles`` after the entry takes its buffer slot (at least one L2 cycle). The reads go to the
     head of the slice's request queue: the SQ sits at the slice and reads lines the LLC has just signalled present
     (Sec. 4.4.2, steps 8-9), so they do not wait behind the network's requests (a miss there may wait for DRAM).
+    Only the operands this slice holds are read (:func:`local_roles`); one from another slice came as data.
     False when the queue or the request pool has no room for all of them (the entry waits a cycle more)."""
     o = row_base(w, mx)
-    need = mx[o + RW_NEED]
+    need = local_roles(site, w, cfg, mapd, mrange, mx)
     nrd = popcount(need)
     q = cfg[C_Q_L2IN] + site
     if q_space_head(qm, q) < nrd or g[G_RQ_TOP] < nrd:
@@ -657,7 +673,8 @@ def compute(site, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, m
         else:
             for i in range(nb):
                 if mx[bufs + i] < 0:
-                    if not core and popcount(mx[o + RW_NEED]) > 0 and not buffer_reads(
+                    here = 0 if core else local_roles(site, w, cfg, mapd, mrange, mx)
+                    if here != 0 and not buffer_reads(
                             site, w, now, k, cfg, clk, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
                         wk = nxt  # no room in the slice's queue: try again next cycle
                         break
@@ -669,9 +686,10 @@ def compute(site, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, m
                         mx[o + RW_TDONE] = INF  # its ops wait for an idle SP unit
                         ctr_add(mx, CC_SMEM, 1)
                         mx[o + RW_TREADY] = edge(clk, D_CORE, k + mx[F_SMEM_LAT])
-                    else:  # read from the LLC into the buffer (a second access per operand, through the port)
-                        nrd = popcount(mx[o + RW_NEED])
+                    else:  # read from the LLC into the buffer (a second access per local operand, through the port)
+                        nrd = popcount(here)
                         ctr_add(mx, CC_LLC_READS, nrd)
+                        ctr_add(mx, CC_NET_OPERANDS, popcount(mx[o + RW_NEED]) - nrd)
                         mx[o + RW_TREADY] = INF if nrd > 0 else now  # until buffer_read_done has them all
                     mx[o + RW_OPS] = nops
                     if nops == 0:  # a copy: nothing to compute

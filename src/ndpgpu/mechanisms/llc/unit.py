@@ -181,6 +181,7 @@ class ChainOffloadHardware(MechanismHardware):
         put(p, "alu_ops", c("CH_ALU_OPS"), "warp-ops")
         put(p, "alu_contention", c("CH_ALU_WAIT"), "cycles")
         put(p, "llc_buffer_reads", c("CH_LLC_READS"), "accesses")
+        put(p, "network_operands", c("CH_NET_OPERANDS"), "operands")  # held at a slice site, not read from it
         put(p, "smem_accesses", c("CH_SMEM"), "accesses")
         put(p, "stores", c("CH_STORES"), "requests")
         put(p, "replies", c("CH_REPLIES"), "packets")

@@ -43,11 +43,13 @@ loads whose data has all arrived.
 from ...timing.engine.layout import *  # noqa: F403  (the engine's columns and codes)
 from ...timing.engine.ldst import ld_complete, new_request, warp_maybe_exit_flag
 from ...timing.engine.mapping import map_addr
-from ...timing.engine.queues import edge, ld_alloc, popcount, q_head, q_pop, q_push, q_space, rq_release
+from ...timing.engine.queues import edge, popcount, q_head, q_pop, q_push, q_space, rq_release
 from ...timing.engine.warps import (
     advance,
     barrier_arrive,
     dests_ready,
+    load_open,
+    lsu_take,
     operands_ready,
     stream_done,
     warp_done_issuing,
@@ -381,20 +383,7 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
             off = kind != IK_ATOMIC and nbu >= 0 and nbu == sm * mx[X_NBU] + s and mx[X_FLAGS] & FL_PONB == 0
             ldop = -1
             if kind == IK_LOAD or kind == IK_ATOMIC:
-                ldop = ld_alloc(ldo, ld_free, g)
-                ldo[ldop, L_SLOT] = slot
-                ldo[ldop, L_PC] = pc
-                ldo[ldop, L_OUT] = ntx
-                ldo[ldop, L_HIT_READY] = 0
-                ldo[ldop, L_T0] = now
-                ldo[ldop, L_LEVEL] = 3
-                ldo[ldop, L_SM] = sm
-                for j in range(4):
-                    r = pct[pc, P_D0 + j]
-                    ldo[ldop, L_D0 + j] = r
-                    if r >= 0:
-                        regrdy[slot, r] = INF
-                wt[slot, W_PEND_LD] += 1
+                ldop = load_open(sm, slot, pc, now, 3, ntx, pct, regrdy, wt, ldo, ld_free, g)
                 x = mx[X_LDX0] + ldop * NLX
                 mx[x + LX_LEFT] = ntx
                 mx[x + LX_T] = t0
@@ -407,13 +396,7 @@ def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, 
             else:
                 mx[c + (ST_TX_PATH if kind == IK_STORE else LD_TX_PATH)] += 1
             if ntx > 0:
-                smt[sm, S_LDST_REC] = ri
-                smt[sm, S_LDST_TX] = rec[ri, RC_TXS]
-                smt[sm, S_LDST_TXEND] = rec[ri, RC_TXS] + ntx
-                smt[sm, S_LDST_LDOP] = ldop
-                smt[sm, S_LDST_SLOT] = slot
-                smt[sm, S_LDST_KIND] = kind
-                smt[sm, S_LDST_START] = k
+                lsu_take(sm, slot, ri, rec[ri, RC_TXS], ntx, ldop, kind, k, smt)
                 co = mx[X_CORE0] + sm * NCR
                 mx[co + CR_LSU_OFF] = 1 if off else 0
                 mx[co + CR_LSU_T] = t_send

@@ -8,11 +8,13 @@ from .caches import c_find
 from .icache import ic_access
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .ldst import l1_base, l1_mshr_cap, l1_send_miss, sm_fill, tx_process, wake_warp, warp_maybe_exit_flag
-from .queues import edge, ld_alloc, popcount, q_head, q_pop, q_space, rq_alloc
+from .queues import edge, popcount, q_head, q_pop, q_space, rq_alloc
 from .warps import (
     advance,
     barrier_arrive,
     dests_ready,
+    load_open,
+    lsu_take,
     operands_ready,
     stream_done,
     warp_done_issuing,
@@ -218,26 +220,15 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
             return
     if pct[pc, P_PLACE] >= 0 and kind == IK_ALU:
         # execution placed on a memory-side unit: operands out, results back, as packets
-        ldop = ld_alloc(ldo, ld_free, g)
+        ldop = load_open(sm, slot, pc, now, 0, 1, pct, regrdy, wt, ldo, ld_free, g)
         nact = popcount(mask)
         nsrc = 0
         ndst = 0
         for j in range(4):
             if pct[pc, P_S0 + j] >= 0:
                 nsrc += 1
-            d = pct[pc, P_D0 + j]
-            ldo[ldop, L_D0 + j] = d
-            if d >= 0:
+            if pct[pc, P_D0 + j] >= 0:
                 ndst += 1
-                regrdy[slot, d] = INF
-        ldo[ldop, L_SLOT] = slot
-        ldo[ldop, L_PC] = pc
-        ldo[ldop, L_OUT] = 1
-        ldo[ldop, L_HIT_READY] = 0
-        ldo[ldop, L_T0] = now
-        ldo[ldop, L_LEVEL] = 0
-        ldo[ldop, L_SM] = sm
-        wt[slot, W_PEND_LD] += 1
         r = rq_alloc(rq, rq_free, g)
         rq[r, R_KIND] = pct[pc, P_PKIND]  # PK_OFFLOAD or a registered user packet type
         rq[r, R_SRC] = sm
@@ -256,28 +247,8 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
         # a kernel-parameter load through the constant cache (``l1c.kernel_params``): the LD/ST unit takes the
         # record the launch built for this PC (one access, to the constant line the parameter sits on)
         pr = pct[pc, P_PREC]
-        ldop = ld_alloc(ldo, ld_free, g)
-        ldo[ldop, L_SLOT] = slot
-        ldo[ldop, L_PC] = pc
-        ldo[ldop, L_OUT] = rec[pr, RC_NTX]
-        ldo[ldop, L_HIT_READY] = 0
-        ldo[ldop, L_T0] = now
-        ldo[ldop, L_LEVEL] = 1
-        ldo[ldop, L_SM] = sm
-        for j in range(4):
-            r = pct[pc, P_D0 + j]
-            ldo[ldop, L_D0 + j] = r
-            if r >= 0:
-                regrdy[slot, r] = INF
-        wt[slot, W_PEND_LD] += 1
-        smt[sm, S_LDST_REC] = pr
-        smt[sm, S_LDST_TX] = rec[pr, RC_TXS]
-        smt[sm, S_LDST_TXEND] = rec[pr, RC_TXS] + rec[pr, RC_NTX]
-        smt[sm, S_LDST_LDOP] = ldop
-        smt[sm, S_LDST_SLOT] = slot
-        smt[sm, S_LDST_KIND] = IK_LOAD
-        smt[sm, S_LDST_START] = k
-        smt[sm, S_LDST_BLOCK] = 0
+        ldop = load_open(sm, slot, pc, now, 1, rec[pr, RC_NTX], pct, regrdy, wt, ldo, ld_free, g)
+        lsu_take(sm, slot, pr, rec[pr, RC_TXS], rec[pr, RC_NTX], ldop, IK_LOAD, k, smt)
     elif kind == IK_PARAM:
         smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + 1)
         t = edge(clk, D_CORE, k + cfg[C_PARAM_LAT])
@@ -299,28 +270,8 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
         else:
             ldop = -1
             if kind == IK_LOAD or kind == IK_ATOMIC:
-                ldop = ld_alloc(ldo, ld_free, g)
-                ldo[ldop, L_SLOT] = slot
-                ldo[ldop, L_PC] = pc
-                ldo[ldop, L_OUT] = rec[ri, RC_NTX]
-                ldo[ldop, L_HIT_READY] = 0
-                ldo[ldop, L_T0] = now
-                ldo[ldop, L_LEVEL] = 1
-                ldo[ldop, L_SM] = sm
-                for j in range(4):
-                    r = pct[pc, P_D0 + j]
-                    ldo[ldop, L_D0 + j] = r
-                    if r >= 0:
-                        regrdy[slot, r] = INF
-                wt[slot, W_PEND_LD] += 1
-            smt[sm, S_LDST_REC] = ri
-            smt[sm, S_LDST_TX] = rec[ri, RC_TXS]
-            smt[sm, S_LDST_TXEND] = rec[ri, RC_TXS] + rec[ri, RC_NTX]
-            smt[sm, S_LDST_LDOP] = ldop
-            smt[sm, S_LDST_SLOT] = slot
-            smt[sm, S_LDST_KIND] = kind
-            smt[sm, S_LDST_START] = k
-            smt[sm, S_LDST_BLOCK] = 0
+                ldop = load_open(sm, slot, pc, now, 1, rec[ri, RC_NTX], pct, regrdy, wt, ldo, ld_free, g)
+            lsu_take(sm, slot, ri, rec[ri, RC_TXS], rec[ri, RC_NTX], ldop, kind, k, smt)
         if kind == IK_LOAD:
             ctr[T_LOADS] += 1
         elif kind == IK_STORE:

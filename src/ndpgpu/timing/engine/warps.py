@@ -3,7 +3,7 @@
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .ldst import wake_warp, warp_maybe_exit_flag
-from .queues import edge
+from .queues import edge, ld_alloc
 
 
 @njit
@@ -103,6 +103,41 @@ def operands_ready(slot, pc, pct, regrdy):
         if r >= 0 and regrdy[slot, r] > dep:
             dep = regrdy[slot, r]
     return dep
+
+
+@njit
+def load_open(sm, slot, pc, now, level, nout, pct, regrdy, wt, ldo, ld_free, g):
+    """Open a load operation for warp ``slot``'s instruction ``pc`` with ``nout`` parts outstanding (``level``:
+    where it was served, for the load-to-use statistics): its destination registers wait for it and the warp
+    counts one more pending load. Returns the operation (the SM's issue stage and a mechanism's core share it)."""
+    ldop = ld_alloc(ldo, ld_free, g)
+    ldo[ldop, L_SLOT] = slot
+    ldo[ldop, L_PC] = pc
+    ldo[ldop, L_OUT] = nout
+    ldo[ldop, L_HIT_READY] = 0
+    ldo[ldop, L_T0] = now
+    ldo[ldop, L_LEVEL] = level
+    ldo[ldop, L_SM] = sm
+    for j in range(4):
+        r = pct[pc, P_D0 + j]
+        ldo[ldop, L_D0 + j] = r
+        if r >= 0:
+            regrdy[slot, r] = INF
+    wt[slot, W_PEND_LD] += 1
+    return ldop
+
+
+@njit
+def lsu_take(sm, slot, ri, tx0, ntx, ldop, kind, k, smt):
+    """The SM's load/store unit takes record ``ri`` (transactions ``tx0`` .. ``tx0 + ntx``) of warp ``slot``."""
+    smt[sm, S_LDST_REC] = ri
+    smt[sm, S_LDST_TX] = tx0
+    smt[sm, S_LDST_TXEND] = tx0 + ntx
+    smt[sm, S_LDST_LDOP] = ldop
+    smt[sm, S_LDST_SLOT] = slot
+    smt[sm, S_LDST_KIND] = kind
+    smt[sm, S_LDST_START] = k
+    smt[sm, S_LDST_BLOCK] = 0
 
 
 @njit

@@ -24,6 +24,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ndpgpu import yamlio
+
 from .provenance import canonical_json
 
 Scalar = bool | int | float | str
@@ -208,7 +210,7 @@ def load_spec(path: str | Path) -> SweepSpec:
     except OSError as exc:
         raise SpecError(f"cannot read sweep spec {path}: {exc.strerror}") from None
     try:
-        data = yaml.safe_load(text)
+        data = yamlio.safe_load(text)
     except yaml.YAMLError as exc:
         raise SpecError(f"{path}: not valid YAML: {exc}") from None
     return spec_from_dict(data, str(path))

@@ -12,6 +12,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from ndpgpu import yamlio
+
 from .spec import Machine, MachineConfigError
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "machines"  # the shared baseline machines
@@ -180,7 +182,7 @@ def _overlay_merge(base: dict, overlay: dict) -> dict:
 def _load_yaml(path: Path) -> Any:
     """The YAML document at ``path``; a syntax error is a :class:`MachineConfigError` at its line and column."""
     try:
-        return yaml.safe_load(Path(path).read_text())
+        return yamlio.safe_load(Path(path).read_text())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""

@@ -235,9 +235,11 @@ def load_description(path: str | Path) -> LaunchDescription:
     """A launch description from a YAML file (keys as :data:`DESCRIPTION_KEYS`; paths relative to the file)."""
     import yaml
 
+    from ndpgpu import yamlio
+
     path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yamlio.safe_load(path.read_text())
     except OSError as exc:
         raise LaunchDescriptionError(f"cannot read {path}: {exc}") from None
     except yaml.YAMLError as exc:

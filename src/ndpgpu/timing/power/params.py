@@ -20,8 +20,9 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ndpgpu import yamlio
 
 PARAMS_DIR = Path(__file__).resolve().parent / "params"
 MECHANISMS_DIR = Path(__file__).resolve().parents[2] / "mechanisms"  # each may ship power/*.yaml
@@ -128,7 +129,7 @@ def _raw(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
         raise PowerParamsError(f"no power parameter set {name!r} (shipped: {', '.join(list_param_sets())})")
     if name in seen:
         raise PowerParamsError(f"power parameter set {name!r}: 'extends' loops ({' -> '.join((*seen, name))})")
-    data = yaml.safe_load(path.read_text()) or {}
+    data = yamlio.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise PowerParamsError(f"{path}: a parameter set is a mapping")
     parent = data.pop("extends", None)

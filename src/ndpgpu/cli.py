@@ -266,11 +266,9 @@ def _parse_override(text: str) -> tuple[str, object]:
 
 def _cmd_warmup(args: argparse.Namespace) -> int:
     """Compile (or load from numba's cache) both engines now, instead of at their first use."""
-    from .warmup import warmup, warmup_timing
+    from .warmup import warmup_both
 
-    functional_s, trace = warmup()
-    print(f"ndpgpu functional engine ready ({functional_s:.1f} s)")
-    print(f"ndpgpu timing engine ready ({warmup_timing(trace):.1f} s)")
+    warmup_both()
     return 0
 
 

@@ -70,6 +70,17 @@ def test_warmup_compiles_or_loads_both_engines(capsys):
     assert "functional engine ready" in out and "timing engine ready" in out
 
 
+def test_the_shipped_warmup_trace_is_what_the_warmup_kernel_records():
+    # the timing engine's concurrent warm-up compiles on the shipped trace; it must be the recorded one
+    from ndpgpu.trace.format import KernelTrace
+    from ndpgpu.warmup import SHIPPED_TRACE, _same_trace, warmup
+
+    _, recorded = warmup()
+    shipped = KernelTrace.load(SHIPPED_TRACE)
+    assert _same_trace(shipped, recorded), "re-ship it: python -m ndpgpu.warmup --write-trace"
+    assert recorded.warp_instructions() > 0
+
+
 def test_python_dash_m_ndpgpu_is_the_cli():
     r = subprocess.run([sys.executable, "-m", "ndpgpu", "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith("ndpgpu ")

@@ -6,7 +6,8 @@ recomputes every case and compares, row by row and raw table by raw table. Regen
 deliberate, stated change of behaviour::
 
     python tests/timing/golden.py --write          # all cases
-    python tests/timing/golden.py --check          # compare, print the differing rows
+    python tests/timing/golden.py --write --only mpu_   # only the cases whose key holds "mpu_" (others kept)
+    python tests/timing/golden.py --check [--only S]    # compare, print the differing rows
 
 Rows that describe the configuration rather than its behaviour (``launch.config_hash``) are left out: a
 spec tree reorganised without changing a value changes the hash.
@@ -31,6 +32,9 @@ PRESETS = ("gtx480", "v100", "llc-mesh", "tom-baseline", "tom-ndp", "ipndp-base8
 BASIC = (("vecadd", "small"), ("sgemm_naive", "small"), ("bfs", "small"))
 TOM_WORKLOADS = (("scalarprod", "small"), ("reduction", "small"), ("bfs_rodinia", "small"))
 TOM_POLICIES = ("tom:ctrl+tmap", "tom:always+bmap", "tom:ideal+oracle")
+# MPU's processor (core.model: mpu): its own core tick around the engine's warp schedulers
+MPU_WORKLOADS = (("mpu_axpy", "small"), ("mpu_gemv", "small"), ("mpu_blur", "small"), ("mpu_hist", "small"))
+MPU_POLICIES = ("mpu:annotation", "mpu:hardware+far-smem", "mpu:ponb")
 IGNORED_ROWS = {("launch", "config_hash")}
 # rows that number the PTX text rather than describe behaviour: nvcc's -lineinfo (on by default since
 # 2026-12-01) adds .loc lines, which shifts every instruction's PTX line
@@ -41,12 +45,14 @@ RAW_TABLES = ("per_sm", "per_slice", "per_channel", "per_class", "per_prio", "ne
 
 def cases() -> list[tuple[str, str, str, str | None]]:
     """``(workload, scale, machine, policy)``: every basic and TOM workload on every preset, then TOM's
-    three policies on tom-ndp."""
+    three policies on tom-ndp, then MPU's workloads on the mpu machine under three of its policies."""
     out: list[tuple[str, str, str, str | None]] = []
     for wl, scale in BASIC + TOM_WORKLOADS:
         out += [(wl, scale, m, None) for m in PRESETS]
     for wl, scale in TOM_WORKLOADS:
         out += [(wl, scale, "tom-ndp", p) for p in TOM_POLICIES]
+    for wl, scale in MPU_WORKLOADS:
+        out += [(wl, scale, "mpu", p) for p in MPU_POLICIES]
     return out
 
 
@@ -192,20 +198,27 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="recompute every case and write the golden file")
     ap.add_argument("--check", action="store_true", help="recompute and list differences")
+    ap.add_argument("--only", metavar="S", help="only the cases whose key contains S (--write keeps the others)")
     args = ap.parse_args()
+    only = None if args.only is None else {case_key(c) for c in cases() if args.only in case_key(c)}
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
     if args.write:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                 cwd=Path(__file__).parent).stdout.strip()
-        data = {"commit": commit, "cases": compute_all()}
+        if only is None:
+            data = {"commit": commit, "cases": compute_all()}
+        else:  # the other cases stay as written; the commit of each partial write is kept beside
+            data = load()
+            data["cases"].update(compute_all(only))
+            data.setdefault("partial", {})[args.only] = commit
         GOLDEN.parent.mkdir(exist_ok=True)
         with gzip.open(GOLDEN, "wt") as f:
             json.dump(data, f, sort_keys=True)
-        print(f"wrote {len(data['cases'])} cases at {commit} to {GOLDEN}")
+        print(f"wrote {len(only) if only is not None else len(data['cases'])} cases at {commit} to {GOLDEN}")
     elif args.check:
         golden = load()["cases"]
         bad = 0
-        for key, got in compute_all().items():
+        for key, got in compute_all(only).items():
             d = diff(golden[key], got)
             bad += bool(d)
             print(("DIFF " if d else "same ") + key)

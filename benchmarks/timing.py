@@ -63,6 +63,9 @@ CASES = [
     ("llc_vecadd_strided", "small", "llc-mesh", None, "llc:omni"),
     ("kmeans", "small", "llc-mesh", None),
     ("kmeans", "small", "llc-mesh", None, "llc:omni"),
+    # MPU (seed 003): its processor on the mpu machine (docs/mpu.md)
+    ("mpu_gemv", "small", "mpu", None, "mpu:annotation"),
+    ("mpu_blur", "small", "mpu", None, "mpu:annotation"),
 ]
 
 

@@ -37,6 +37,10 @@ class SimulationStalled(RuntimeError):
         self.summary = summary
 
 
+# the hooks a mechanism's hardware defines to be a machine's cores (core.model)
+CORE_HOOKS = ("core_receive", "core_check", "core_issue", "core_tick")
+
+
 class CoreModelError(ValueError):
     """A machine whose cores are a mechanism's (``core.model``) was run without that mechanism's hardware."""
 
@@ -334,9 +338,10 @@ class TimingSession:
         from .engine import hooks
 
         hooks.bind()
-        if "core_tick" not in getattr(hooks.MECHANISMS.get(model), "HOOKS", ()):
-            raise CoreModelError(f"{self.machine.name}: core.model {model!r} names a mechanism without a core_tick "
-                                 "hook")
+        missing = [h for h in CORE_HOOKS if h not in getattr(hooks.MECHANISMS.get(model), "HOOKS", ())]
+        if missing:
+            raise CoreModelError(f"{self.machine.name}: core.model {model!r} names a mechanism without the hooks "
+                                 f"{', '.join(missing)} (a core model defines {', '.join(CORE_HOOKS)})")
         return mechanism_code(active)
 
     def _run(self, la: LaunchArrays, mx: np.ndarray) -> int:

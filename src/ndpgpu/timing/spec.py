@@ -183,8 +183,9 @@ class CoreSpec(Spec):
                                 "(operand collection); added to every memory result's latency: L1 and constant-"
                                 "cache hits, fills, shared memory, ld.param", ge=0, le=100)
     model: str = F("gpu", "name", "whose cores these are: gpu (the engine's SM) or the name of a mechanism whose "
-                   "compiled hardware defines the core_tick hook (its tick replaces the SM's; a launch needs that "
-                   "mechanism attached, through its session policy)")
+                   "compiled hardware defines the core hooks core_receive, core_check, core_issue and core_tick "
+                   "(they replace the SM's tick around the engine's warp schedulers; a launch needs that mechanism "
+                   "attached, through its session policy)")
     ibuffer: int = F(0, "instructions", "decoded instructions per warp (0: an ideal front end). A warp whose buffer "
                      "is empty is fetched, one warp per SM per cycle in round-robin order, up to this many "
                      "instructions that issue from the next cycle, never past a control-flow change", ge=0, le=16)

@@ -331,7 +331,8 @@ def test_the_energy_table_prices_every_alu_class():
 
 
 def test_the_hardware_declares_its_hooks():
-    assert set(H.HOOKS) == {"core_tick", "l2_deliver", "slice_tick"}
+    assert set(H.HOOKS) == {"core_receive", "core_check", "core_issue", "core_tick", "l2_deliver",
+                            "slice_tick"}
     assert len(H.COUNTER_NAMES) == len(set(H.COUNTER_NAMES))
     assert H.COUNTER_NAMES[H.ALU0:] == H.ALU_COUNTERS
 

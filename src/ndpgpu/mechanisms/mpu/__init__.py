@@ -7,7 +7,7 @@ load/store extensions sit beside the DRAM banks of 3D-stacked memory.
 * :mod:`.registers`: the offload engine and register track table replayed over a functional trace;
 * :mod:`.lsu`: the address interleaving and the hybrid LSU's offload rule;
 * :mod:`.cli`: ``ndpgpu analyze mpu``;
-* :mod:`.hardware`: the compiled processor core (hook ``core_tick`` on a machine with ``core.model: mpu``), its
+* :mod:`.hardware`: the compiled processor core (the core hooks on a machine with ``core.model: mpu``), its
   TSV bus, register moves, near-bank execution and hybrid LSU, and the near-bank units' side;
 * :mod:`.unit`: its Python side (state vector per launch, statistics); :mod:`.policy`: ``mpu:<policy>``
   (optionally ``+far-smem``) and ``mpu:ponb``;

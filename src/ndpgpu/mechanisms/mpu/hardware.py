@@ -1,11 +1,14 @@
 """MPU's processor core in the engine (seed 003): the hybrid far-bank / near-bank SIMT core that replaces the
-SM's tick on a machine whose ``core.model`` is ``mpu`` (hook ``core_tick``), and its memory side at the
-near-bank units (hooks ``l2_deliver`` and ``slice_tick`` of the engine's pass-through L2 slices).
+SM on a machine whose ``core.model`` is ``mpu`` (hooks ``core_receive``, ``core_check``, ``core_issue`` and
+``core_tick`` around the engine's warp schedulers), and its memory side at the near-bank units (hooks
+``l2_deliver`` and ``slice_tick`` of the engine's pass-through L2 slices).
 
 Each core (an engine SM) has 4 sub-cores of 4 warps; sub-core ``s`` is paired with near-bank unit (NBU) ``s``
 of the core, which is DRAM channel ``core x 4 + s`` behind L2 slice ``core x 4 + s`` (no cache). Per cycle each
-sub-core issues at most one instruction of one warp, in loose round-robin order, once the warp's operands are
-ready (the engine's per-register scoreboard) and its unit is free. Then, as :mod:`.registers` replays it:
+sub-core's scheduler (the engine's, as the SM's: the machine's ``scheduler.impl``, loose round robin in the mpu
+preset, and its stall attribution) issues at most one instruction of one warp, once the warp's operands are
+ready (the engine's per-register scoreboard), its unit is free and the sub-core's offload engine is not moving
+registers (``core_check``). Then, as :mod:`.registers` replays it (``core_issue``):
 
 1. **Location**: an opcode only the far-bank pipeline has (memory, SFU, control) runs far bank; else the
    compiler's hint under the session's policy; else near bank when every source is valid near and no operand is
@@ -58,7 +61,7 @@ from ...timing.engine.warps import (
 from ...timing.engine.xbar import net_push
 
 MECHANISM = "mpu"
-HOOKS = ("core_tick", "l2_deliver", "slice_tick")
+HOOKS = ("core_receive", "core_check", "core_issue", "core_tick", "l2_deliver", "slice_tick")
 
 # header of mx
 (X_NSM, X_NSLOT, X_NSUB, X_NBU, X_NREG, X_NPC, X_BEAT_PS, X_BEAT_B, X_REG_B, X_PKT_B, X_NOTICE, X_LSU_PORTS,
@@ -280,8 +283,13 @@ def finish_load(sm, ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pc
 
 
 @njit
-def check(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, g, mx):
-    """0: warp ``slot`` can issue its next instruction now; else 1 + the stall reason (its READY updated)."""
+def core_check(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, g, mx):
+    """0: warp ``slot`` can issue its next instruction now; else 1 + the stall reason (its READY updated). A
+    sub-core whose offload engine still moves registers issues nothing."""
+    busy = mx[mx[X_SUB0] + (sm * cfg[C_NSUB] + s) * NSR + SR_BUSY]
+    if busy > now:
+        wt[slot, W_READY] = busy
+        return 1 + R_UNIT
     pc = seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
     dep = operands_ready(slot, pc, pct, regrdy)
     if dep > now:
@@ -328,9 +336,9 @@ def count_issued(sm, slot, pc, mask, k, wt, ctr, smst, pcst, clst, pct, mx):
 
 
 @njit
-def issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, g, ctr,
-          smst, pcst, clst, mx):
-    """Issue warp ``slot``'s next instruction (``check`` said it can)."""
+def core_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, g, ctr,
+               smst, pcst, clst, mx):
+    """Issue warp ``slot``'s next instruction (``core_check`` said it can)."""
     si = wt[slot, W_SEG]
     pc = seg[si, 0] + wt[slot, W_SEG_OFF]
     mask = seg[si, 2]
@@ -504,20 +512,10 @@ def lsu_step(sm, now, k, cfg, clk, rec, txl, txs, wt, smt, rq, rq_free, qb, qm, 
 
 
 @njit
-def core_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
-              rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs,
-              l2t):
-    nsub = cfg[C_NSUB]
-    nsl = cfg[C_NSLOT]
-    per_sub = nsl // nsub
-    skipped = k - smt[sm, S_LAST_TICK] - 1
-    if skipped > 0:  # the schedulers' stall reasons held while the core slept
-        for s in range(nsub):
-            ctr[T_SCHED_CYCLES] += skipped
-            ctr[T_ST_IDLE + subt[sm * nsub + s, SB_REASON]] += skipped
-    smt[sm, S_LAST_TICK] = k
-    progress = False
-    # data of remote transactions, back over the interconnect
+def core_receive(sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free, rq, rq_free, qb, qm, g, ctr, pcst, mx):
+    """The core's tick begins: the data of remote transactions, back over the interconnect, and the loads whose
+    data all arrived; 1 when anything moved."""
+    progress = 0
     qi = cfg[C_Q_SMIN] + sm
     for _p in range(4):
         if qm[qi, Q_COUNT] == 0:
@@ -533,8 +531,7 @@ def core_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, 
         rq_release(rq_free, g, r)
         if ldop >= 0:
             tx_arrived(sm, ldop, t, mx)
-        progress = True
-    # loads whose data all arrived
+        progress = 1
     co = mx[X_CORE0] + sm * NCR
     cap = mx[X_RINGCAP]
     while mx[co + CR_RCOUNT] > 0:
@@ -543,53 +540,23 @@ def core_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, 
         mx[co + CR_RHEAD] = (h + 1) % cap
         mx[co + CR_RCOUNT] -= 1
         finish_load(sm, ldop, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt, smt, mx)
-        progress = True
-    # the sub-cores' schedulers: loose round robin, one instruction each
-    for s in range(nsub):
-        sb = sm * nsub + s
-        ctr[T_SCHED_CYCLES] += 1
-        so = mx[X_SUB0] + sb * NSR
-        b0 = sm * nsl + s
-        reason = R_IDLE
-        if mx[so + SR_BUSY] > now:
-            reason = R_UNIT
-        else:
-            last = subt[sb, SB_LAST]
-            start = 0 if last < 0 else ((last - b0) // nsub + 1)
-            chosen = -1
-            for j in range(per_sub):
-                slot = b0 + ((start + j) % per_sub) * nsub
-                st = wt[slot, W_STATE]
-                if st == WS_BARRIER and reason == R_IDLE:
-                    reason = R_BAR
-                if st != WS_ACTIVE:
-                    continue
-                if wt[slot, W_READY] > now:
-                    rd = wt[slot, W_READY]
-                    if reason == R_IDLE or reason == R_BAR:
-                        reason = R_MEM if rd >= WAIT_FETCH else R_SB
-                    continue
-                res = check(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, g, mx)
-                if res == 0:
-                    chosen = slot
-                    break
-                if reason == R_IDLE or reason == R_BAR:
-                    reason = res - 1
-            if chosen >= 0:
-                issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo,
-                      ld_free, g, ctr, smst, pcst, clst, mx)
-                subt[sb, SB_LAST] = chosen
-                ctr[T_ISSUE_SLOTS] += 1
-                subt[sb, SB_REASON] = R_SB
-                progress = True
-                continue
-        ctr[T_ST_IDLE + reason] += 1
-        subt[sb, SB_REASON] = reason
-    # the LSU's transactions
+        progress = 1
+    return progress
+
+
+@njit
+def core_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
+              rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs,
+              l2t):
+    """The rest of the core's tick, after the engine's schedulers issued: the LSU's transactions, retirement of
+    drained warps and the core's next wake time."""
+    nsub = cfg[C_NSUB]
+    nsl = cfg[C_NSLOT]
+    per_sub = nsl // nsub
+    progress = False
     if smt[sm, S_LDST_REC] >= 0:
         if lsu_step(sm, now, k, cfg, clk, rec, txl, txs, wt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
             progress = True
-    # retire drained warps
     if smt[sm, S_RETIRE] != 0:
         smt[sm, S_RETIRE] = 0
         for j in range(nsl):
@@ -599,6 +566,8 @@ def core_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, 
                 warp_exit(sm, slot, now, k, cfg, wt, ctat, smt, wake, g, ctr, smst)
                 progress = True
     # next wake
+    co = mx[X_CORE0] + sm * NCR
+    qi = cfg[C_Q_SMIN] + sm
     nxt = edge(clk, D_CORE, k + 1)
     w = INF
     for s in range(nsub):
@@ -623,7 +592,6 @@ def core_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, 
     if progress:
         g[G_LAST_PROGRESS] = now
     wake[sm] = w
-    return 0
 
 
 @njit

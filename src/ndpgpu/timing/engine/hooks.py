@@ -139,15 +139,32 @@ HOOK_POINTS: dict[str, HookPoint] = {
         "slice, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx",
         "INF",
         "an L2 slice's tick, after its own work: returns the slice's next wake time for the mechanism"),
+    "core_receive": HookPoint(
+        "sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free, rq, rq_free, qb, qm, g, ctr, pcst, mx",
+        "0",
+        "on a machine whose cores are the mechanism's (``core.model``: its name; cfg[C_CORE_MODEL] its code), "
+        "the first step of core ``sm``'s tick, before the engine's warp schedulers: what arrives (replies, "
+        "loads whose data is all in); 1 when anything moved, else 0"),
+    "core_check": HookPoint(
+        "sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, g, mx",
+        "0",
+        "the engine's scheduler of sub-core ``sub`` of a mechanism's core asks whether warp ``slot`` (ready by "
+        "its READY time) can issue its next instruction now: 0 yes, else 1 + the stall reason (R_*), with the "
+        "warp's READY set to when to ask again"),
+    "core_issue": HookPoint(
+        "sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, g, "
+        "ctr, smst, pcst, clst, mx",
+        None,
+        "issue warp ``slot``'s next instruction on a mechanism's core (``core_check`` said it can): execute it, "
+        "count it and move the warp on"),
     "core_tick": HookPoint(
         "sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, "
         "rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, "
         "mx, chs, l2t",
         None,
-        "on a machine whose cores are the mechanism's (``core.model``: its name; cfg[C_CORE_MODEL] its "
-        "code), the whole tick of core ``sm`` instead of the engine's SM tick: it issues, sends and "
-        "receives what the core does this cycle, retires its drained warps and sets the core's next wake "
-        "time (``wake[sm]``)"),
+        "the rest of a mechanism's core ``sm``'s tick, after the engine's warp schedulers issued through "
+        "``core_check`` / ``core_issue``: what the core sends this cycle, its drained warps' retirement, and "
+        "its next wake time (``wake[sm]``)"),
     "fetched": HookPoint(
         "sm, slot, pc, n, mx",
         "-1",
@@ -260,6 +277,7 @@ CODES: dict[str, int] = {}
 _DECIDE = _DIVERT = _GUEST_ISSUED = _GUEST_DONE = _SM_TICK = _WARP_START = None
 _CTA_START = _L2_REQUEST = _DRAM_COMMAND = _PREFETCH = _L1_ACCESS = None
 _INTERCEPT = _CORE_SERVICE = _SM_RECEIVE = _L2_SERVE = _L2_DELIVER = _SLICE_TICK = _FETCHED = _CORE_TICK = None
+_CORE_RECEIVE = _CORE_CHECK = _CORE_ISSUE = None
 
 
 def _table(point: str) -> tuple:

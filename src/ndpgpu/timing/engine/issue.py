@@ -93,6 +93,15 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
 
 
 @njit_inline
+def can_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr):
+    """``check_issue`` on the engine's SM; on a mechanism's core (``core.model``) that core's own check."""
+    if cfg[C_CORE_MODEL] != 0:
+        return hooks.core_check(cfg[C_CORE_MODEL], sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree,
+                                smt, g, mx)
+    return check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr)
+
+
+@njit_inline
 def ibuf_take(sm, slot, cfg, wt, smt):
     """Warp ``slot`` issued one decoded instruction; an emptied buffer asks the fetch stage for more."""
     if cfg[C_IBUF] > 0:
@@ -320,7 +329,8 @@ def issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
 @njit_inline
 def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
               rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
-    """One cycle of sub-core ``s``'s warp scheduler; returns instructions issued."""
+    """One cycle of sub-core ``s``'s warp scheduler; returns instructions issued. On a mechanism's core
+    (``cfg[C_CORE_MODEL]``) the core's hooks check and issue the warps this scheduler picks."""
     nsub = cfg[C_NSUB]
     nsl = cfg[C_NSLOT]
     per = nsl // nsub
@@ -335,8 +345,7 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
     if sched == SCHED_GTO:
         cand = subt[sb, SB_LAST]
         if cand >= 0 and wt[cand, W_STATE] == WS_ACTIVE and wt[cand, W_READY] <= now:
-            res = check_issue(sm, s, cand, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
-                              ctr)
+            res = can_issue(sm, s, cand, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr)
             if res == 0:
                 chosen = cand
                 minr = now  # the other warps were not scanned: look again next cycle
@@ -359,8 +368,8 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 if age >= best_age:
                     minr = now
                     continue
-                res = check_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
-                              ctr)
+                res = can_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
+                                ctr)
                 if res == 0:
                     if chosen >= 0:
                         minr = now
@@ -409,8 +418,7 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 if rd < minr:
                     minr = rd
                 continue
-            res = check_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
-                              ctr)
+            res = can_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr)
             if res == 0:
                 chosen = slot
                 continue
@@ -421,7 +429,10 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 first_pc = warp_pc(slot, seg, wt)
     ctr[T_SCHED_CYCLES] += 1
     if chosen >= 0:
-        if wt[chosen, W_DIVERT] != 0:  # the warp's next stretch runs elsewhere
+        if cfg[C_CORE_MODEL] != 0:  # a mechanism's core issues it
+            hooks.core_issue(cfg[C_CORE_MODEL], sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt,
+                             subt, ctat, ldo, ld_free, g, ctr, smst, pcst, clst, mx)
+        elif wt[chosen, W_DIVERT] != 0:  # the warp's next stretch runs elsewhere
             hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
             ibuf_flush(sm, chosen, cfg, wt, smt)
         else:
@@ -433,10 +444,15 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
         for _x in range(cfg[C_ISSUE_W] - 1):
             if wt[chosen, W_STATE] != WS_ACTIVE or wt[chosen, W_READY] >= INF:  # done, at a barrier, or offloaded
                 break
-            if check_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
-                           ctr) != 0:
+            if can_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
+                         ctr) != 0:
                 wt[chosen, W_READY] = edge(clk, D_CORE, k + 1)
                 break
+            if cfg[C_CORE_MODEL] != 0:
+                hooks.core_issue(cfg[C_CORE_MODEL], sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree,
+                                 smt, subt, ctat, ldo, ld_free, g, ctr, smst, pcst, clst, mx)
+                issued += 1
+                continue
             if wt[chosen, W_DIVERT] != 0:
                 hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
                 ibuf_flush(sm, chosen, cfg, wt, smt)
@@ -489,6 +505,27 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
     return 0
 
 
+@njit_inline
+def schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free,
+               qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
+    """One cycle of the core's warp schedulers, one per sub-core; True when any issued."""
+    progress = False
+    nsub = cfg[C_NSUB]
+    for s in range(nsub):
+        sb = sm * nsub + s
+        if subt[sb, SB_MINREADY] > now:
+            # nothing can issue: the last cycle's stall reason still holds
+            ctr[T_SCHED_CYCLES] += 1
+            ctr[T_ST_IDLE + subt[sb, SB_REASON]] += 1
+            if subt[sb, SB_RPC] >= 0:
+                pcst[subt[sb, SB_RPC], PCS_STALL] += 1
+            continue
+        if sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
+                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt) > 0:
+            progress = True
+    return progress
+
+
 @njit
 def account_skipped(sm, cycles, cfg, subt, ctr, pcst):
     if cycles <= 0:
@@ -535,18 +572,9 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
     # warp schedulers (what a mechanism's ``intercept`` reads goes down as one tuple: an inlined call takes
     # at most 30 arguments)
     xt = (txl, txs, l1t, mapd, mrange)
-    for s in range(nsub):
-        sb = sm * nsub + s
-        if subt[sb, SB_MINREADY] > now:
-            # nothing can issue: the last cycle's stall reason still holds
-            ctr[T_SCHED_CYCLES] += 1
-            ctr[T_ST_IDLE + subt[sb, SB_REASON]] += 1
-            if subt[sb, SB_RPC] >= 0:
-                pcst[subt[sb, SB_RPC], PCS_STALL] += 1
-            continue
-        if sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
-                     rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt) > 0:
-            progress = True
+    if schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free,
+                  qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
+        progress = True
     # LD/ST unit: transactions of the current memory instruction against L1
     if smt[sm, S_LDST_REC] >= 0:
         nports = cfg[C_CC_PORTS] if rec[smt[sm, S_LDST_REC], RC_SPACE] == SP_CONST else cfg[C_L1_PORTS]
@@ -644,6 +672,29 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
     if progress:
         g[G_LAST_PROGRESS] = now
     wake[sm] = w
+
+
+@njit
+def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
+                    rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines,
+                    mx, chs, l2t):
+    """One tick of a mechanism's core (``core.model``) in place of the SM's: the mechanism's ``core_receive``,
+    then this engine's warp schedulers (``sub_issue``, which check and issue through ``core_check`` and
+    ``core_issue``), then its ``core_tick`` (sends, retirement, the core's next wake time)."""
+    account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
+    smt[sm, S_LAST_TICK] = k
+    model = cfg[C_CORE_MODEL]
+    progress = hooks.core_receive(model, sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free, rq, rq_free, qb,
+                                  qm, g, ctr, pcst, mx) != 0
+    xt = (txl, txs, l1t, mapd, mrange)
+    if schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free,
+                  qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
+        progress = True
+    if progress:
+        g[G_LAST_PROGRESS] = now
+    hooks.core_tick(model, sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
+                    ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange,
+                    pre_lines, mx, chs, l2t)
 
 
 # ------------------------------------------------------------------------------------------------------

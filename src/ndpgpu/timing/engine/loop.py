@@ -6,10 +6,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import hooks
 from .dispatch import dispatch_tick
 from .dram import dram_tick
-from .issue import account_skipped, sm_tick
+from .issue import account_skipped, core_model_tick, sm_tick
 from .l2 import l2_tick
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .mesh import mesh_tick
@@ -243,9 +242,9 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
                     wake[sm] = INF
                     g[G_IT_SM] += 1
                     if cfg[C_CORE_MODEL] != 0:  # the cores are a mechanism's (core.model): its tick replaces the SM's
-                        hooks.core_tick(cfg[C_CORE_MODEL], sm, now, kk, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy,
-                                        ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake,
-                                        g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs, l2t)
+                        core_model_tick(sm, now, kk, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt,
+                                        ctat, ldo, ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst,
+                                        pcst, clst, prst, mapd, mrange, pre_lines, mx, chs, l2t)
                     else:
                         sm_tick(sm, now, kk, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
                                 ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd,

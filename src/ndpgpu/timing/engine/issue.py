@@ -93,9 +93,10 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
 
 
 @njit_inline
-def can_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr):
-    """``check_issue`` on the engine's SM; on a mechanism's core (``core.model``) that core's own check."""
-    if cfg[C_CORE_MODEL] != 0:
+def can_issue(core, sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr):
+    """``check_issue`` on the engine's SM (``core`` 0); on a mechanism's core (``core.model``) that core's own
+    check. Callers pass ``core`` as a constant so that the compiled SM tick holds no trace of the other path."""
+    if core != 0:
         return hooks.core_check(cfg[C_CORE_MODEL], sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree,
                                 smt, g, mx)
     return check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr)
@@ -215,7 +216,7 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
         barrier_arrive(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
         return
     if cfg[C_MECH] != 0 and wt[slot, W_MX] >= 0 and wt[slot, W_HOST] < 0:
-        txl, txs, l1t, mapd, mrange = xt
+        txl, txs, l1t, mapd, mrange, _core = xt
         took = hooks.intercept(cfg[C_MECH], sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, smt, l1t, mapd, mrange,
                                mx)
         if took != 0:  # the mechanism took the instruction: the warp moves on (or waits for the mechanism)
@@ -330,13 +331,15 @@ def issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
 def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
               rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
     """One cycle of sub-core ``s``'s warp scheduler; returns instructions issued. On a mechanism's core
-    (``cfg[C_CORE_MODEL]``) the core's hooks check and issue the warps this scheduler picks."""
+    (``xt``'s last item, a constant of the caller: 1) the core's hooks check and issue the warps this
+    scheduler picks."""
     nsub = cfg[C_NSUB]
     nsl = cfg[C_NSLOT]
     per = nsl // nsub
     sb = sm * nsub + s
     b0 = sm * nsl + s
     sched = cfg[C_SCHED]
+    core = xt[5]
     first_reason = -1
     first_pc = -1
     first_age = INF
@@ -345,7 +348,8 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
     if sched == SCHED_GTO:
         cand = subt[sb, SB_LAST]
         if cand >= 0 and wt[cand, W_STATE] == WS_ACTIVE and wt[cand, W_READY] <= now:
-            res = can_issue(sm, s, cand, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr)
+            res = can_issue(core, sm, s, cand, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
+                            ctr)
             if res == 0:
                 chosen = cand
                 minr = now  # the other warps were not scanned: look again next cycle
@@ -368,8 +372,8 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 if age >= best_age:
                     minr = now
                     continue
-                res = can_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
-                                ctr)
+                res = can_issue(core, sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx,
+                                chs, ctr)
                 if res == 0:
                     if chosen >= 0:
                         minr = now
@@ -418,7 +422,8 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 if rd < minr:
                     minr = rd
                 continue
-            res = can_issue(sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr)
+            res = can_issue(core, sm, s, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
+                            ctr)
             if res == 0:
                 chosen = slot
                 continue
@@ -429,7 +434,7 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 first_pc = warp_pc(slot, seg, wt)
     ctr[T_SCHED_CYCLES] += 1
     if chosen >= 0:
-        if cfg[C_CORE_MODEL] != 0:  # a mechanism's core issues it
+        if core != 0:  # a mechanism's core issues it
             hooks.core_issue(cfg[C_CORE_MODEL], sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt,
                              subt, ctat, ldo, ld_free, g, ctr, smst, pcst, clst, mx)
         elif wt[chosen, W_DIVERT] != 0:  # the warp's next stretch runs elsewhere
@@ -444,11 +449,11 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
         for _x in range(cfg[C_ISSUE_W] - 1):
             if wt[chosen, W_STATE] != WS_ACTIVE or wt[chosen, W_READY] >= INF:  # done, at a barrier, or offloaded
                 break
-            if can_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
+            if can_issue(core, sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs,
                          ctr) != 0:
                 wt[chosen, W_READY] = edge(clk, D_CORE, k + 1)
                 break
-            if cfg[C_CORE_MODEL] != 0:
+            if core != 0:
                 hooks.core_issue(cfg[C_CORE_MODEL], sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree,
                                  smt, subt, ctat, ldo, ld_free, g, ctr, smst, pcst, clst, mx)
                 issued += 1
@@ -570,8 +575,8 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
                                                                        wake, g, mapd, mrange):
         progress = True
     # warp schedulers (what a mechanism's ``intercept`` reads goes down as one tuple: an inlined call takes
-    # at most 30 arguments)
-    xt = (txl, txs, l1t, mapd, mrange)
+    # at most 30 arguments; its last item, 0, says these are the engine's SMs)
+    xt = (txl, txs, l1t, mapd, mrange, 0)
     if schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free,
                   qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
         progress = True
@@ -686,7 +691,7 @@ def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, u
     model = cfg[C_CORE_MODEL]
     progress = hooks.core_receive(model, sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free, rq, rq_free, qb,
                                   qm, g, ctr, pcst, mx) != 0
-    xt = (txl, txs, l1t, mapd, mrange)
+    xt = (txl, txs, l1t, mapd, mrange, 1)  # (1: the mechanism's core hooks check and issue)
     if schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free,
                   qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
         progress = True

@@ -374,3 +374,21 @@ def test_the_readme_alu_energies_are_one_factor_below_the_loaded_ones():
     for name, pj in README.items():
         assert PRICE[name] / pj == pytest.approx(180.42, rel=2e-3), name
     assert 1 / readme_alu_factor() == pytest.approx(180.42, rel=1e-3)
+
+
+def test_a_core_model_must_define_the_four_core_hooks(monkeypatch):
+    """A machine whose cores are a mechanism's needs that mechanism's core_receive, core_check, core_issue and
+    core_tick (the engine's schedulers call the middle two): a mechanism lacking any is refused by name."""
+    from types import SimpleNamespace
+
+    from ndpgpu.timing.engine import hooks
+    from ndpgpu.timing.session import CORE_HOOKS
+
+    hooks.bind()
+    assert set(CORE_HOOKS) <= set(hooks.MECHANISMS["mpu"].HOOKS)
+    session = TimingSession("mpu")
+    active = SimpleNamespace(mechanism="mpu")
+    partial = SimpleNamespace(HOOKS=("core_receive", "core_tick"))
+    monkeypatch.setitem(hooks.MECHANISMS, "mpu", partial)
+    with pytest.raises(CoreModelError, match="without the hooks core_check, core_issue"):
+        session._core_model(active)

@@ -328,6 +328,41 @@ def issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
 
 
 @njit_inline
+def waiting_reason(b0, nsub, per, seg, wt):
+    """Why a sub-core whose warps (slots ``b0``, ``b0 + nsub``, ...) were not asked this cycle cannot issue, and
+    the PC it is charged to: the oldest active warp's wait (``memory``, ``ldst_busy``, ``fetch`` or
+    ``scoreboard``), else ``barrier`` (a warp waits at one), ``drain`` or ``idle``."""
+    reason = -1
+    rpc = -1
+    best = INF
+    has_bar = -1
+    has_drain = False
+    for i in range(per):
+        slot = b0 + i * nsub
+        st = wt[slot, W_STATE]
+        if st == WS_ACTIVE:
+            if wt[slot, W_AGE] < best:
+                best = wt[slot, W_AGE]
+                rd = wt[slot, W_READY]
+                reason = R_MEM if rd >= INF else (
+                    R_LDST if rd == WAIT_LDST else (R_FETCH if rd == WAIT_FETCH else R_SB))
+                rpc = warp_pc(slot, seg, wt)
+        elif st == WS_BARRIER:
+            has_bar = slot
+        elif st == WS_DRAIN:
+            has_drain = True
+    if reason < 0:
+        if has_bar >= 0:
+            reason = R_BAR
+            rpc = warp_pc(has_bar, seg, wt)
+        elif has_drain:
+            reason = R_DRAIN
+        else:
+            reason = R_IDLE
+    return reason, rpc
+
+
+@njit_inline
 def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
               rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
     """One cycle of sub-core ``s``'s warp scheduler; returns instructions issued. On a mechanism's core
@@ -467,40 +502,24 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
             ibuf_take(sm, chosen, cfg, wt, smt)
             issued += 1
         ctr[T_ISSUE_SLOTS] += 1
-        subt[sb, SB_REASON] = R_SB
-        subt[sb, SB_RPC] = -1
         if wt[chosen, W_STATE] == WS_ACTIVE and wt[chosen, W_READY] < minr:
             minr = wt[chosen, W_READY]
         subt[sb, SB_MINREADY] = minr
+        if minr > edge(clk, D_CORE, k + 1):
+            # no warp can issue next cycle (the issuing warp reached a barrier, exited or waits): the cycles
+            # until one can are held as a cycle that issued nothing would count them
+            if first_reason < 0:
+                first_reason, first_pc = waiting_reason(b0, nsub, per, seg, wt)
+            subt[sb, SB_REASON] = first_reason
+            subt[sb, SB_RPC] = first_pc
+        else:
+            subt[sb, SB_REASON] = R_SB
+            subt[sb, SB_RPC] = -1
         return issued
     reason = first_reason
     rpc = first_pc
     if reason < 0:
-        best = INF
-        has_bar = -1
-        has_drain = False
-        for i in range(per):
-            slot = b0 + i * nsub
-            st = wt[slot, W_STATE]
-            if st == WS_ACTIVE:
-                if wt[slot, W_AGE] < best:
-                    best = wt[slot, W_AGE]
-                    rd = wt[slot, W_READY]
-                    reason = R_MEM if rd >= INF else (
-                        R_LDST if rd == WAIT_LDST else (R_FETCH if rd == WAIT_FETCH else R_SB))
-                    rpc = warp_pc(slot, seg, wt)
-            elif st == WS_BARRIER:
-                has_bar = slot
-            elif st == WS_DRAIN:
-                has_drain = True
-        if reason < 0:
-            if has_bar >= 0:
-                reason = R_BAR
-                rpc = warp_pc(has_bar, seg, wt)
-            elif has_drain:
-                reason = R_DRAIN
-            else:
-                reason = R_IDLE
+        reason, rpc = waiting_reason(b0, nsub, per, seg, wt)
     ctr[T_ST_IDLE + reason] += 1
     if rpc >= 0:
         pcst[rpc, PCS_STALL] += 1

@@ -19,6 +19,7 @@ IDEAL_FRONT = {"core.ibuffer": 0, "l1i.enabled": False}
 GPGPUSIM3_FIELDS = {"core.smem.latency", "l1d.latency", "l1d.sector_bytes", "l1d.set_index", "l1c.latency",
                     "l2.sector_bytes", "l2.return_queue", "l2.response_queue", "dram.read_burst_per_sector",
                     "dram.refresh", "dram.timing.tFAW", "pcie.place_in_l2", "dram.mapping.channel_xor",
+                    "dram.mapping.bank_xor",
                     "core.ibuffer", "core.fetch_at_barrier", "l1c.kernel_params", "l1c.keep_across_launches",
                     "l1i.enabled", "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate",
                     "l2.data_port_bytes"}
@@ -158,3 +159,33 @@ def test_llc_mesh_under_3x_lines_1kb_apart_share_a_slice():
     assert {st.map_address(0x300 + i * 1024)["channel"] for i in range(256)} == {6}
     hashed = TimingSession("llc-mesh+gpgpusim3", {"dram.mapping.channel_xor": True}).state
     assert len({hashed.map_address(0x300 + i * 1024)["channel"] for i in range(256)}) == 8
+
+
+
+# Banks under 3.2.2's decoder: the bits the mapping marks 'B', never XORed with row bits (addrdec.cc:85-90,
+# dram.cc:157; the hashing is 4.0's -dram_bnk_indexing_policy). tom-ndp: 64 vaults on bits [12:7], which the
+# channel address drops, then "BBBB.CCCCCCC.XXXXX": address bits [21:18] are the bank, bits 22 up the row.
+# Worked by hand: 0x40000 -> bank 1, row 0; 0x400000 (4 MB) -> bank 0, row 1; 0x440000 -> bank 1, row 1;
+# 0x1400000 -> bank 0, row 5; 0x3C0000 -> bank 15, row 0. The preset alone XORs the row's low 4 bits into the
+# bank (0x400000 -> 1, 0x440000 -> 0, 0x1400000 -> 5).
+@pytest.mark.parametrize("addr,bank,row,hashed", [(0x40000, 1, 0, 1), (0x400000, 0, 1, 1), (0x440000, 1, 1, 0),
+                                                  (0x1400000, 0, 5, 5), (0x3C0000, 15, 0, 15)])
+def test_banks_under_3x_are_their_address_bits(addr, bank, row, hashed):
+    assert load_machine("tom-ndp").dram.mapping.bank_xor
+    assert not load_machine("tom-ndp+gpgpusim3").dram.mapping.bank_xor
+    got = TimingSession("tom-ndp+gpgpusim3").state.map_address(addr)
+    assert (got["channel"], got["bank"], got["row"]) == (0, bank, row)
+    preset = TimingSession("tom-ndp").state.map_address(addr)
+    assert (preset["bank"], preset["row"]) == (hashed, row)
+
+
+def test_rows_one_bank_period_apart_conflict_in_one_bank_under_3x():
+    """Lines 4 MB apart in tom-ndp (one bank period of a vault) fall in one bank, each in a row of its own, under
+    3.2.2's decoder; the preset's permutation spreads them over the vault's 16 banks. llc-mesh already decodes
+    banks linearly, so the overlay leaves its mapping as it is."""
+    lin, xor = TimingSession("tom-ndp+gpgpusim3").state, TimingSession("tom-ndp").state
+    addrs = [0x1080 + i * (4 << 20) for i in range(16)]
+    assert {(lin.map_address(a)["channel"], lin.map_address(a)["bank"]) for a in addrs} == {(33, 0)}
+    assert len({lin.map_address(a)["row"] for a in addrs}) == 16
+    assert len({xor.map_address(a)["bank"] for a in addrs}) == 16
+    assert load_machine("llc-mesh").dram.mapping == load_machine("llc-mesh+gpgpusim3").dram.mapping

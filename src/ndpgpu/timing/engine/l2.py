@@ -112,6 +112,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         return True
     if kd >= PK_OFFLOAD:
         if q_space(qm, qout) <= 0:
+            g[G_L2_WHY] = WHY_OUT
             return False
         rq[r, R_LEVEL] = 2
         l2_reply(j, r, edge(clk, D_L2, k + ptype[kd, 0]), now, cfg, rq, rq_free, qb, qm, wake, g, mx)
@@ -119,6 +120,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     if kd == PK_WRITE or kd == PK_WBACK:
         need_ack = kd == PK_WRITE and (cfg[C_WAIT_ACKS] != 0 or rq[r, R_MXD] >= 0)
         if need_ack and q_space(qm, qout) <= 0:
+            g[G_L2_WHY] = WHY_OUT
             return False
         sect = rq[r, R_SECT]
         through = (not en) or cfg[C_L2_WPOL] != WP_BACK
@@ -136,12 +138,15 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             through = True
         need_dq = (1 if through else 0) + (1 if wb else 0)
         if dram_space(cfg, chs, c) < need_dq or (wb and dram_space(cfg, chs, rq[r, R_CHAN]) < need_dq):
+            g[G_L2_WHY] = WHY_DQ
             return False
         if g[G_RQ_TOP] < need_dq + 1:
+            g[G_L2_WHY] = WHY_MSHR
             return False
         if wb:
             vch = map_addr(mapd, mrange, cfg[C_NRANGE], l2t[vi, LN_TAG])[0]
             if dram_space(cfg, chs, vch) < 1 + (1 if (through and vch == c) else 0):
+                g[G_L2_WHY] = WHY_DQ
                 return False
             l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j)
         if xs < 0:
@@ -182,6 +187,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     sect = rq[r, R_SECT]
     if not en:
         if dram_space(cfg, chs, c) < 1 or g[G_RQ_TOP] < 1:
+            g[G_L2_WHY] = WHY_DQ if dram_space(cfg, chs, c) < 1 else WHY_MSHR
             return False
         d = rq_alloc(rq, rq_free, g)
         rq[d, R_KIND] = PK_DREAD
@@ -207,6 +213,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     present = l2t[idx, LN_VALID] if idx >= 0 else 0
     if (sect & ~present) == 0:
         if q_space(qm, qout) <= 0:
+            g[G_L2_WHY] = WHY_OUT
             return False
         ctr[T_L2_ACC] += 1
         ctr[T_L2_HIT] += 1
@@ -239,6 +246,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     if ent < 0 and pending:
         # the line's entry is full (mshr_merge requests) or lacks some of these sectors: the request waits at
         # the head of the queue until the fill (as GPGPU-Sim's reservation failure); never a second DRAM read
+        g[G_L2_WHY] = WHY_PEND
         return False
     if ent >= 0:
         # merge into the outstanding miss
@@ -259,9 +267,11 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         rq[r, R_TDQ] = now
         return True
     if free_e < 0 or g[G_RQ_TOP] < 1:
+        g[G_L2_WHY] = WHY_MSHR
         return False
     if dram_space(cfg, chs, c) < 1:
         qm[cfg[C_Q_L2IN] + j, Q_BLOCK] = c + 1
+        g[G_L2_WHY] = WHY_DQ
         return False
     d = rq_alloc(rq, rq_free, g)
     rq[d, R_KIND] = PK_DREAD
@@ -380,6 +390,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         bc = qm[qi, Q_BLOCK] - 1
         if bc >= 0 and dram_space(cfg, chs, bc) <= 0:
             ctr[T_L2_BLOCK] += 1
+            ctr[T_L2_BLK_DQ + WHY_DQ] += 1
             blocked = True
             break
         qm[qi, Q_BLOCK] = 0
@@ -390,6 +401,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         if not l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
                          mapd, mrange, ptype, mx):
             ctr[T_L2_BLOCK] += 1
+            ctr[T_L2_BLK_DQ + g[G_L2_WHY]] += 1
             blocked = True
             break
         used += l2_port_cycles(kind, sect, ctr[T_L2_HIT] > hits, probe, cfg)
@@ -488,6 +500,11 @@ def metrics(st, put, ratio) -> None:
     put("l2", "fills", c("L2_FILL"), "lines")
     put("l2", "atomics", c("L2_ATOM"), "requests")
     put("l2", "blocked", c("L2_BLOCK"), "cycles")
+    # why the head of a slice's input queue was refused in those cycles (they sum to ``blocked``)
+    put("l2", "blocked_dram_queue", c("L2_BLK_DQ"), "cycles")
+    put("l2", "blocked_reply_queue", c("L2_BLK_OUT"), "cycles")
+    put("l2", "blocked_mshr", c("L2_BLK_MSHR"), "cycles")
+    put("l2", "blocked_pending_line", c("L2_BLK_PEND"), "cycles")
     # per slice: where the accesses go and how busy its reply port is (a hot slice shows here: a line every
     # warp reads, or addresses the partition decoding folds onto one slice)
     K = st.consts

@@ -3,7 +3,7 @@ each produced by a kernel built to cause it and absent where the kernel cannot c
 
 from __future__ import annotations
 
-from tracegen import TraceBuilder, streaming_read
+from tracegen import one_line_per_cta, streaming_read
 
 from ndpgpu.timing import TimingSession
 
@@ -16,19 +16,8 @@ def _l2(machine: str, trace, overrides: dict | None = None) -> dict[str, float]:
     return {k: v[0] for k, v in rows.items()}
 
 
-def one_line_from_every_sm(num_ctas: int) -> object:
-    """One warp per CTA, each loading the same 128-B line once: the L2 gets one request per SM for one line."""
-    b = TraceBuilder("same_line", num_ctas, 32)
-    ld = b.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
-    ex = b.op("exit", "branch")
-    for w in range(num_ctas):
-        b.run(w, ld, base=BASE, stride=4)
-        b.run(w, ex)
-    return b.build()
-
-
 def test_requests_for_a_line_whose_miss_cannot_take_them_wait_as_pending():
-    trace = one_line_from_every_sm(15)  # gtx480: 15 SMs, one CTA each
+    trace = one_line_per_cta(15, BASE, "same_line")  # gtx480: 15 SMs, one CTA each
     narrow = _l2("gtx480", trace, {"l2.mshr_merge": 1})
     assert narrow["misses"] >= 1 and narrow["blocked_pending_line"] > 0
     assert narrow["blocked_dram_queue"] == narrow["blocked_mshr"] == 0

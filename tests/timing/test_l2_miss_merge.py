@@ -4,7 +4,7 @@ first read is outstanding (GPGPU-Sim's reservation failure; hardware does the sa
 
 from __future__ import annotations
 
-from tracegen import TraceBuilder
+from tracegen import one_line_per_cta
 
 from ndpgpu.timing import TimingSession, load_machine
 
@@ -13,13 +13,7 @@ LINE = (1 << 32) + 128 * 97
 
 def same_line_by(warps: int) -> object:
     """``warps`` one-warp CTAs (one per SM, so their L1s cannot merge them) each load the same 128-B line."""
-    b = TraceBuilder("same_line", warps, 32)
-    ld = b.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
-    ex = b.op("exit", "branch")
-    for w in range(warps):
-        b.run(w, ld, base=LINE, stride=4)
-        b.run(w, ex)
-    return b.build()
+    return one_line_per_cta(warps, LINE, "same_line")
 
 
 def run(warps: int, merge: int):

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from tracegen import PreloadLines, TraceBuilder, streaming_read
+from tracegen import PreloadLines, one_line_per_cta, streaming_read
 
 import ndpgpu
 from ndpgpu.timing import CtaDispatch, DispatchPlan, TimingSession, load_machine
@@ -53,13 +53,7 @@ def manhattan(a: int, b: int, w: int) -> int:
 
 def one_load_trace(line_addr: int, ctas: int = 1) -> object:
     """Each CTA (one warp): one coalesced 128-B load of ``line_addr``, then exit."""
-    b = TraceBuilder("one_load", ctas, 32)
-    ld = b.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
-    ex = b.op("exit", "branch")
-    for w in range(ctas):
-        b.run(w, ld, base=line_addr, stride=4)
-        b.run(w, ex)
-    return b.build()
+    return one_line_per_cta(ctas, line_addr)
 
 
 # ------------------------------------------------------------------------------------------------------

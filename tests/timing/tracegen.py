@@ -122,6 +122,18 @@ def streaming_read(num_ctas: int, threads: int, loads_per_thread: int, base: int
     return b.build()
 
 
+def one_line_per_cta(ctas: int, line_addr: int, kernel: str = "one_load") -> KernelTrace:
+    """``ctas`` one-warp CTAs (one per SM on a machine with as many, so their L1s cannot merge them), each
+    loading the 128-B line at ``line_addr`` once, coalesced, then exiting."""
+    b = TraceBuilder(kernel, ctas, 32)
+    ld = b.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
+    ex = b.op("exit", "branch")
+    for w in range(ctas):
+        b.run(w, ld, base=line_addr, stride=4)
+        b.run(w, ex)
+    return b.build()
+
+
 def pointer_chase(addrs: list[int], lane_mask: int = 1) -> KernelTrace:
     """One warp follows a chain: load i's address register is load i-1's destination (so each waits)."""
     b = TraceBuilder("chase", 1, 32)

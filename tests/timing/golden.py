@@ -40,7 +40,7 @@ IGNORED_ROWS = {("launch", "config_hash")}
 # 2026-12-01) adds .loc lines, which shifts every instruction's PTX line
 IGNORED_METRICS = {"ptx_line"}
 RAW_TABLES = ("per_sm", "per_slice", "per_channel", "per_class", "per_prio", "net_ports", "packet_kinds",
-              "per_pc")
+              "per_pc", "per_bank")
 
 
 def cases() -> list[tuple[str, str, str, str | None]]:

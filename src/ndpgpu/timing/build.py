@@ -352,6 +352,7 @@ class EngineState:
         self.smst = np.zeros((nsm, E.NSMS), I64)
         self.slst = np.zeros((nsl, E.NSLS), I64)
         self.chst = np.zeros((nch, E.NCHS), I64)
+        self.bkst = np.zeros((nch * dr.banks, E.NBKS), I64)
         self.clst = np.zeros(32, I64)
         self.prst = np.zeros((E.NPRIO, E.NPRS), I64)
         self.nst = np.zeros((2, 2, max(nsm, nsl)), I64)
@@ -375,7 +376,7 @@ class EngineState:
 
     def stats_tables(self) -> E.StatsTables:
         return E.StatsTables(self.ctr, self.smst, self.slst, self.chst, self.pcst, self.clst, self.prst, self.nst,
-                             self.kst, self.ts)
+                             self.kst, self.ts, self.bkst)
 
     # ------------------------------------------------------------------ router networks (mesh, butterfly)
     def _init_mesh(self) -> None:

@@ -217,6 +217,7 @@ def project_stats(st: Any, p: Projection, f: float | None, final: Counts, watch:
         per_channel=field("per_channel"), per_class=field("per_class"), per_prio=field("per_prio"),
         net_ports=field("net_ports"), packet_kinds=field("packet_kinds"),
         per_pc=field("per_pc") if st.per_pc is not None else None,
+        per_bank=field("per_bank") if st.per_bank is not None else None,
         extra={**st.extra, **extra}, mesh=mesh,
         mechanism_counters=named(final.mechanism, a.mechanism if a else None, b.mechanism if b else None),
         sampled=p.as_dict())
@@ -264,6 +265,7 @@ def projected_launch(rep: Any, ratio: float, kernel: str, launch_id: int, ctas: 
         per_slice=times(rep.per_slice), per_channel=times(rep.per_channel), per_class=times(rep.per_class),
         per_prio=times(rep.per_prio), net_ports=times(rep.net_ports), packet_kinds=times(rep.packet_kinds),
         per_pc=times(rep.per_pc) if rep.per_pc is not None else None, time_series=None,
+        per_bank=times(rep.per_bank) if rep.per_bank is not None else None,
         extra=scaled_counters(rep.extra, ratio, is_maximum_counter), mesh=mesh,
         mechanism_counters=scaled_counters(rep.mechanism_counters, ratio, is_maximum_counter),
         sampled={"ctas": ctas, "ctas_timed": 0, "cycles_timed": 0, "launches": 1, "projected_from": rep.launch_id})

@@ -250,7 +250,7 @@ class TimingSession:
             kernel=launch.kernel, launch_id=launch.launch_id, machine=m.name, config_hash=self.config_hash,
             cycles=cycles, time_ps=time_ps, ctr=st.ctr.copy(), per_sm=st.smst.copy(), per_slice=st.slst.copy(),
             per_channel=st.chst.copy(), per_class=st.clst.copy(), per_prio=st.prst.copy(), net_ports=st.nst.copy(),
-            packet_kinds=st.kst.copy(), per_pc=st.pcst.copy(),
+            packet_kinds=st.kst.copy(), per_pc=st.pcst.copy(), per_bank=st.bkst.copy(),
             pc_info=[(trace.opcode_names[int(r["opcode"])] if 0 <= int(r["opcode"]) < len(trace.opcode_names) else "",
                       int(r["line"])) for r in trace.static],
             time_series=self._time_series() if tsi else None, consts=self._consts(),
@@ -267,7 +267,7 @@ class TimingSession:
         if sample is not None and watch is not None and not capped and cycles:
             final = sampling.Counts(cycles, sample.ctas_timed, {
                 k: getattr(stats, k) for k in ("ctr", "per_sm", "per_slice", "per_channel", "per_class", "per_prio",
-                                               "net_ports", "packet_kinds", "per_pc")}, stats.extra,
+                                               "net_ports", "packet_kinds", "per_pc", "per_bank")}, stats.extra,
                 stats.mechanism_counters, stats.mesh)
             projection, f = sampling.project(sample, scale, final, watch)
             stats = sampling.project_stats(stats, projection, f, final, watch)
@@ -313,7 +313,8 @@ class TimingSession:
         st = self.state
         arrays = {"ctr": st.ctr.copy(), "per_sm": st.smst.copy(), "per_slice": st.slst.copy(),
                   "per_channel": st.chst.copy(), "per_class": st.clst.copy(), "per_prio": st.prst.copy(),
-                  "net_ports": st.nst.copy(), "packet_kinds": st.kst.copy(), "per_pc": st.pcst.copy()}
+                  "net_ports": st.nst.copy(), "packet_kinds": st.kst.copy(), "per_pc": st.pcst.copy(),
+                  "per_bank": st.bkst.copy()}
         # the occupancy, busy and sleeping-SM stall cycles up to the cycle before ``now``, closed on copies as the
         # launch's end closes them
         k = int(E.cyc_at(st.clk, E.D_CORE, now)) - 1
@@ -387,7 +388,7 @@ class TimingSession:
         st.ctat[:] = 0
         st.ctat[:, E.CT_CTA] = -1
         st.ufree[:] = 0
-        for name in ("ctr", "smst", "slst", "chst", "clst", "prst", "nst", "kst"):
+        for name in ("ctr", "smst", "slst", "chst", "bkst", "clst", "prst", "nst", "kst"):
             getattr(st, name)[...] = 0
         st.pcst = np.zeros((len(la.pct), E.NPCS), np.int64)
         g = st.g

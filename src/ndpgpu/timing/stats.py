@@ -42,6 +42,7 @@ class LaunchStats:
     net_ports: np.ndarray
     packet_kinds: np.ndarray
     per_pc: np.ndarray | None = None
+    per_bank: np.ndarray | None = None  # (channel x banks + bank, BKS_*): requests, activates, row hits
     pc_info: list[tuple[str, int]] | None = None  # (opcode, PTX line) per PC
     time_series: dict[str, np.ndarray] | None = None
     consts: dict[str, float] = dataclasses.field(default_factory=dict)
@@ -277,6 +278,8 @@ def combine(stats: list[LaunchStats], *, copies: dict[str, float] | None = None,
         per_channel=sum(s.per_channel for s in stats), per_class=sum(s.per_class for s in stats),
         per_prio=sum(s.per_prio for s in stats), net_ports=sum(s.net_ports for s in stats),
         packet_kinds=sum(s.packet_kinds for s in stats), consts=first.consts, copies=dict(copies or {}),
+        per_bank=(sum(s.per_bank for s in stats) if all(s.per_bank is not None for s in stats)
+                  and len({s.per_bank.shape for s in stats}) == 1 else None),
         capped=any(s.capped for s in stats), launches=sum(s.launches for s in stats), extra=extra,
         packet_names=first.packet_names, mesh=_combine_mesh(stats), **_combine_mechanism(stats),
         sampled=combine_sampled(stats),

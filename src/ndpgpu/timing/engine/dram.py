@@ -118,8 +118,8 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
 
 
 @njit
-def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, dlog, hitpend,
-              mx):
+def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, bkst, dlog,
+              hitpend, mx):
     # the bank table and DQ_BANK index row-buffer units: unit = bank x subarrays_per_bank + subarray
     nsa = cfg[C_NSA]
     nb_ = cfg[C_NBANK] * nsa
@@ -330,6 +330,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             if h == 0:
                 ctr[T_DR_ROWHIT] += 1
                 chst[c, CHS_ROWHIT] += 1
+                bkst[c * cfg[C_NBANK] + b, BKS_ROWHIT] += 1
             elif h == 1:
                 ctr[T_DR_ROWMISS] += 1
             else:
@@ -359,6 +360,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             chs[c, H_NQ] -= 1
             nbytes = popcount(rq[r, R_SECT]) * 32
             chst[c, CHS_BYTES] += nbytes
+            bkst[c * cfg[C_NBANK] + b, BKS_REQ] += 1
             if cfg[C_PAGE_POLICY] == PAGE_CLOSED:
                 other = False
                 for i in range(nslot):
@@ -417,6 +419,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 rq[r, R_HIT] = 1
             ctr[T_DR_ACT] += 1
             chst[c, CHS_ACT] += 1
+            bkst[c * cfg[C_NBANK] + b, BKS_ACT] += 1
             dram_log(dlog, g, cfg, k, c, CMD_ACT, b, rq[r, R_ROW], mx)
         else:
             bank[bi, B_ROW] = -1
@@ -481,3 +484,18 @@ def metrics(st, put, ratio) -> None:
         put(p, "activates", int(st.per_channel[ch, CHS_ACT]), "commands")
         put(p, "bytes", int(st.per_channel[ch, CHS_BYTES]), "bytes")
         put(p, "bus_utilisation", ratio(float(st.per_channel[ch, CHS_BUSY]), dcyc), "fraction")
+    # the busiest bank (most requests served) and how far it stands above the mean bank: one hot bank bounds its
+    # channel long before the channel's bus is busy
+    per_bank = st.per_bank
+    if per_bank is not None and len(per_bank) and int(per_bank[:, BKS_REQ].sum()) > 0:
+        banks_per_channel = len(per_bank) // st.per_channel.shape[0]
+        hot = int(per_bank[:, BKS_REQ].argmax())
+        put("dram.banks", "busiest_channel", hot // banks_per_channel, "index")
+        put("dram.banks", "busiest_bank", hot % banks_per_channel, "index")
+        put("dram.banks", "busiest_requests", int(per_bank[hot, BKS_REQ]), "requests")
+        put("dram.banks", "busiest_activates", int(per_bank[hot, BKS_ACT]), "commands")
+        put("dram.banks", "busiest_row_buffer_hit_rate",
+            ratio(int(per_bank[hot, BKS_ROWHIT]), int(per_bank[hot, BKS_REQ])), "fraction")
+        put("dram.banks", "request_imbalance",
+            ratio(float(per_bank[hot, BKS_REQ]), float(per_bank[:, BKS_REQ].mean())), "x mean")
+        put("dram.banks", "max_activates", int(per_bank[:, BKS_ACT].max()), "commands")

@@ -120,6 +120,7 @@ class StatsTables(NamedTuple):
     nst: np.ndarray
     kst: np.ndarray
     ts: np.ndarray
+    bkst: np.ndarray
 
 
 @njit
@@ -144,6 +145,7 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
                                                          network.mkst)
     ctr, smst, slst, chst, pcst, clst, prst, nst, kst, ts = (stats.ctr, stats.smst, stats.slst, stats.chst, stats.pcst,
                                                              stats.clst, stats.prst, stats.nst, stats.kst, stats.ts)
+    bkst = stats.bkst
     nsm = cfg[C_NSM]
     nsl = cfg[C_NSL]
     nch = cfg[C_NCH]
@@ -205,7 +207,7 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
                     wake[wk_ch + c] = INF
                     g[G_IT_DRAM] += 1
                     dram_tick(c, now, kk, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr,
-                              chst, dlog, hitpend, mx)
+                              chst, bkst, dlog, hitpend, mx)
         # L2 domain
         kk = cyc_at(clk, D_L2, now)
         if m_l2 <= now and edge(clk, D_L2, kk) == now and kk >= clk[D_L2, K_NEXT]:

@@ -54,7 +54,7 @@ def _channel(pre_ready: int):
 def _tick(st) -> None:
     now = int(E.edge(st.clk, E.D_DRAM, K))
     dram_tick(0, now, K, st.cfg, st.clk, st.rq, st.rq_free, st.dq, st.bank, st.bgt, st.chs, st.faw, st.qb, st.qm,
-              st.wake, st.g, st.ctr, st.chst, st.dlog, st.hitpend, np.zeros(1, np.int64))
+              st.wake, st.g, st.ctr, st.chst, st.bkst, st.dlog, st.hitpend, np.zeros(1, np.int64))
 
 
 def test_a_top_class_row_miss_does_not_idle_the_channel():

@@ -111,7 +111,7 @@ SLS_ACC, SLS_HIT, SLS_MISS, SLS_WB = 0, 1, 2, 3
 NSLS = 4
 CHS_RD, CHS_WR, CHS_ACT, CHS_ROWHIT, CHS_BUSY, CHS_BYTES = 0, 1, 2, 3, 4, 5
 NCHS = 6
-# per DRAM bank (row channel x banks + bank): requests served, activates, requests that found their row open
+# per DRAM bank (row: channel x banks + bank): requests served, activates, requests that found their row open
 BKS_REQ, BKS_ACT, BKS_ROWHIT = 0, 1, 2
 NBKS = 3
 PCS_ISSUED, PCS_STALL, PCS_L1_MISS, PCS_L2_MISS, PCS_LAT = 0, 1, 2, 3, 4

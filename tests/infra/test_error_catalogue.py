@@ -73,7 +73,7 @@ L:
   ret;
 }
 """
-    with ndpgpu.Device(trace=True, options=ndpgpu.LaunchOptions(trace_cap_bytes=1000)):
+    with ndpgpu.Device(trace=True, options=ndpgpu.LaunchOptions(trace_cap_bytes=1000, trace_overflow="error")):
         with pytest.raises(TraceTooLarge, match="trace_cap_bytes"):
             ndpgpu.RawModule(ptx=loop).get_function("k")((4,), (64,), ())
     mem = DeviceMemory()

@@ -67,6 +67,11 @@ class LaunchOptions:
 
     trace: bool = False
     trace_cap_bytes: int = 4 * 1024**3
+    # past the cap: "prefix" stops recording and runs the launch to its end (the trace keeps each warp's
+    # first instructions and is marked truncated: timing it needs a window, sim.max_warp_instructions, that
+    # closes before a warp reaches the end of its prefix); "error" raises TraceTooLarge
+    trace_overflow: str = "prefix"
+    trace_chunk_records: int = 1 << 18  # segments and memory records per recording buffer (written out when full)
     # warp-instructions a launch may run; None: $NDPGPU_BUDGET_WARP_INSTRUCTIONS, else launch_budget() of the
     # grid (2^28, about a minute of simulation, or 65,536 per warp of the grid when that is more)
     budget_warp_instructions: int | None = None
@@ -84,6 +89,10 @@ class LaunchOptions:
     num_sms: int = 80  # value of %nsmid (and %smid = CTA id modulo it)
     record_regs: dict[int, int] = dataclasses.field(default_factory=dict)  # pc -> register id
     local_base: int = 0x0000_00F0_0000_0000  # hardware address of the local-memory region (trace)
+
+    def __post_init__(self) -> None:
+        if self.trace_overflow not in ("prefix", "error"):
+            raise ValueError(f"LaunchOptions.trace_overflow must be 'prefix' or 'error', not {self.trace_overflow!r}")
 
 
 @dataclasses.dataclass
@@ -219,10 +228,11 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     cfg[E.C_GRID_SYNC] = grid_sync
     cfg[E.C_CALL_FRAMES] = 1 if program.recursive else 0
 
-    seg_cap = 1 << 18 if options.trace else 1
-    mem_cap = 1 << 18 if options.trace else 1
-    addr_cap = 1 << 21 if options.trace else 64
-    reg_cap = 1 << 12 if options.trace else 1
+    chunk = max(options.trace_chunk_records, 64)
+    seg_cap = chunk if options.trace else 1
+    mem_cap = chunk if options.trace else 1
+    addr_cap = 8 * chunk if options.trace else 64
+    reg_cap = max(chunk // 64, 4) if options.trace else 1
     cfg[E.C_SEG_CAP], cfg[E.C_MEM_CAP], cfg[E.C_ADDR_CAP], cfg[E.C_REG_CAP] = seg_cap, mem_cap, addr_cap, reg_cap
     seg = np.zeros((seg_cap, 4), dtype=np.int64)
     mrec = np.zeros((mem_cap, 11), dtype=np.int64)
@@ -282,6 +292,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
     reg_chunks: list[np.ndarray] = []
     addr_offset = 0
     trace_bytes = 0
+    cut: _Cut | None = None  # set when the trace's cap stopped recording
     next_progress = t0 + options.progress_seconds if options.progress_seconds is not None else math.inf
     while True:
         with first_call("functional", "1 to 3 minutes"):
@@ -289,7 +300,7 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
                            simt_pc, simt_rpc, simt_mask, sp, exited, wstate, call_stack, csp,
                            cs_pc, cs_count, cs_mask, icount, stall, slot_cta, wbar,
                            seg, mrec, laddr, regrec, pf_meta, pf_bytes, alloc_lo, alloc_hi, bc)
-        if options.trace and (status in (isa.ST_TRACE_FULL, isa.ST_DONE)):
+        if options.trace and cut is None and (status in (isa.ST_TRACE_FULL, isa.ST_DONE)):
             n_seg, n_mem, n_addr, n_reg = ctr[E.N_SEG], ctr[E.N_MEM], ctr[E.N_ADDR], ctr[E.N_REGREC]
             seg_chunks.append(seg[:n_seg].copy())
             chunk = mrec[:n_mem].copy()
@@ -300,11 +311,16 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
             addr_offset += n_addr
             trace_bytes += n_seg * 16 + n_mem * tf.MEM_DTYPE.itemsize + n_addr * 8 + n_reg * 280
             ctr[E.N_SEG] = ctr[E.N_MEM] = ctr[E.N_ADDR] = ctr[E.N_REGREC] = 0
-            if trace_bytes > options.trace_cap_bytes:
-                raise TraceTooLarge(
-                    f"kernel {program.kernel!r}: the trace exceeds its cap of {options.trace_cap_bytes} bytes; "
-                    "raise LaunchOptions.trace_cap_bytes or run a smaller scale"
-                )
+            if trace_bytes > options.trace_cap_bytes and status != isa.ST_DONE:  # (a whole trace is kept)
+                if options.trace_overflow != "prefix":
+                    raise TraceTooLarge(
+                        f"kernel {program.kernel!r}: the trace exceeds its cap of {options.trace_cap_bytes} "
+                        "bytes; raise LaunchOptions.trace_cap_bytes, run a smaller scale, or record a prefix "
+                        "(LaunchOptions.trace_overflow='prefix') and time it within a window"
+                    )
+                cut = _cut_recording(cfg, ctr, wpc, ncta, slot_cta, wstate, sp, simt_mask, exited, cs_pc,
+                                     cs_count, cs_mask)
+                seg_chunks.append(cut.pending)
         if status == isa.ST_TRACE_FULL or status == isa.ST_YIELD:
             now = time.perf_counter()
             if now >= next_progress:
@@ -332,12 +348,48 @@ def execute(program: Program, memory: DeviceMemory, grid: tuple[int, int, int], 
         trace = _assemble_trace(program, seg_chunks, mem_chunks, addr_chunks, reg_chunks, grid, block,
                                 shared_bytes, options, launch_id, ncta * wpc)
         trace.launch.param_bytes = bytes(params).hex()  # the launch's argument buffer (a launch parameter)
+        if cut is not None:
+            trace.truncated = True
+            trace.cut_warps = cut.cut_warps
+            trace.unstarted_from = cut.unstarted_from
     result = LaunchResult(
         kernel=program.kernel, grid=grid, block=block, warp_instructions=int(ctr[E.N_WARP_INSTR]),
         thread_instructions=int(ctr[E.N_THREAD_INSTR]), wall_seconds=time.perf_counter() - t0,
         printf=printf_lines, trace=trace, bounds_violations=violations,
     )
     return result
+
+
+@dataclasses.dataclass
+class _Cut:
+    """Where the trace's cap stopped recording: the segments the warps had not yet written out, the warps
+    cut before their end, and the first warp of the CTAs not yet started (none of their instructions kept)."""
+
+    pending: np.ndarray
+    cut_warps: list[int]
+    unstarted_from: int
+
+
+def _cut_recording(cfg, ctr, wpc, ncta, slot_cta, wstate, sp, simt_mask, exited, cs_pc, cs_count,
+                   cs_mask) -> _Cut:
+    """Stop recording between two instructions (the compiled loop returns only there): write out each
+    resident warp's open segment, so that its segments and memory records end at the same instruction, and
+    note which warps' streams end before their exit."""
+    cfg[E.C_TRACE] = 0
+    pending, cut_warps = [], []
+    for ws in range(len(wstate)):
+        cta = int(slot_cta[ws // wpc])
+        if cta < 0:
+            continue
+        gwarp = cta * wpc + ws % wpc
+        if cs_count[ws] > 0:
+            pending.append((gwarp, int(cs_pc[ws]), int(cs_count[ws]), int(cs_mask[ws])))
+            cs_count[ws] = 0
+        live = [int(simt_mask[ws, t]) & ~int(exited[ws]) for t in range(int(sp[ws]) + 1)]
+        if wstate[ws] != E.W_DONE and any(live):
+            cut_warps.append(gwarp)
+    rows = np.array(pending, dtype=np.int64).reshape(-1, 4)
+    return _Cut(rows, sorted(cut_warps), min(int(ctr[E.N_NEXT_CTA]), ncta) * wpc)
 
 
 def _grid_sync_workspace(memory: DeviceMemory) -> int:

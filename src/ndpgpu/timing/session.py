@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._compile_notice import first_call
-from ..trace.format import KernelTrace
+from ..trace.format import KernelTrace, TracePrefixExhausted
 from . import engine as E
 from . import registry, sampling
 from .build import EngineState, LaunchArrays, launch_occupancy
@@ -126,11 +126,15 @@ class TimingSession:
     # ------------------------------------------------------------------ launches
     def run_launch(self, trace: KernelTrace) -> LaunchStats:
         """Time one launch; the machine's state carries over to the next."""
-        if trace.truncated:
-            raise ValueError(f"{trace.launch.kernel}: the trace was truncated by its size cap; it cannot be timed")
+        if trace.truncated and not self.capped and not self.machine.sim.max_warp_instructions:
+            raise TracePrefixExhausted(
+                f"{trace.launch.kernel} (launch {trace.launch.launch_id}): its trace keeps only a prefix of each "
+                "warp (the size cap, LaunchOptions.trace_cap_bytes, stopped recording), so it can be timed only "
+                "within a window that closes before a warp's prefix ends (sim.max_warp_instructions); set one or "
+                "raise the cap")
         t_wall = time.perf_counter()
         group = alike = None
-        if self.machine.sim.sample_launches and not self.capped:
+        if self.machine.sim.sample_launches and not self.capped and not trace.truncated:
             group, alike = self._alike_launch(trace)
             if alike is not None:
                 stats = self._projected_launch(trace, *alike)
@@ -172,7 +176,7 @@ class TimingSession:
         if trace.num_warps != launch.num_ctas * launch.warps_per_cta:
             raise ValueError(
                 f"trace has {trace.num_warps} warps, launch implies {launch.num_ctas * launch.warps_per_cta}")
-        sample = None if self.capped else sampling.plan_sample(
+        sample = None if self.capped or trace.truncated else sampling.plan_sample(
             launch.num_ctas, int(cfg[E.C_NCTA_SLOTS]) * int(cfg[E.C_NGPU]), m.sim.sample_waves,
             m.sim.sample_min_waves, paired=la.mode == E.DISP_BLOCK)
         declined = active.declines_sampling(mx) if sample is not None and active is not None else None
@@ -233,6 +237,8 @@ class TimingSession:
                         self.capped = True
                     break
                 end = int(st.ctr[E.T_END_PS])
+                if trace.truncated:
+                    self._check_prefix(trace, la)
             else:
                 end = start
                 capped = self.capped
@@ -283,6 +289,26 @@ class TimingSession:
         self.launches.append(stats)
         self.wall_seconds += time.perf_counter() - t_wall
         return stats
+
+    def _check_prefix(self, trace: KernelTrace, la: LaunchArrays) -> None:
+        """A truncated trace's launch has stopped (its window closed, or every warp ran out): raise
+        :class:`TracePrefixExhausted` if a warp whose recording was cut issued its last recorded instruction,
+        since the timing then ended that warp early."""
+        st = self.state
+        wpc = trace.launch.warps_per_cta
+        started = la.cta_order[: int(st.g[E.G_NEXT_CTA])]
+        warps = (started[:, None] * wpc + np.arange(wpc)).ravel()
+        rows = st.wt[st.wt[:, E.W_STATE] != E.WS_FREE]
+        si, end = rows[:, E.W_SEG], rows[:, E.W_SEG_END]
+        going = (si < end) | ((si == end) & (rows[:, E.W_SEG_OFF] < rows[:, E.W_END_OFF]))
+        finished = np.setdiff1d(warps, rows[going, E.W_GWARP])
+        ran_out = finished[~trace.complete_warps()[finished]]
+        if len(ran_out):
+            raise TracePrefixExhausted(
+                f"{trace.launch.kernel} (launch {trace.launch.launch_id}): {len(ran_out)} warp(s) (first: "
+                f"{int(ran_out[0])}) issued the last instruction of their recorded prefix (the size cap, "
+                "LaunchOptions.trace_cap_bytes, stopped recording) before the window (sim.max_warp_instructions) "
+                "closed; the timing would have ended them early. Raise the cap or narrow the window")
 
     def _alike_launch(self, trace: KernelTrace) -> tuple[tuple, tuple[int, LaunchStats] | None]:
         """``sim.sample_launches``: this launch's group (kernel, grid, block, shared memory) and, once the group

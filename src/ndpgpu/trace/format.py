@@ -139,6 +139,10 @@ class TraceError(Exception):
     """A trace file is missing, of another schema version, or inconsistent."""
 
 
+class TracePrefixExhausted(TraceError):
+    """A truncated trace (its size cap stopped recording) was timed past the end of a warp's recorded prefix."""
+
+
 @dataclasses.dataclass
 class LaunchInfo:
     """What the timing engine needs to know about the launch itself."""
@@ -181,7 +185,22 @@ class KernelTrace:
     warp_mem_start: np.ndarray  # int64, num_warps + 1
     lane_addrs: np.ndarray  # uint64
     regvals: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, REGVAL_DTYPE))
-    truncated: bool = False  # True when the size cap stopped recording (the trace is then unusable for timing)
+    # True when the size cap stopped recording (LaunchOptions.trace_overflow="prefix"): each warp keeps the
+    # instructions it ran before the cut; ``cut_warps`` lists the warps cut before their exit, and the CTAs
+    # from warp ``unstarted_from`` on had not started (no instruction kept). Timing such a trace needs a window
+    # that closes before any of those warps runs out of instructions (TracePrefixExhausted otherwise).
+    truncated: bool = False
+    cut_warps: list[int] = dataclasses.field(default_factory=list)
+    unstarted_from: int = -1  # -1: every warp started (a whole trace)
+
+    def complete_warps(self) -> np.ndarray:
+        """Per warp, whether its recorded stream reaches the warp's exit (all True for a whole trace)."""
+        done = np.ones(self.num_warps, dtype=bool)
+        if self.truncated:
+            done[np.asarray(self.cut_warps, dtype=np.int64)] = False
+            if self.unstarted_from >= 0:
+                done[self.unstarted_from:] = False
+        return done
 
     @property
     def num_warps(self) -> int:
@@ -227,6 +246,8 @@ class KernelTrace:
             "launch": dataclasses.asdict(self.launch),
             "opcode_names": self.opcode_names,
             "truncated": self.truncated,
+            "cut_warps": list(self.cut_warps),
+            "unstarted_from": self.unstarted_from,
         }
         np.savez(
             path,
@@ -297,6 +318,8 @@ class KernelTrace:
                 lane_addrs=z["lane_addrs"],
                 regvals=z["regvals"],
                 truncated=bool(meta["truncated"]),
+                cut_warps=[int(w) for w in meta.get("cut_warps", [])],
+                unstarted_from=int(meta.get("unstarted_from", -1)),
             )
 
 

@@ -652,7 +652,6 @@ class LaunchArrays:
         if st.params_cc:
             rec, tx_line, tx_sect = _param_records(pct, static, launch, m, rec, tx_line, tx_sect)
         self.rec = rec
-        self.coalesced = co
         self.txl = tx_line if tx_line.size else np.zeros(1, I64)
         self.txs = tx_sect if tx_sect.size else np.zeros(1, I64)
         self.cta_order = np.asarray(plan.order, I64)

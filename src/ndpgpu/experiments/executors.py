@@ -147,7 +147,7 @@ class SimulatorExecutor(Executor):
         from ndpgpu.timing.measure import measure
         from ndpgpu.trace.format import KernelTrace
 
-        traces = [KernelTrace.load(p) for p in recording.trace_paths]
+        traces = [KernelTrace.load(p, mmap=True) for p in recording.trace_paths]  # shared, file-backed pages
         m = measure(self._load_machine(point), traces, recording.copies, policy=self._policy(point),
                     recording=recording)
         # identity rows (kernel name, machine, hash) are strings: the point's key already records them

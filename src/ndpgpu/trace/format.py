@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import struct
 import zipfile
 import zlib
 from pathlib import Path
@@ -283,20 +284,24 @@ class KernelTrace:
             raise TraceError(_corrupt(path, exc)) from None
 
     @classmethod
-    def load(cls, path: str | Path) -> KernelTrace:
-        """Read a trace written by :meth:`save`; refuse other schema versions and unreadable files."""
+    def load(cls, path: str | Path, mmap: bool = False) -> KernelTrace:
+        """Read a trace written by :meth:`save`; refuse other schema versions and unreadable files. ``mmap``:
+        map the three large arrays (segments, memory records, lane addresses) from the file copy-on-write
+        instead of reading them: their pages are the file's until written, so processes timing one recording
+        share them and a paper-scale trace does not count against a worker's private memory."""
         path = Path(path)
         if not path.exists():
             raise TraceError(f"no trace file at {path}")
         try:
-            return cls._load(path)
+            return cls._load(path, mmap)
         except TraceError:
             raise
         except (zipfile.BadZipFile, OSError, EOFError, KeyError, ValueError, zlib.error) as exc:
             raise TraceError(_corrupt(path, exc)) from None
 
     @classmethod
-    def _load(cls, path: Path) -> KernelTrace:
+    def _load(cls, path: Path, mmap: bool = False) -> KernelTrace:
+        mapped = _mapped_members(path, _MAPPABLE) if mmap else {}
         with np.load(path) as z:
             meta: dict[str, Any] = json.loads(bytes(z["meta"]).decode())
             if meta.get("schema_version") != SCHEMA_VERSION:
@@ -311,11 +316,11 @@ class KernelTrace:
                 launch=LaunchInfo(**launch),
                 opcode_names=list(meta["opcode_names"]),
                 static=z["static"],
-                segments=z["segments"],
+                segments=mapped["segments"] if "segments" in mapped else z["segments"],
                 warp_seg_start=z["warp_seg_start"],
-                mem=z["mem"],
+                mem=mapped["mem"] if "mem" in mapped else z["mem"],
                 warp_mem_start=z["warp_mem_start"],
-                lane_addrs=z["lane_addrs"],
+                lane_addrs=mapped["lane_addrs"] if "lane_addrs" in mapped else z["lane_addrs"],
                 regvals=z["regvals"],
                 truncated=bool(meta["truncated"]),
                 cut_warps=[int(w) for w in meta.get("cut_warps", [])],
@@ -324,6 +329,34 @@ class KernelTrace:
 
 
 _ARRAYS = ("meta", "static", "segments", "warp_seg_start", "mem", "warp_mem_start", "lane_addrs", "regvals")
+_MAPPABLE = ("segments", "mem", "lane_addrs")
+
+
+def _mapped_members(path: Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The members ``names`` of an .npz file as copy-on-write memory maps (``np.memmap`` mode ``c``: writable,
+    so compiled code sees the same array types as after a read). A member stored compressed, empty or with
+    Python objects is left out (read as usual)."""
+    out: dict[str, np.ndarray] = {}
+    with zipfile.ZipFile(path) as zf, open(path, "rb") as f:
+        for name in names:
+            info = zf.getinfo(f"{name}.npy")
+            if info.compress_type != zipfile.ZIP_STORED:
+                continue
+            f.seek(info.header_offset)
+            local = f.read(30)  # the member's local header: its name and extra field lengths at bytes 26-29
+            if local[:4] != b"PK\x03\x04":
+                continue
+            name_len, extra_len = struct.unpack("<HH", local[26:30])
+            f.seek(info.header_offset + 30 + name_len + extra_len)
+            version = np.lib.format.read_magic(f)
+            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = read_header(f)
+            if dtype.hasobject or not int(np.prod(shape)):
+                continue
+            out[name] = np.memmap(path, dtype=dtype, mode="c", offset=f.tell(), shape=shape,
+                                  order="F" if fortran else "C")
+    return out
 
 
 def _corrupt(path: Path, exc: BaseException) -> str:

@@ -144,3 +144,20 @@ def test_a_window_past_a_prefix_or_no_window_raises(traces, resident_traces):
     # CTAs the functional engine had not started when recording stopped have no instructions: they run out
     with pytest.raises(TracePrefixExhausted, match=rf"first: {traces[1].unstarted_from}\)"):
         _cycles(traces[1], 64)
+
+
+def test_a_workload_run_says_what_its_traces_hold():
+    from ndpgpu.workloads.runner import run_workload
+
+    def stats(**options):
+        opts = ndpgpu.LaunchOptions(trace_chunk_records=256, **options)
+        return run_workload("saxpy", "tiny", device=ndpgpu.Device(trace=True, options=opts))
+
+    whole, cut = stats(), stats(trace_cap_bytes=20_000)
+    assert whole.passed and cut.passed  # the launch ran to its end either way
+    assert whole.stats["truncated_launches"] == 0
+    assert whole.stats["traced_warp_instructions"] == whole.stats["warp_instructions"]
+    assert cut.stats["truncated_launches"] == 1
+    assert cut.stats["warp_instructions"] == whole.stats["warp_instructions"]
+    assert 0 < cut.stats["traced_warp_instructions"] < cut.stats["warp_instructions"]
+    assert "traced: a prefix of 1 launch(es)" in cut.summary() and "prefix" not in whole.summary()

@@ -43,6 +43,10 @@ class WorkloadRun:
         status = "ran, not checked" if not self.checks else "PASS" if self.passed else "FAIL"
         lines = [f"{self.name} [{self.scale}] {status}: {self.launches} launches, "
                  f"{self.stats.get('thread_instructions', 0):,.0f} thread-instructions, {self.wall_seconds:.2f} s"]
+        if self.stats.get("truncated_launches"):
+            cut, kept = self.stats["truncated_launches"], self.stats["traced_warp_instructions"]
+            lines.append(f"  traced: a prefix of {cut:.0f} launch(es) (the trace's size cap): {kept:,.0f} of "
+                         f"{self.stats['warp_instructions']:,.0f} warp-instructions")
         lines += [f"  {c.message}" for c in self.checks if not c.passed]
         return "\n".join(lines)
 
@@ -122,6 +126,9 @@ def run_workload(name: str | type[Workload], scale: str = "tiny", *, machine: st
         "thread_instructions": float(sum(r.thread_instructions for r in dev.launches)),
         "functional_seconds": float(sum(r.wall_seconds for r in dev.launches)),
     }
+    if dev.traces:  # what the traces hold: less than the run when a size cap kept only a prefix of a launch
+        stats["traced_warp_instructions"] = float(sum(t.warp_instructions() for t in dev.traces))
+        stats["truncated_launches"] = float(sum(bool(t.truncated) for t in dev.traces))
     provenance = {
         "workload": name, "scale": scale, "nvcc_version": module.nvcc_version, "arch": module.arch,
         "source_hash": _hash_files(cls.source_paths()), "input_hash": _hash_inputs(inputs),

@@ -517,21 +517,32 @@ def _error(status: int, err: np.ndarray, program: Program, grid, block, source_l
 
 def _assemble_trace(program: Program, seg_chunks, mem_chunks, addr_chunks, reg_chunks, grid, block,
                     shared_bytes: int, options: LaunchOptions, launch_id: int, num_warps: int) -> tf.KernelTrace:
-    seg_chunks = seg_chunks or [np.zeros((0, 4), np.int64)]
-    mem_chunks = mem_chunks or [np.zeros((0, 11), np.int64)]
-    addrs = np.concatenate(addr_chunks) if len(addr_chunks) > 1 else (
-        addr_chunks[0] if addr_chunks else np.zeros(0, np.uint64))
-    regs = np.concatenate(reg_chunks) if reg_chunks else np.zeros((0, 35), np.int64)
-    seg_arr = np.zeros(sum(len(c) for c in seg_chunks), dtype=tf.SEGMENT_DTYPE)
-    dests, warp_seg_start = warp_major_destinations(seg_chunks, num_warps)
-    for rows, dest in zip(seg_chunks, dests, strict=True):
-        scatter_segments(rows, dest, seg_arr["warp"], seg_arr["pc"], seg_arr["count"], seg_arr["mask"])
+    """The launch's trace from its recording chunks. The chunk lists are consumed: each chunk is released once
+    its rows are placed (largest first), so a paper-scale recording does not hold its chunks and the whole
+    trace at once."""
+    if not mem_chunks:
+        mem_chunks.append(np.zeros((0, 11), np.int64))
     mem_arr = np.zeros(sum(len(c) for c in mem_chunks), dtype=tf.MEM_DTYPE)
     fields = [mem_arr[f] for f in ("warp", "pc", "mask", "space", "flags", "size", "base", "stride", "addr_index",
                                    "row_stride", "row_lanes")]
     dests, warp_mem_start = warp_major_destinations(mem_chunks, num_warps)
-    for rows, dest in zip(mem_chunks, dests, strict=True):
-        scatter_mem(rows, dest, *fields)
+    for i in range(len(mem_chunks)):
+        scatter_mem(mem_chunks[i], dests[i], *fields)
+        mem_chunks[i] = dests[i] = None
+    addrs = np.empty(sum(len(c) for c in addr_chunks), dtype=np.uint64)
+    at = 0
+    for i in range(len(addr_chunks)):
+        addrs[at : at + len(addr_chunks[i])] = addr_chunks[i]
+        at += len(addr_chunks[i])
+        addr_chunks[i] = None
+    if not seg_chunks:
+        seg_chunks.append(np.zeros((0, 4), np.int64))
+    seg_arr = np.zeros(sum(len(c) for c in seg_chunks), dtype=tf.SEGMENT_DTYPE)
+    dests, warp_seg_start = warp_major_destinations(seg_chunks, num_warps)
+    for i in range(len(seg_chunks)):
+        scatter_segments(seg_chunks[i], dests[i], seg_arr["warp"], seg_arr["pc"], seg_arr["count"], seg_arr["mask"])
+        seg_chunks[i] = dests[i] = None
+    regs = np.concatenate(reg_chunks) if reg_chunks else np.zeros((0, 35), np.int64)
     reg_arr = np.zeros(len(regs), dtype=tf.REGVAL_DTYPE)
     if len(regs):
         order = np.argsort(regs[:, 0], kind="stable")

@@ -38,9 +38,10 @@ def will_compile(engine: str) -> bool | None:
 
 @contextlib.contextmanager
 def first_call(engine: str, expected: str, *, delay: float = 2.0,
-               on_notice: Callable[[], None] | None = None) -> Iterator[None]:
+               on_notice: Callable[[], None] | None = None, noun: str = "engine") -> Iterator[None]:
     """Announce on stderr that ``engine`` compiles when its first call in this process lasts over ``delay``
-    seconds (``expected``: the usual first-time duration, for the message)."""
+    seconds (``expected``: the usual first-time duration, for the message; ``noun``: what compiles, as in
+    "the timing engine" or "the tom mechanism's hardware")."""
     if engine in _DONE:
         yield
         return
@@ -50,9 +51,9 @@ def first_call(engine: str, expected: str, *, delay: float = 2.0,
 
     def notice() -> None:
         if compiles is False:  # a load from the cache that takes long (a loaded machine): not a compile
-            print(f"ndpgpu: loading the compiled {engine} engine from its cache...", file=sys.stderr, flush=True)
+            print(f"ndpgpu: loading the compiled {engine} {noun} from its cache...", file=sys.stderr, flush=True)
         else:
-            print(f"ndpgpu: compiling the {engine} engine (first use only, usually {expected}; cached "
+            print(f"ndpgpu: compiling the {engine} {noun} (first use only, usually {expected}; cached "
                   "afterwards)...", file=sys.stderr, flush=True)
         shown.set()
         if on_notice is not None:
@@ -67,7 +68,7 @@ def first_call(engine: str, expected: str, *, delay: float = 2.0,
         timer.cancel()
         _DONE.add(engine)
         if shown.is_set():
-            print(f"ndpgpu: {engine} engine ready ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+            print(f"ndpgpu: {engine} {noun} ready ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
 
 
 def forget(engine: str) -> None:

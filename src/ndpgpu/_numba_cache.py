@@ -152,19 +152,17 @@ def _imports_of(root: Path, package: str, file: Path) -> set[Path]:
 
 @functools.cache
 def closure_files(py_file: str) -> tuple[Path, ...]:
-    """``py_file`` and every file of its package it imports, directly or not, sorted."""
-    owner = _package_of(py_file)
+    """``py_file`` and every file of a registered package it imports, directly or not, or depends on
+    (:func:`add_dependencies`), sorted."""
     start = Path(py_file).resolve()
-    if owner is None:
-        return (start,)
-    package, root = owner
     seen = {start}
     todo = [start]
     while todo:
         file = todo.pop()
         deps = set(_EXTRA.get(file, ()))
-        if root == file.parent or root in file.parents:
-            deps |= _imports_of(root, package, file)
+        owner = _package_of(str(file))
+        if owner is not None:
+            deps |= _imports_of(owner[1], owner[0], file)
         for dep in sorted(deps):
             if dep not in seen:
                 seen.add(dep)
@@ -281,7 +279,7 @@ class _ClosureStampMixin:
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        if _package_of(py_file) is None:
+        if _package_of(py_file) is None and Path(py_file).resolve() not in _EXTRA:
             return None
         return super().from_function(py_func, py_file)
 

@@ -1,5 +1,5 @@
-"""Compile (or load from numba's cache) the two engines by running a tiny PTX kernel (a tool above every layer:
-it uses the public API and the timing engine).
+"""Compile (or load from numba's cache) the two engines by running a tiny PTX kernel, and the mechanisms' hook
+functions, which compile apart (a tool above every layer: it uses the public API and the timing engine).
 
 ``python -m ndpgpu.warmup`` needs no nvcc; it prints how long compilation took.
 
@@ -76,6 +76,18 @@ def warmup_timing(trace: object) -> float:
     return time.perf_counter() - t0
 
 
+def warmup_mechanisms() -> tuple[float, list[str]]:
+    """Compile (or load) every found mechanism's hook functions, which compile apart from the engine; return
+    the seconds spent and the mechanisms' names."""
+    from ndpgpu.timing.engine import hooks
+
+    t0 = time.perf_counter()
+    hooks.bind()
+    for name in hooks.MECHANISMS:
+        hooks.pointers(name)
+    return time.perf_counter() - t0, list(hooks.MECHANISMS)
+
+
 def _same_trace(a: object, b: object) -> bool:
     """Whether two kernel traces hold the same launch and the same arrays."""
     names = ("static", "segments", "warp_seg_start", "mem", "warp_mem_start", "lane_addrs", "regvals")
@@ -100,8 +112,16 @@ def warmup_both(report=print) -> None:  # noqa: ANN001 -- any callable taking a 
     """Compile (or load) both engines, concurrently where the shipped trace allows; ``report`` gets one line
     per engine with its seconds (the timing engine's measured in its own process)."""
     child = _timing_child()
-    functional_s, trace = warmup()
-    report(f"ndpgpu functional engine ready ({functional_s:.1f} s)")
+    try:
+        functional_s, trace = warmup()
+        report(f"ndpgpu functional engine ready ({functional_s:.1f} s)")
+        mechanisms_s, names = warmup_mechanisms()  # (while the child may still compile the timing engine)
+        report(f"ndpgpu mechanisms' hardware ready ({', '.join(names)}: {mechanisms_s:.1f} s)")
+    except BaseException:
+        if child is not None:  # no orphan compiling on after the failure
+            child.kill()
+            child.wait()
+        raise
     if child is not None:
         out, _ = child.communicate()
         if child.returncode != 0:

@@ -68,6 +68,7 @@ def test_warmup_compiles_or_loads_both_engines(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out
     assert "functional engine ready" in out and "timing engine ready" in out
+    assert "mechanisms' hardware ready (" in out and "tom" in out
 
 
 def test_the_shipped_warmup_trace_is_what_the_warmup_kernel_records():

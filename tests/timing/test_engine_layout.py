@@ -71,11 +71,12 @@ def test_launch_stats_counters_are_the_declared_ones():
     assert st.c("WARP_INSTS") == 0
 
 
-def test_every_hook_point_has_a_default_and_a_dispatcher():
+def test_every_hook_point_has_a_default_a_dispatcher_and_a_cfg_column():
     for point in hooks.HOOK_POINTS:
         assert callable(getattr(hooks, f"_default_{point}")) and callable(getattr(hooks, point))
-    hooks.bind()
-    assert all(getattr(hooks, f"_{p.upper()}")[0] is getattr(hooks, f"_default_{p}") for p in hooks.HOOK_POINTS)
+    columns = [getattr(E, f"C_HK_{p.upper()}") for p in hooks.HOOK_POINTS]
+    assert columns == list(range(E.C_HK_DECIDE, E.C_HK_DECIDE + len(hooks.HOOK_POINTS)))
+    assert not hooks.pointers(None).any()  # no mechanism: every point takes its default
 
 
 def test_importing_the_timing_package_imports_no_mechanism():
@@ -89,7 +90,7 @@ def test_importing_the_timing_package_imports_no_mechanism():
                                    "ndpgpu.timing.engine.l2"])
 def test_a_hardware_module_imported_first_is_found_whole(first):
     """Whatever is imported first, the hooks find TOM's hardware fully imported (no partial module)."""
-    code = (f"import {first}; from ndpgpu.timing import engine as E; E.run_loop; "
+    code = (f"import {first}; from ndpgpu.timing import engine as E; E.run_loop; E.hooks.bind(); "
             "print(sorted(E.hooks.CODES))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and "'tom'" in r.stdout, r.stderr[-2000:]
@@ -114,13 +115,30 @@ def test_mechanisms_are_found_by_package_and_coded_in_name_order():
         hooks.code_of("no-such-mechanism")
 
 
-def test_the_engine_cache_stamp_covers_the_mechanisms_hardware():
+def test_the_engine_and_each_mechanism_are_stamped_apart():
+    """An edit to one mechanism's hardware recompiles its hook functions, not the engine (whose stamp holds
+    no mechanism) nor another mechanism; an edit to an engine component a mechanism calls recompiles both."""
     from ndpgpu import _numba_cache
 
     hooks.bind()
-    files = _numba_cache.closure_files(str(SRC / "timing" / "engine" / "loop.py"))
-    assert Path(hooks.MECHANISMS["tom"].__file__).resolve() in files
-    assert (SRC / "timing" / "engine" / "issue.py").resolve() in files
+    engine = _numba_cache.closure_files(str(SRC / "timing" / "engine" / "loop.py"))
+    assert (SRC / "timing" / "engine" / "issue.py").resolve() in engine
+    assert not [f for f in engine if "mechanisms" in f.parts]
+    tom = _numba_cache.closure_files(hooks.MECHANISMS["tom"].__file__)
+    assert (SRC / "timing" / "engine" / "ldst.py").resolve() in tom  # (it calls wake_warp)
+    assert not [f for f in tom if "mechanisms" in f.parts and f.parts[-2] != "tom"]
+
+
+def test_a_mechanisms_hook_addresses_are_its_declared_points():
+    hooks.bind()
+    declared = set(hooks.MECHANISMS["tom"].HOOKS)
+    addresses = hooks.pointers("tom")
+    assert len(addresses) == len(hooks.HOOK_POINTS)
+    for point, address in zip(hooks.HOOK_POINTS, addresses, strict=True):
+        assert (address != 0) == (point in declared), point
+    assert (hooks.pointers("tom") == addresses).all()  # compiled once per process
+    with pytest.raises(hooks.MechanismHardwareError, match="no hardware module"):
+        hooks.pointers("no-such-mechanism")
 
 
 def test_attaching_a_mechanism_without_hardware_is_refused():

@@ -159,6 +159,7 @@ class TimingSession:
         cfg = st.cfg
         cfg[E.C_MECH] = mechanism_code(active) if active is not None else 0
         cfg[E.C_CORE_MODEL] = self._core_model(active)
+        addresses = self._hook_addresses(active)
         cfg[E.C_NPC] = len(la.pct)
         cfg[E.C_IC_BASE] = self._code_address(launch.kernel, len(la.pct))
         cfg[E.C_NWARPS] = trace.num_warps
@@ -222,7 +223,7 @@ class TimingSession:
         try:
             if launch.num_ctas and not self.capped:
                 while True:
-                    status = self._run(la, mx)
+                    status = self._run(la, mx, addresses)
                     if status == E.ST_TS_FULL:
                         st.ts = np.concatenate([st.ts, np.zeros_like(st.ts)])
                         continue
@@ -371,11 +372,27 @@ class TimingSession:
                                  f"{', '.join(missing)} (a core model defines {', '.join(CORE_HOOKS)})")
         return mechanism_code(active)
 
-    def _run(self, la: LaunchArrays, mx: np.ndarray) -> int:
+    @staticmethod
+    def _hook_addresses(active: MechanismHardware | None) -> np.ndarray:
+        """The running mechanism's compiled hook functions (engine/hooks.py), compiled on its first use in this
+        process: the values of the cfg columns C_HK_*."""
+        from .engine import hooks
+
+        if active is None:
+            return hooks.pointers(None)
+        with first_call(f"{active.mechanism} mechanism's", "under a minute", noun="hardware"):
+            return hooks.pointers(active.mechanism)
+
+    def _run(self, la: LaunchArrays, mx: np.ndarray, addresses: np.ndarray) -> int:
         st = self.state
-        with first_call("timing", "1 to 2 minutes"):
-            return int(E.run_loop(st.cfg, st.clk, st.g, st.wake, la.tables(), st.core_state(), st.memory_state(),
-                                  st.network_state(), st.stats_tables(), mx))
+        hook_columns = slice(E.C_HK_DECIDE, E.C_HK_DECIDE + len(addresses))
+        st.cfg[hook_columns] = addresses  # valid in this process only: cleared when the loop returns
+        try:
+            with first_call("timing", "1 to 2 minutes"):
+                return int(E.run_loop(st.cfg, st.clk, st.g, st.wake, la.tables(), st.core_state(),
+                                      st.memory_state(), st.network_state(), st.stats_tables(), mx))
+        finally:
+            st.cfg[hook_columns] = 0
 
     def _stalled(self, launch: Any, status: int) -> SimulationStalled:
         m, g, clk = self.machine, self.state.g, self.state.clk

@@ -53,7 +53,6 @@ def cta_start(sm, cta, cslot, now, k, cfg, ctat, smt, mx):
     """Log where each CTA runs (a measurement: CTA -> SM, for the mapping and load-balance checks)."""
     if cta < mx[X_NCTA]:
         mx[mx[X_CTA0] + cta] = sm
-    return 0
 
 
 @njit

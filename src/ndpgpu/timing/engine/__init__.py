@@ -30,11 +30,11 @@ loop          the loop composing them, and the state groups it takes (it hands b
 ============  ==============================================================================
 
 Everything here is numba-compiled with ``cache=True``; the cache stamp of each function covers every
-engine module it imports and the mechanisms' hardware modules (``ndpgpu._numba_cache``). This package
-re-exports every name, so Python code reads ``E.CTR_NAMES`` or calls ``E.run_loop`` as ``E``; the
-component modules load on first use of one of their names. A mechanism's hardware module imports
-``engine.layout`` and the component modules it calls (not ``issue``, ``dispatch``, ``loop`` or ``hooks``,
-which load the hooks and with them every mechanism's hardware).
+engine module it imports (``ndpgpu._numba_cache``), and no mechanism: a mechanism's hook functions compile
+apart and are called through their addresses (``hooks``). This package re-exports every name, so Python
+code reads ``E.CTR_NAMES`` or calls ``E.run_loop`` as ``E``; the component modules load on first use of
+one of their names. A mechanism's hardware module imports ``engine.layout`` and the component modules it
+calls; the hooks import it when a session first attaches a mechanism (``hooks.bind``).
 """
 
 from importlib import import_module
@@ -42,8 +42,7 @@ from typing import Any
 
 from .layout import *  # noqa: F403
 
-# components in dependency order; their names load on first use (``E.run_loop``), so that a mechanism's
-# hardware module may import ``engine.layout`` and the components it calls before the hooks find it
+# components in dependency order; their names load on first use (``E.run_loop``)
 COMPONENTS = ("queues", "mapping", "caches", "dram", "links", "xbar", "mesh", "l2", "rocache", "ccache", "icache",
               "ldst", "warps", "issue", "hooks", "dispatch", "loop")
 
@@ -51,7 +50,6 @@ COMPONENTS = ("queues", "mapping", "caches", "dram", "links", "xbar", "mesh", "l
 def __getattr__(name: str) -> Any:
     if name in COMPONENTS:  # ``from . import hooks`` in a component asks the package first
         return import_module(f".{name}", __name__)
-    import_module(".hooks", __name__).bind()
     for component in COMPONENTS:
         module = import_module(f".{component}", __name__)
         if name in vars(module) and not name.startswith("_"):

@@ -44,7 +44,8 @@ def launch_cta(sm, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec,
             j += 1
         slot = sm * nsl + j
         init_warp(slot, j, sm, gw, cs, wseg[gw], 0, wseg[gw + 1], 0, wrec[gw], wrec[gw + 1],
-                  hooks.warp_start(cfg[C_MECH], gw, mx) if cfg[C_MECH] != 0 else -1, -1, t0, nsub, wt, regrdy, subt, g)
+                  hooks.warp_start(cfg[C_HK_WARP_START], gw, mx) if cfg[C_MECH] != 0 else -1, -1, t0, nsub, wt,
+                  regrdy, subt, g)
         if wseg[gw] >= wseg[gw + 1]:
             wt[slot, W_STATE] = WS_DRAIN
             ctat[cs, CT_LIVE] -= 1
@@ -54,7 +55,7 @@ def launch_cta(sm, c, now, k, cfg, clk, wt, regrdy, smt, subt, ctat, wseg, wrec,
     if t0 < wake[sm]:
         wake[sm] = t0
     if cfg[C_MECH] != 0:
-        hooks.cta_start(cfg[C_MECH], sm, c, cs, now, k, cfg, ctat, smt, mx)
+        hooks.cta_start(cfg[C_HK_CTA_START], sm, c, cs, now, k, cfg, ctat, smt, mx)
     ctr[T_CTAS_LAUNCHED] += 1
     ctr[T_WARPS_LAUNCHED] += wpc
     smst[sm, SMS_CTAS] += 1

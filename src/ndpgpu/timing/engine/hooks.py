@@ -1,21 +1,23 @@
 """Compiled hook points: where a near-data mechanism's hardware acts inside the engine.
 
-The core calls each hook with the session's mechanism code (``cfg[C_MECH]``, 0 when none is attached);
-the hook runs the compiled function of that mechanism, or the default below. A mechanism's hardware is a
-module that names itself (``MECHANISM = "mine"``) and defines compiled functions named after the hook
-points it uses (see :data:`HOOK_POINTS` for each one's arguments and result). They are found, without
-naming any mechanism here, by :func:`bind` (called when the engine is first used, before it compiles):
+A mechanism's hardware is a module that names itself (``MECHANISM = "mine"``) and defines compiled functions
+named after the hook points it uses (see :data:`HOOK_POINTS` for each one's arguments and result). They are
+found, without naming any mechanism here, by :func:`bind`:
 
 * every ``ndpgpu.mechanisms.<m>.hardware`` module (a package with a ``hardware.py``);
 * the modules named in the environment variable ``NDPGPU_MECHANISMS`` (comma-separated, for mechanisms
   outside the package: a researcher's own, or the worked example of ``docs/extending.md``);
 * the entry points of group ``ndpgpu.mechanisms`` of installed distributions.
 
-Codes follow the sorted mechanism names (1, 2, ...). Dispatch is a compile-time unrolled chain over a
-tuple of compiled functions, so a hook costs a compare per registered mechanism and the mechanism's
-function is inlined into the caller by LLVM like any other callee (docs/timing.md compares this with
-first-class function arguments). The compiled engine's cache stamp covers the hardware modules found, so
-an edit to a mechanism, or a different set of mechanisms, recompiles the engine.
+Codes follow the sorted mechanism names (1, 2, ...). The engine and the mechanisms compile apart: the core
+calls each hook with the address of the attached mechanism's compiled function for that point
+(``cfg[C_HK_<POINT>]``, 0 for the point's default, which the dispatcher then returns without a call), and
+the dispatcher calls that address with numba's own calling convention (:func:`_caller`). A mechanism's
+functions are compiled for the point's fixed argument types (:func:`arg_types`; every array is int64 and
+C-contiguous, every other argument an int64) when a session first attaches it (:func:`pointers`), and cached
+by numba with their own source stamp; the engine's stamp does not cover them. So an edit to one mechanism's
+hardware recompiles that mechanism's hook functions, not the engine, and a new mechanism needs no engine
+compile at all (docs/timing.md: how this was chosen and what it costs).
 
 A warp slot carries three columns for mechanisms: ``W_MX`` (the mechanism's per-warp value; the
 ``decide`` hook is asked only while it is >= 0), ``W_DIVERT`` (set by the core when ``decide`` returns 0:
@@ -29,13 +31,17 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.util
-import warnings
+import sys
 from pathlib import Path
 from types import ModuleType
 
 import numba as nb
-from numba import literal_unroll  # noqa: F401  (the generated dispatchers use it)
-from numba.core.errors import NumbaExperimentalFeatureWarning
+import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.core.dispatcher import Dispatcher
+from numba.core.errors import NumbaError, TypingError
+from numba.extending import intrinsic
 
 from ... import _numba_cache
 from ...registry import DuplicateName, Registry, discover, external_mechanisms
@@ -44,8 +50,8 @@ from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 
 @dataclasses.dataclass(frozen=True)
 class HookPoint:
-    """One hook point: its arguments after the mechanism code, the result a caller gets when no mechanism takes
-    the call (``None``: the hook returns nothing the caller reads), and what it is for."""
+    """One hook point: its arguments (after the function address the core passes), the result a caller gets
+    when no mechanism takes the call (``None``: the hook returns nothing the caller reads), and what it is for."""
 
     args: str
     default: str | None
@@ -173,25 +179,83 @@ HOOK_POINTS: dict[str, HookPoint] = {
 }
 
 
+# every array a hook point takes, by argument name: its dimensions (int64 and C-contiguous, as the session and
+# the launch allocate them); every other argument is an int64
+ARRAY_DIMS: dict[str, int] = {
+    "cfg": 1, "clk": 2, "g": 1, "wake": 1, "mx": 1, "ctr": 1, "clst": 1, "ld_free": 1, "rq_free": 1,
+    "txl": 1, "txs": 1, "pre_lines": 1, "seg": 2, "rec": 2, "pct": 2, "regrdy": 2, "wt": 2, "smt": 2, "subt": 2,
+    "ctat": 2, "ldo": 2, "l1t": 2, "l1m": 2, "l1w": 2, "rq": 2, "qb": 2, "qm": 2, "l2t": 2, "chs": 2, "mapd": 2,
+    "mrange": 2, "smst": 2, "pcst": 2, "prst": 2, "ufree": 3,
+}
+
+
+def arg_names(point: str) -> list[str]:
+    """The arguments of hook point ``point`` (after the function address the core passes)."""
+    return [a.strip() for a in HOOK_POINTS[point].args.split(",") if a.strip()]
+
+
+def arg_types(point: str) -> tuple[types.Type, ...]:
+    """The numba types a mechanism's function for ``point`` is compiled for (what every caller passes)."""
+    return tuple(types.Array(types.int64, ARRAY_DIMS[a], "C") if a in ARRAY_DIMS else types.int64
+                 for a in arg_names(point))
+
+
+def result_type(point: str) -> types.Type:
+    """What a mechanism's function for ``point`` returns: int64, or nothing when the point has no result."""
+    return types.int64 if HOOK_POINTS[point].default is not None else types.none
+
+
+def _caller(point: str):
+    """A compiled call of ``point``'s function at a run-time address, with numba's calling convention (the
+    function's status and exception are passed on as a direct call's are). Arrays must arrive with exactly
+    the declared type (the call would misread anything else); integer scalars are converted to int64."""
+    want = arg_types(point)
+    result = result_type(point)
+
+    def codegen(context, builder, signature, llargs):
+        fnty = context.call_conv.get_function_type(result, list(want))
+        fn = builder.inttoptr(llargs[0], fnty.as_pointer())
+        status, value = context.call_conv.call_function(builder, fn, result, list(want), list(llargs[1:]))
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return value if result != types.none else context.get_dummy_value()
+
+    def typer(args):
+        for name, got, declared in zip(arg_names(point), args, want, strict=True):
+            ok = got == declared if isinstance(declared, types.Array) else isinstance(
+                types.unliteral(got), (types.Integer, types.Boolean))
+            if not ok:
+                raise TypingError(f"hook {point}: argument {name} is {got}, declared {declared} "
+                                  "(engine/hooks.py ARRAY_DIMS)")
+        return result(types.int64, *want), codegen
+
+    # an intrinsic's typer names its arguments (numba's intrinsics take no *args)
+    names = ", ".join(arg_names(point))
+    space: dict = {"typer": typer}
+    exec(f"def call(typingctx, address, {names}):\n    return typer(({names},))\n", space)  # noqa: S102
+    return intrinsic(space["call"])
+
+
 def _generate() -> None:
     """Define, from :data:`HOOK_POINTS`, each point's default (``_default_<point>``: the result a caller gets when
-    no mechanism takes the call) and its dispatcher (``<point>(code, ...)``: a compile-time unrolled chain over
-    the point's table, filled by :func:`bind`). Generated functions are compiled into their callers, whose
-    numba cache (stamped with this file) holds them."""
+    no mechanism takes the call), its address call (``_call_<point>``) and its dispatcher (``<point>(address,
+    ...)``: the default when the address is 0, else the call). Generated functions are compiled into their
+    callers, whose numba cache (stamped with this file) holds them."""
     for point, hp in HOOK_POINTS.items():
         body = f"    return {hp.default}" if hp.default is not None else "    return 0"
         exec(f"def _default_{point}({hp.args}):\n{body}\n", globals())  # noqa: S102
-        # the generated names (hook_result, hook_index, hook_fn) are no hook argument's (l2_deliver takes an ``r``)
-        assert not {"code", "hook_result", "hook_index", "hook_fn"} & {a.strip() for a in hp.args.split(",")}
-        take = "hook_result = hook_fn" if hp.default is not None else "hook_fn"
-        lines = [f"def {point}(code, {hp.args}):",
-                 *([f"    hook_result = {hp.default}"] if hp.default is not None else []),
-                 "    hook_index = 0",
-                 f"    for hook_fn in literal_unroll(_{point.upper()}):",
-                 "        if hook_index == code:",
-                 f"            {take}({hp.args})",
-                 "        hook_index += 1",
-                 *(["    return hook_result"] if hp.default is not None else [])]
+        # the generated name (address) is no hook argument's
+        assert "address" not in arg_names(point)
+        globals()[f"_call_{point}"] = _caller(point)
+        if hp.default is not None:
+            lines = [f"def {point}(address, {hp.args}):",
+                     "    if address == 0:",
+                     f"        return {hp.default}",
+                     f"    return _call_{point}(address, {hp.args})"]
+        else:
+            lines = [f"def {point}(address, {hp.args}):",
+                     "    if address != 0:",
+                     f"        _call_{point}(address, {hp.args})"]
         exec("\n".join(lines) + "\n", globals())  # noqa: S102
         globals()[f"_default_{point}"] = _generated(globals()[f"_default_{point}"])
         globals()[point] = _generated(globals()[point])
@@ -202,7 +266,7 @@ _generated = nb.njit(_nrt=False)  # not cached on their own: they have no source
 
 def hook_table_markdown() -> str:
     """The hook points as the markdown table docs/extending.md shows (checked by a test)."""
-    rows = ["| hook | arguments after the mechanism code | with no mechanism | what it is for |",
+    rows = ["| hook | arguments | with no mechanism | what it is for |",
             "| --- | --- | --- | --- |"]
     for point, hp in HOOK_POINTS.items():
         rows.append(f"| `{point}` | `{hp.args}` | {hp.default if hp.default is not None else 'nothing'} | "
@@ -239,30 +303,29 @@ def _check(mod: ModuleType) -> str:
     return name
 
 
-def hardware_files() -> list[str]:
-    """The files of every mechanism hardware module :func:`bind` will load, found without importing them.
-
-    The compiled engine's cache stamp must cover them from the moment the first engine module is compiled
-    or loaded, which happens as modules are imported, before :func:`bind` imports the hardware (itself
-    importing engine modules): so this module registers them when it is imported."""
-    files = sorted(str(p) for p in Path(__file__).resolve().parents[2].glob("mechanisms/*/hardware.py"))
-    for name in _external():
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is not None and spec.origin:
-            files.append(spec.origin)
-    return files
+def _engine_files() -> list[str]:
+    """The engine's source files: what a hardware module outside the package may compile into its functions."""
+    return sorted(str(p) for p in Path(__file__).resolve().parent.glob("*.py"))
 
 
 def _load() -> dict[str, ModuleType]:
     """Every mechanism's hardware module by name: ``ndpgpu.mechanisms.<m>.hardware`` (by package), then the
-    external ones; a name used twice is refused."""
+    external ones; a name used twice is refused.
+
+    A module of the package is stamped with its own import closure (engine files included) by
+    :mod:`ndpgpu._numba_cache`; an external one is given the engine's files as dependencies before it is
+    imported (numba takes a function's stamp as it is decorated), so an engine edit recompiles it too."""
     found: Registry[ModuleType] = Registry("mechanism hardware", plural="mechanism hardware modules",
                                            error=MechanismHardwareError)
     modules = discover("ndpgpu.mechanisms", "hardware")
-    modules += [importlib.import_module(m) for m in dict.fromkeys(_external())]
+    for name in dict.fromkeys(_external()):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin and name not in sys.modules:
+            _numba_cache.add_dependencies(spec.origin, _engine_files())
+        modules.append(importlib.import_module(name))
     for mod in modules:
         try:
             found.register(_check(mod), mod)
@@ -273,40 +336,80 @@ def _load() -> dict[str, ModuleType]:
 
 MECHANISMS: dict[str, ModuleType] = {}  # filled by bind()
 CODES: dict[str, int] = {}
-# the dispatch tables; None until bind(), so that a hook compiled before it fails loudly
-_DECIDE = _DIVERT = _GUEST_ISSUED = _GUEST_DONE = _SM_TICK = _WARP_START = None
-_CTA_START = _L2_REQUEST = _DRAM_COMMAND = _PREFETCH = _L1_ACCESS = None
-_INTERCEPT = _CORE_SERVICE = _SM_RECEIVE = _L2_SERVE = _L2_DELIVER = _SLICE_TICK = _FETCHED = _CORE_TICK = None
-_CORE_RECEIVE = _CORE_CHECK = _CORE_ISSUE = None
-
-
-def _table(point: str) -> tuple:
-    default = globals()[f"_default_{point}"]
-    return (default, *[getattr(m, point) if point in getattr(m, "HOOKS", ()) else default
-                       for m in MECHANISMS.values()])
+# (mechanism, point) -> (address, the compile result that keeps its code alive)
+_COMPILED: dict[tuple[str, str], tuple[int, object]] = {}
+# the engine's cfg columns of the hook addresses, one per point in HOOK_POINTS' order, contiguous
+FIRST_COLUMN = globals()["C_HK_DECIDE"]
+assert [globals()[f"C_HK_{p.upper()}"] for p in HOOK_POINTS] == list(range(FIRST_COLUMN,
+                                                                            FIRST_COLUMN + len(HOOK_POINTS)))
 
 
 def bind() -> None:
-    """Find the mechanisms' hardware and fill the dispatch tables (once; before anything compiles).
-
-    ``ndpgpu.timing.engine`` calls it when a component is first used through the package, and a session
-    when it starts; the component modules themselves do not, so a hardware module can import them."""
-    if MECHANISMS or globals()["_DECIDE"] is not None:
+    """Find the mechanisms' hardware and number them (once). Nothing compiles here: :func:`pointers` compiles a
+    mechanism's functions when a session first runs it."""
+    if MECHANISMS:
         return
     MECHANISMS.update(_load())
     CODES.update({name: i + 1 for i, name in enumerate(MECHANISMS)})
-    loaded = sorted({*_REGISTERED, *(m.__file__ for m in MECHANISMS.values() if m.__file__)})
-    if loaded != _REGISTERED:  # (a module found only by importing it: stamps computed before now missed it)
-        _numba_cache.add_dependencies(__file__, loaded)
-    for point in HOOK_POINTS:
-        globals()[f"_{point.upper()}"] = _table(point)
 
 
-_REGISTERED = sorted(hardware_files())
-_numba_cache.add_dependencies(__file__, _REGISTERED)
+def _address(name: str, point: str) -> int:
+    """The address of mechanism ``name``'s compiled function for ``point``, compiled (or loaded from numba's
+    cache) on first use."""
+    key = (name, point)
+    if key not in _COMPILED:
+        mod = MECHANISMS[name]
+        fn = getattr(mod, point)
+        where = f"{mod.__name__}.{point}"
+        if not isinstance(fn, Dispatcher):
+            raise MechanismHardwareError(f"{where}: a hook function is compiled with numba (engine.layout.njit)")
+        sig = arg_types(point)
+        try:
+            if result_type(point) == types.none:
+                fn.compile(sig)
+                if fn.overloads[sig].signature.return_type != types.none:
+                    fn = _discarding(fn, point)  # the engine reads no result: a wrapper drops it
+                    fn.compile(sig)
+            else:
+                fn.compile(types.int64(*sig))  # an integer or bool result is converted to int64
+        except (NumbaError, TypeError) as exc:  # TypeError: a signature of the wrong length
+            raise MechanismHardwareError(f"{where} does not compile for hook point {point!r} (arguments "
+                                         f"{HOOK_POINTS[point].args}; arrays int64): {exc}") from exc
+        cres = fn.overloads[sig]
+        got = cres.signature.return_type
+        if got != result_type(point):
+            want = ("an int64" if result_type(point) == types.int64
+                    else "nothing (it reads no result: return without a value)")
+            raise MechanismHardwareError(f"{where} returns {got}; hook point {point!r} takes {want}")
+        _COMPILED[key] = (cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name), cres)
+    return _COMPILED[key][0]
 
-warnings.filterwarnings("ignore", message="First-class function type feature is experimental",
-                        category=NumbaExperimentalFeatureWarning)
+
+def _discarding(fn: Dispatcher, point: str) -> Dispatcher:
+    """A compiled function of ``point``'s arguments that calls ``fn`` and returns nothing (not cached: it is a
+    one-line call of ``fn``, whose own code is)."""
+    names = ", ".join(arg_names(point))
+    space: dict = {"fn": fn}
+    exec(f"def discard({names}):\n    fn({names})\n", space)  # noqa: S102
+    return nb.njit(_nrt=False)(space["discard"])
+
+
+def pointers(name: str | None) -> np.ndarray:
+    """The cfg values of the hook columns for mechanism ``name`` (None: no mechanism): per point, in
+    :data:`HOOK_POINTS`' order from ``C_HK_DECIDE``, the address of its compiled function, 0 where it uses the
+    default. Compiles the mechanism's functions the first time in a process (or loads them from numba's
+    cache); addresses are valid in this process only, so a session sets them for a run and clears them after."""
+    out = np.zeros(len(HOOK_POINTS), np.int64)
+    if name is None:
+        return out
+    bind()
+    if name not in MECHANISMS:
+        raise MechanismHardwareError(f"no hardware module for mechanism {name!r}; found: {', '.join(CODES) or 'none'}")
+    declared = getattr(MECHANISMS[name], "HOOKS", ())
+    for i, point in enumerate(HOOK_POINTS):
+        if point in declared:
+            out[i] = _address(name, point)
+    return out
 
 
 def code_of(name: str) -> int:

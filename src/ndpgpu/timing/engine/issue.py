@@ -30,7 +30,7 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
     g[G_IT_TRY] += 1
     if wt[slot, W_MX] >= 0 and wt[slot, W_HOST] < 0:
         # the mechanism decides whether the warp's next stretch runs here
-        d = hooks.decide(cfg[C_MECH], slot, now, wt, chs, mx)
+        d = hooks.decide(cfg[C_HK_DECIDE], slot, now, wt, chs, mx)
         if d == -3 or (d == 0 and wt[slot, W_PEND_LD] > 0):
             # the mechanism waits (for the warp's stores, say), or the stretch's live-ins are not back yet
             wt[slot, W_READY] = edge(clk, D_CORE, k + 4)
@@ -97,7 +97,7 @@ def can_issue(core, sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, 
     """``check_issue`` on the engine's SM (``core`` 0); on a mechanism's core (``core.model``) that core's own
     check. Callers pass ``core`` as a constant so that the compiled SM tick holds no trace of the other path."""
     if core != 0:
-        return hooks.core_check(cfg[C_CORE_MODEL], sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree,
+        return hooks.core_check(cfg[C_HK_CORE_CHECK], sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree,
                                 smt, g, mx)
     return check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, qm, g, mx, chs, ctr)
 
@@ -185,7 +185,7 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
     if pick == prio:
         ctr[T_FETCH_PRIO] += 1
     if cfg[C_MECH] != 0 and wt[pick, W_HOST] < 0:
-        p = hooks.fetched(cfg[C_MECH], sm, pick, seg[si, 0] + off, n, mx)
+        p = hooks.fetched(cfg[C_HK_FETCHED], sm, pick, seg[si, 0] + off, n, mx)
         if p > 0:
             smt[sm, S_FETCH_PRIO] = pick + 1
         elif p == 0 and smt[sm, S_FETCH_PRIO] == pick + 1:
@@ -217,8 +217,8 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
         return
     if cfg[C_MECH] != 0 and wt[slot, W_MX] >= 0 and wt[slot, W_HOST] < 0:
         txl, txs, l1t, mapd, mrange, _core = xt
-        took = hooks.intercept(cfg[C_MECH], sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, smt, l1t, mapd, mrange,
-                               mx)
+        took = hooks.intercept(cfg[C_HK_INTERCEPT], sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, smt, l1t,
+                               mapd, mrange, mx)
         if took != 0:  # the mechanism took the instruction: the warp moves on (or waits for the mechanism)
             if has_rec:
                 wt[slot, W_REC] = ri + 1
@@ -324,7 +324,7 @@ def issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
     wt[slot, W_ISSUED] += 1
     wt[slot, W_LAST_ISSUE] = k
     if wt[slot, W_HOST] >= 0:
-        hooks.guest_issued(cfg[C_MECH], slot, mask, wt, mx)
+        hooks.guest_issued(cfg[C_HK_GUEST_ISSUED], slot, mask, wt, mx)
 
 
 @njit_inline
@@ -470,10 +470,10 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
     ctr[T_SCHED_CYCLES] += 1
     if chosen >= 0:
         if core != 0:  # a mechanism's core issues it
-            hooks.core_issue(cfg[C_CORE_MODEL], sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt,
-                             subt, ctat, ldo, ld_free, g, ctr, smst, pcst, clst, mx)
+            hooks.core_issue(cfg[C_HK_CORE_ISSUE], sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree,
+                             smt, subt, ctat, ldo, ld_free, g, ctr, smst, pcst, clst, mx)
         elif wt[chosen, W_DIVERT] != 0:  # the warp's next stretch runs elsewhere
-            hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
+            hooks.divert(cfg[C_HK_DIVERT], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
             ibuf_flush(sm, chosen, cfg, wt, smt)
         else:
             do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free, rq,
@@ -489,12 +489,12 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 wt[chosen, W_READY] = edge(clk, D_CORE, k + 1)
                 break
             if core != 0:
-                hooks.core_issue(cfg[C_CORE_MODEL], sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree,
-                                 smt, subt, ctat, ldo, ld_free, g, ctr, smst, pcst, clst, mx)
+                hooks.core_issue(cfg[C_HK_CORE_ISSUE], sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy,
+                                 ufree, smt, subt, ctat, ldo, ld_free, g, ctr, smst, pcst, clst, mx)
                 issued += 1
                 continue
             if wt[chosen, W_DIVERT] != 0:
-                hooks.divert(cfg[C_MECH], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
+                hooks.divert(cfg[C_HK_DIVERT], sm, chosen, now, k, cfg, clk, wt, chs, wake, mx)
                 ibuf_flush(sm, chosen, cfg, wt, smt)
                 break
             do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
@@ -575,7 +575,7 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
     progress = False
     arrival = INF
     if cfg[C_MECH] != 0:  # a mechanism may start guest warps here
-        arrival = hooks.sm_tick(cfg[C_MECH], sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx)
+        arrival = hooks.sm_tick(cfg[C_HK_SM_TICK], sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx)
     # replies from the network
     qi = cfg[C_Q_SMIN] + sm
     for _p in range(cfg[C_L1_FILL_PORTS]):
@@ -651,8 +651,8 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
     # the mechanism's work here, after the SM's own (its idle units are the mechanism's)
     svc = INF
     if cfg[C_MECH] != 0:
-        svc = hooks.core_service(cfg[C_MECH], sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g,
-                                 mapd, mrange, mx)
+        svc = hooks.core_service(cfg[C_HK_CORE_SERVICE], sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb,
+                                 qm, wake, g, mapd, mrange, mx)
     # retire drained warps; next wake
     if smt[sm, S_RETIRE] != 0:
         smt[sm, S_RETIRE] = 0
@@ -662,8 +662,8 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
                     and not (smt[sm, S_LDST_REC] >= 0 and smt[sm, S_LDST_SLOT] == slot)):
                 # (a warp whose last memory instruction is still in the LD/ST unit has not sent it yet)
                 if wt[slot, W_HOST] >= 0:
-                    hooks.guest_done(cfg[C_MECH], sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd, mrange,
-                                     wake, mx)
+                    hooks.guest_done(cfg[C_HK_GUEST_DONE], sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd,
+                                     mrange, wake, mx)
                 warp_exit(sm, slot, now, k, cfg, wt, ctat, smt, wake, g, ctr, smst)
                 progress = True
     w = INF
@@ -707,18 +707,17 @@ def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, u
     ``core_issue``), then its ``core_tick`` (sends, retirement, the core's next wake time)."""
     account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
     smt[sm, S_LAST_TICK] = k
-    model = cfg[C_CORE_MODEL]
-    progress = hooks.core_receive(model, sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free, rq, rq_free, qb,
-                                  qm, g, ctr, pcst, mx) != 0
+    progress = hooks.core_receive(cfg[C_HK_CORE_RECEIVE], sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free,
+                                  rq, rq_free, qb, qm, g, ctr, pcst, mx) != 0
     xt = (txl, txs, l1t, mapd, mrange, 1)  # (1: the mechanism's core hooks check and issue)
     if schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free,
                   qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
         progress = True
     if progress:
         g[G_LAST_PROGRESS] = now
-    hooks.core_tick(model, sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
-                    ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange,
-                    pre_lines, mx, chs, l2t)
+    hooks.core_tick(cfg[C_HK_CORE_TICK], sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt,
+                    ctat, ldo, ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd,
+                    mrange, pre_lines, mx, chs, l2t)
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ def l2_reply(j, r, ready, now, cfg, rq, rq_free, qb, qm, wake, g, mx):
     rq[r, R_T4] = ready
     rq[r, R_READY] = ready
     if rq[r, R_MXD] >= 0 and cfg[C_MECH] != 0:
-        if hooks.l2_deliver(cfg[C_MECH], j, r, ready, now, cfg, rq, rq_free, g, mx) != 0:
+        if hooks.l2_deliver(cfg[C_HK_L2_DELIVER], j, r, ready, now, cfg, rq, rq_free, g, mx) != 0:
             return
     net_push(cfg[C_Q_L2OUT] + j, r, cfg, qb, qm, wake, NET_REP, rq)
 
@@ -108,7 +108,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     line_atoms = 1 << (cfg[C_L1_LINE_SHIFT] - 5)
     rq[r, R_T3] = now
     if kd >= PK_MECH:  # a mechanism's packet for its unit at this slice
-        hooks.l2_serve(cfg[C_MECH], j, r, now, k, cfg, clk, rq, rq_free, g, mx)
+        hooks.l2_serve(cfg[C_HK_L2_SERVE], j, r, now, k, cfg, clk, rq, rq_free, g, mx)
         return True
     if kd >= PK_OFFLOAD:
         if q_space(qm, qout) <= 0:
@@ -407,7 +407,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         used += l2_port_cycles(kind, sect, ctr[T_L2_HIT] > hits, probe, cfg)
         q_pop(qb, qm, qi)
         if cfg[C_MECH] != 0:
-            hooks.l2_request(cfg[C_MECH], j, kind, line, now, mx)
+            hooks.l2_request(cfg[C_HK_L2_REQUEST], j, kind, line, now, mx)
         progress = True
     if used > nports:  # the port stays busy for the rest of what this cycle's requests took
         qm[qi, Q_BUSY] = edge(clk, D_L2, k + (used + nports - 1) // nports)
@@ -422,7 +422,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
                          mapd, mrange, ptype, mx):
                 q_pop(qb, qm, qv)
                 if cfg[C_MECH] != 0:
-                    hooks.l2_request(cfg[C_MECH], j, kind, line, now, mx)
+                    hooks.l2_request(cfg[C_HK_L2_REQUEST], j, kind, line, now, mx)
                 progress = True
             else:
                 vblocked = True
@@ -443,7 +443,8 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
     nxt = edge(clk, D_L2, k + 1)
     w = INF
     if cfg[C_MECH] != 0:  # the mechanism's unit here (it may queue requests to this slice: they count below)
-        t = hooks.slice_tick(cfg[C_MECH], j, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx)
+        t = hooks.slice_tick(cfg[C_HK_SLICE_TICK], j, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd,
+                             mrange, mx)
         w = max(t, nxt) if t < INF else INF
     if qm[qv, Q_COUNT] > 0:
         w = min(w, nxt if vblocked else max(rq[q_head(qb, qm, qv), R_READY], nxt))

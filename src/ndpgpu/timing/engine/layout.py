@@ -142,11 +142,16 @@ CFG_NAMES = columns("C_", """
     L1_MSHR_STRIDE PB_VAULT Q_L2VRET BATCH_REFILL CC_EN CC_SETS CC_ASSOC CC_LINE_SHIFT CC_LAT CC_MSHR CC_MERGE
     CC_PORTS CC_T0 CC_M0 PERFECT_LAT IC_EN IC_SETS IC_ASSOC IC_LINE_SHIFT IC_MSHR IC_MERGE IC_T0 IC_M0 IC_BASE
     IC_ISIZE IC_DELIVER PARAM_CC FETCH_BAR L2_SECT_REQ L2_PORT_BYTES L1_ALLOC_MISS L1_QLAT Q_SMREP
+    HK_DECIDE HK_DIVERT HK_GUEST_ISSUED HK_GUEST_DONE HK_SM_TICK HK_WARP_START HK_CTA_START HK_L2_REQUEST
+    HK_PREFETCH HK_L1_ACCESS HK_DRAM_COMMAND HK_INTERCEPT HK_CORE_SERVICE HK_SM_RECEIVE HK_L2_SERVE HK_L2_DELIVER
+    HK_SLICE_TICK HK_CORE_RECEIVE HK_CORE_CHECK HK_CORE_ISSUE HK_CORE_TICK HK_FETCHED
 """)
 # the constant cache (engine/ccache.py) keeps its lines in rows CC_T0 .. of the L1's line table ``l1t`` and its
 # MSHRs in rows CC_M0 .. of ``l1m`` (an entry's M_ALLOC is MA_CONST), each SM's after the last SM's L1 rows;
 # the instruction cache (engine/icache.py) likewise from IC_T0 and IC_M0 (M_ALLOC MA_INST), after the constant
 # cache's. IC_BASE: the launch's code address (its first instruction's); IC_ISIZE: code bytes per instruction.
+# HK_<POINT>: the address of the attached mechanism's compiled function for hook point <POINT> (engine/hooks.py),
+# 0 for the point's default; set by the session for the length of a run of the loop, zero otherwise.
 NCFG = len(CFG_NAMES)
 
 # global loop state ``g``

@@ -255,7 +255,7 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
                           smt)
         if cfg[C_MECH] != 0 and cached and res == 1:  # a mechanism's prefetcher sees the new miss
             for d in range(MAX_MECH_PREFETCH):
-                pl = hooks.prefetch(cfg[C_MECH], sm, pc, line, d, now, mx)
+                pl = hooks.prefetch(cfg[C_HK_PREFETCH], sm, pc, line, d, now, mx)
                 if pl < 0 or prefetch_line(sm, pl, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g,
                                            ctr, mapd, mrange, smt) == 0:
                     break
@@ -361,7 +361,7 @@ def mech_access_prefetch(sm, slot, pc, line, hit, now, k, cfg, clk, rq, rq_free,
                          mapd, mrange, smt, mx):
     """Issue the lines the mechanism's ``l1_access`` hook names for warp ``slot``'s load of ``line``."""
     for d in range(MAX_MECH_PREFETCH):
-        pl = hooks.l1_access(cfg[C_MECH], sm, slot, pc, line, hit, d, now, mx)
+        pl = hooks.l1_access(cfg[C_HK_L1_ACCESS], sm, slot, pc, line, hit, d, now, mx)
         if pl < 0 or prefetch_line(sm, pl, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, mapd,
                                    mrange, smt) == 0:
             return
@@ -383,7 +383,7 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
     """Accept reply ``r`` at SM ``sm``; False when blocked (nothing changed)."""
     kd = rq[r, R_KIND]
     if kd >= PK_MECH:  # a mechanism's packet for its unit at this SM
-        hooks.sm_receive(cfg[C_MECH], sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx)
+        hooks.sm_receive(cfg[C_HK_SM_RECEIVE], sm, r, now, k, cfg, clk, wt, subt, smt, rq, rq_free, g, mx)
         return True
     if kd == PK_ACK:
         s = rq[r, R_SLOT]

@@ -37,6 +37,8 @@ from pathlib import Path
 
 from numba.core import caching
 
+from . import _numba_inline
+
 _PACKAGES: dict[str, Path] = {}  # top-level package name -> its directory
 _EXTRA: dict[Path, tuple[Path, ...]] = {}  # file -> files it depends on without importing them
 _FIRST_SEEN: dict[Path, tuple[int, int]] = {}  # file -> (mtime_ns, size) when this process first listed it
@@ -311,3 +313,6 @@ def install() -> None:
 
 
 install()
+
+# every compiled module imports this one first: the place to fix numba's inliner too (its own module says why)
+_numba_inline.install()

@@ -16,7 +16,7 @@ SRC = Path(__file__).parents[2] / "src" / "ndpgpu"
 LAYERS: dict[str, int] = {
     # utilities every layer may use: they import nothing of ndpgpu's but each other
     "registry": 0, "cliargs": 0, "clitable": 0, "clisummary": 0, "frames": 0, "timeseries": 0, "_lazy": 0,
-    "_numba_cache": 0, "yamlio": 0, "_compile_notice": 0, "__version__": 0,
+    "_numba_cache": 0, "_numba_inline": 0, "yamlio": 0, "_compile_notice": 0, "__version__": 0,
     "frontend": 1,
     "analysis": 2,
     # the trace format is the contract between the functional engine (its writer) and the trace layer's

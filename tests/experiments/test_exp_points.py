@@ -121,6 +121,8 @@ def test_code_version_covers_the_simulator_but_not_reports() -> None:
         ("experiments/report.py", False),
         ("experiments/papers/builtin.py", False),
         ("cli.py", False),
+        ("_numba_cache.py", False),
+        ("_numba_inline.py", False),
         ("timing/__pycache__/x.pyc", False),
     ]:
         assert _in_code_version(Path(rel)) is included, rel

@@ -49,8 +49,8 @@ def _in_code_version(rel: Path) -> bool:
     parts = rel.parts
     if "__pycache__" in parts or rel.suffix not in _CODE_SUFFIXES or rel.name == "cli.py":
         return False  # command-line front ends only parse arguments
-    if rel.as_posix() == "_numba_cache.py":
-        return False  # where compiled code is stored, not what it computes
+    if rel.as_posix() in ("_numba_cache.py", "_numba_inline.py"):
+        return False  # where compiled code is stored and how fast numba inlines, not what it computes
     if parts[0] == "workloads" and len(parts) > 2:
         return False  # a workload suite: covered by each workload's source hash
     if parts[0] == "experiments":
@@ -63,8 +63,8 @@ def code_version() -> str:
     """The simulator's version: the package version plus a hash of every file that affects results.
 
     Hashed: the package's code and data files except workload suites (each workload has its own source
-    hash), the reporting side of ``experiments/``, ``cli.py`` front ends and the compiled-code cache's
-    locator; plus the numpy and numba versions.
+    hash), the reporting side of ``experiments/``, ``cli.py`` front ends, the compiled-code cache's
+    locator and the inliner's copy (``_numba_inline``: the same IR, faster); plus the numpy and numba versions.
     """
     import ndpgpu
 

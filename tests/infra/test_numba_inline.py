@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import re
 import subprocess
 import sys
 
@@ -89,3 +91,33 @@ def test_inlined_functions_compute_what_python_computes(n):
 
     a = (np.arange(64, dtype=np.int64) * 7919) % 101
     assert outer(a, n) == _branchy(a, n) + _branchy(a[::-1].copy(), n // 2) * 3
+
+
+def _llvm_of_a_caller_inlining_twice() -> str:
+    inner = numba.njit(inline="always")(_branchy)
+
+    @numba.njit
+    def outer(a, n):
+        return inner(a, n) + inner(a, n // 2) * 3
+
+    outer(np.arange(8, dtype=np.int64), 8)
+    return outer.inspect_llvm(outer.signatures[0])
+
+
+def test_the_compiled_code_is_numbas_own():
+    """The same LLVM IR as with numba's own copy, up to block labels and numba's name counters."""
+
+    def normalized(text: str) -> str:
+        text = re.sub(r"B\d+v\d+|\bB\d+|_v\d+_|outer\$?\d*|\$\d+", "X", text)
+        return re.sub(r" +;", " ;", text)  # (the column of a label's comment follows the label's length)
+
+    assert _numba_inline.install()
+    patched = inline_closurecall.copy
+    try:
+        inline_closurecall.copy = copy
+        numbas = _llvm_of_a_caller_inlining_twice()
+    finally:
+        inline_closurecall.copy = patched
+    ours = _llvm_of_a_caller_inlining_twice()
+    assert "_branchy" in ours  # (inlined: its variables are named in the caller)
+    assert normalized(ours) == normalized(numbas)

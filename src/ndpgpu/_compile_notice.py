@@ -24,14 +24,17 @@ _ENTRY = {"functional": ("ndpgpu.functional.engine", "run"), "timing": ("ndpgpu.
 
 def will_compile(engine: str) -> bool | None:
     """Whether ``engine``'s first call compiles (no cache index of its entry point's current source stamp):
-    True or False, or None when that cannot be told (an engine not loaded yet, a numba without the cache)."""
+    True or False, or None when that cannot be told (an engine without a known entry point, a numba without
+    the cache). The entry point's module is imported if it is not yet: the timing engine's package loads its
+    modules on first use, so at the first call the loop's module may not be imported."""
+    import importlib
     import os
 
     module_name, function = _ENTRY.get(engine, ("", ""))
-    module = sys.modules.get(module_name)
-    try:
+    try:  # the caller is about to call the entry point: importing its module (not compiling it) costs nothing more
+        module = importlib.import_module(module_name)
         index = getattr(module, function)._cache._cache_file._index_path
-    except AttributeError:
+    except (AttributeError, ImportError, ValueError):
         return None
     return not os.path.exists(index)
 

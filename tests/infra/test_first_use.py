@@ -64,6 +64,31 @@ def test_a_compile_is_announced_at_once_and_a_slow_cache_load_as_a_load(monkeypa
     assert _compile_notice.will_compile("never-loaded") is None
 
 
+def test_an_entry_module_not_yet_imported_is_read_not_guessed(monkeypatch, tmp_path):
+    # the timing engine's package imports its loop module on first attribute access, which the first call
+    # itself makes; the notice must still tell a cache load from a compile (it used to say "compiling")
+    index = tmp_path / "entry.nbi"
+    index.write_bytes(b"")
+    (tmp_path / "lazy_entry_module.py").write_text(
+        "import types\n"
+        f"run = types.SimpleNamespace(_cache=types.SimpleNamespace(_cache_file=types.SimpleNamespace("
+        f"_index_path={str(index)!r})))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "lazy_entry_module", raising=False)
+    monkeypatch.setitem(_compile_notice._ENTRY, "lazy", ("lazy_entry_module", "run"))
+    assert _compile_notice.will_compile("lazy") is False
+    index.unlink()
+    assert _compile_notice.will_compile("lazy") is True
+    monkeypatch.setitem(_compile_notice._ENTRY, "missing", ("no_such_module_here", "run"))
+    assert _compile_notice.will_compile("missing") is None
+
+
+def test_the_real_engines_entry_points_are_found():
+    # both engines' entry points exist where _ENTRY says, so a first call is classified (True or False)
+    assert _compile_notice.will_compile("timing") in (True, False)
+    assert _compile_notice.will_compile("functional") in (True, False)
+
+
 def test_warmup_compiles_or_loads_both_engines(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out

@@ -195,7 +195,7 @@ def clean_ptx(ptx: str) -> str:
     skip = 0
     for line in ptx.splitlines():
         s = line.strip()
-        if s.startswith((".loc", ".file")):
+        if s.split(maxsplit=1)[:1] in ([".loc"], [".file"]):  # not ".local", a local-memory declaration
             continue
         if s.startswith(".section") and "debug" in s:
             skip = 1

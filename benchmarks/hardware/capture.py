@@ -29,6 +29,7 @@ import numpy as np
 
 import ndpgpu
 from ndpgpu import api
+from ndpgpu.functional.memory import MemoryLayout
 from ndpgpu.workloads.base import RunContext, all_workloads, get_workload
 from ndpgpu.workloads.runner import _module_for
 
@@ -38,6 +39,11 @@ _gs = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
 sys.modules["_gs_capture"] = _gs
 _spec.loader.exec_module(_gs)  # type: ignore[union-attr]
 
+# Device addresses start here rather than at ndpgpu's default 0x7_0000_0000: a relocation is any 8-byte word
+# of a module variable that falls inside an allocation, and with the default base an int pair (0, 7) in a
+# struct of sizes reads as the first allocation's address (it did, in heartwall's). No kernel of the registry
+# depends on where its arrays lie, only on their alignment, which a page-aligned base keeps.
+ARENA_BASE = 0x4B1D_0000_0000
 MAX_EXPECT_BYTES = 24 << 20  # a workload whose changed bytes over all launches exceed this is skipped
 
 
@@ -57,7 +63,7 @@ class _Expecting(_gs._Recorder):
         """The copy, and where it writes into a module variable the address of an allocation (a struct of
         device pointers in ``__constant__`` memory, as Rodinia's heartwall keeps), a relocation: the GPU's
         allocations lie elsewhere. Only module variables are scanned: in an allocation's data an int pair
-        can look like an address."""
+        can look like an address, and the arena's base (``ARENA_BASE``) makes a false match unlikely."""
         super()._emit_h2d(addr, nbytes)
         where = self._locate(addr)
         if where is None or where[0] != "v" or nbytes < 8:
@@ -108,7 +114,7 @@ class _Expecting(_gs._Recorder):
 def record(body: Callable[[], Any]) -> tuple[Any, _Expecting]:
     """Run ``body`` (which launches kernels on the current device) on a fresh ndpgpu device, recording every
     launch with its results."""
-    dev = ndpgpu.Device(trace=False)
+    dev = ndpgpu.Device(trace=False, layout=MemoryLayout(base=ARENA_BASE))
     rec = _Expecting(dev)
     original = api.Function.__call__
 

@@ -132,9 +132,10 @@ def test_a_gpu_that_computes_what_ndpgpu_computed_matches_and_one_that_does_noth
 
 POINTER = r"""
 __constant__ const float *c_src;
+__constant__ int c_sizes[4];
 extern "C" __global__ void twice(float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = 2.0f * c_src[i];
+    if (i < n) out[i] = 2.0f * c_src[i] + c_sizes[i % 4];
 }"""
 
 
@@ -148,21 +149,24 @@ def test_a_device_pointer_kept_in_constant_memory_is_relocated(tmp_path, monkeyp
         src = ndpgpu.asarray(np.arange(n, dtype=np.float32) + 1.0)
         out = ndpgpu.zeros(n, np.float32)
         set_global(mod, "c_src", np.array([src.ptr], np.uint64))
+        # two int pairs that read as ndpgpu's default first address (0x7_0000_0000): sizes, not pointers
+        set_global(mod, "c_sizes", np.array([0, 7, 0, 7], np.int32))
         mod.get_function("twice")((1,), (n,), (out, np.int32(n)))
 
     dev, rec = capture.record(body)
     assert rec.relocations == 1
     reloc = [op for op in rec.ops if op.startswith("reloc")]
-    assert reloc == ["reloc v 0 0 a 0 0"]  # c_src's 8 bytes hold allocation 0's address
+    variables = [op.split()[1] for op in rec.ops if op.startswith("var ")]
+    assert reloc == [f"reloc v {variables.index('c_src')} 0 a 0 0"]  # c_src holds allocation 0's address
     folder = tmp_path / "pointer"
     capture.write("pointer", "tiny", dev, rec, folder)
     seen = {}
-    sizes = {"c_src": 8}
+    sizes = {"c_src": 8, "c_sizes": 16}
 
     class Watching(FakeGPU):
         def call(self, fn, *args):
             if fn == "cuLaunchKernel":  # the constant holds the fake GPU's address of src, not ndpgpu's
-                var = next(p for p, k in self.keys.items() if k == "v0")
+                var = next(p for p, k in self.keys.items() if k == f"v{variables.index('c_src')}")
                 seen["pointer"] = int(self.mem[var][:8].view("<u8")[0])
                 seen["src"] = next(p for p, k in self.keys.items() if k == "a0")
             super().call(fn, *args)

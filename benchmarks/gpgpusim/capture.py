@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,29 @@ class _Recorder:
                 f"{len(parts)} " + " ".join(parts))
 
 
+def run_recorded(dev: api.Device, rec: _Recorder, body: Callable[[], Any]) -> None:
+    """Run ``body`` on ``dev`` with every kernel launch on it recorded by ``rec`` (launches on other devices
+    run unrecorded)."""
+    original = api.Function.__call__
+
+    def wrapped(fn, grid, block, args, shared_mem: int = 0, stream=None, **kw):
+        if api.get_device() is not dev:
+            return original(fn, grid, block, args, shared_mem, stream, **kw)
+        rec.before_launch()
+        line = rec.launch_line(fn, grid, block, args, shared_mem)
+        original(fn, grid, block, args, shared_mem, stream, **kw)
+        rec.ops.append(line)
+        rec.after_launch()
+        return None
+
+    api.Function.__call__ = wrapped  # type: ignore[method-assign]
+    try:
+        with dev:
+            body()
+    finally:
+        api.Function.__call__ = original  # type: ignore[method-assign]
+
+
 def capture(name: str, scale: str, params: dict[str, Any] | None = None, num_sms: int = 15) -> Captured:
     """Run workload ``name`` at ``scale`` (with ``params`` overriding the scale's parameters) and record it.
     ``num_sms`` is the SM count of the machine it is compared on: workloads that size their grid by it
@@ -164,25 +188,7 @@ def capture(name: str, scale: str, params: dict[str, Any] | None = None, num_sms
     module = _module_for(cls)
     dev = ndpgpu.Device(trace=False, num_sms=num_sms)
     rec = _Recorder(dev)
-    original = api.Function.__call__
-
-    def wrapped(fn, grid, block, args, shared_mem: int = 0, stream=None, **kw):
-        if api.get_device() is dev:
-            rec.before_launch()
-            line = rec.launch_line(fn, grid, block, args, shared_mem)
-            original(fn, grid, block, args, shared_mem, stream, **kw)
-            rec.ops.append(line)
-            rec.after_launch()
-            return None
-        return original(fn, grid, block, args, shared_mem, stream, **kw)
-
-    api.Function.__call__ = wrapped  # type: ignore[method-assign]
-    try:
-        with dev:
-            outputs = workload.launch(RunContext(module, dev, scale, p), inputs, p)
-    finally:
-        api.Function.__call__ = original  # type: ignore[method-assign]
-    del outputs
+    run_recorded(dev, rec, lambda: workload.launch(RunContext(module, dev, scale, p), inputs, p))
     return Captured(name, scale, rec.ptx or module.ptx, rec.ops, rec.data, len(dev.launches), list(rec.funcs),
                     int(sum(r.thread_instructions for r in dev.launches)),
                     int(sum(r.warp_instructions for r in dev.launches)))

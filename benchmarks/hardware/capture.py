@@ -98,6 +98,11 @@ class _Expecting(_gs._Recorder):
         super().before_launch()
         self.before = {k: hashlib.sha256(v.tobytes()).hexdigest() for k, v in self._live().items()}
 
+    def launch_line(self, fn: Any, grid, block, args, shared_mem: int) -> str:
+        if fn.module._load(self.dev).program(fn.name)[0].grid_sync:
+            self.cooperative.add(fn.name)  # replayed with cuLaunchCooperativeKernel
+        return super().launch_line(fn, grid, block, args, shared_mem)
+
     def after_launch(self) -> None:
         super().after_launch()
         launch = len(self.after)
@@ -109,6 +114,8 @@ class _Expecting(_gs._Recorder):
                 self.changed[f"L{launch}_{key}"] = data.copy()
                 self.changed_bytes += data.size
         self.after.append(digests)
+        if self.changed_bytes > MAX_EXPECT_BYTES:
+            raise _TooLarge(f"results over {MAX_EXPECT_BYTES >> 20} MiB at launch {len(self.after)}")
 
 
 def record(body: Callable[[], Any]) -> tuple[Any, _Expecting]:
@@ -116,28 +123,7 @@ def record(body: Callable[[], Any]) -> tuple[Any, _Expecting]:
     launch with its results."""
     dev = ndpgpu.Device(trace=False, layout=MemoryLayout(base=ARENA_BASE))
     rec = _Expecting(dev)
-    original = api.Function.__call__
-
-    def wrapped(fn, grid, block, args, shared_mem: int = 0, stream=None, **kw):
-        if api.get_device() is not dev:
-            return original(fn, grid, block, args, shared_mem, stream, **kw)
-        rec.before_launch()
-        line = rec.launch_line(fn, grid, block, args, shared_mem)
-        if fn.module._load(dev).program(fn.name)[0].grid_sync:
-            rec.cooperative.add(fn.name)
-        original(fn, grid, block, args, shared_mem, stream, **kw)
-        rec.ops.append(line)
-        rec.after_launch()
-        if rec.changed_bytes > MAX_EXPECT_BYTES:
-            raise _TooLarge(f"results over {MAX_EXPECT_BYTES >> 20} MiB at launch {len(rec.after)}")
-        return None
-
-    api.Function.__call__ = wrapped  # type: ignore[method-assign]
-    try:
-        with dev:
-            body()
-    finally:
-        api.Function.__call__ = original  # type: ignore[method-assign]
+    _gs.run_recorded(dev, rec, body)
     return dev, rec
 
 

@@ -10,13 +10,14 @@ counters are a developer's tool, and reading them costs cycles of its own (about
 The figures are CPU reference cycles (``llvm.readcyclecounter``, the TSC on x86) between the reads:
 
 * **loop**: the composing loop's own work (the earliest wake-up over all components, time-series samples);
-* **dispatch**, **SM**, **L2**, **network**, **DRAM**: each component's tick, measured at its call in the loop, so
-  the call itself (numba passes every array argument as several scalars) is counted in it;
+* **dispatch**, **SM**, **L2**, **network**, **DRAM**: each component's ticks, measured at their call in the loop
+  (one call per cycle ticks every due SM, slice or channel), so the call itself (numba passes every array
+  argument as several scalars) is counted in it;
 * the SM tick's parts, measured inside it: **fills** (replies from the network into the L1, and the mechanism's
   ``sm_tick`` hook), **fetch**, **schedulers** (warp selection and issue), **LD/ST** (the L1 transactions of the
   memory instruction in the LD/ST unit) and **rest** (CTA preloads, the mechanism's ``core_service``, retiring
-  warps, the next wake-up); **entry** is the SM tick less its parts: the call's cost and the skipped-cycle stall
-  accounting.
+  warps, the next wake-up); **entry** is the SM ticks less their parts: the call, the loop over the SMs and the
+  skipped-cycle stall accounting.
 
 Shares are of the loop plus the components; "cycles/tick" divides a component's cycles by its ticks.
 """
@@ -70,6 +71,7 @@ def patches() -> list[tuple[str, str, str]]:
     loop = str(ENGINE / "loop.py")
     issue = str(ENGINE / "issue.py")
     layout = str(ENGINE / "layout.py")
+    p12 = " " * 12
     p20 = " " * 20
     out: list[tuple[str, str, str]] = [
         (layout, "IT_TRY IT_TX SAMPLE_AT L2_WHY\n", f"IT_TRY IT_TX SAMPLE_AT L2_WHY {COUNTERS}\n"),
@@ -79,16 +81,16 @@ def patches() -> list[tuple[str, str, str]]:
         (loop, "                return ST_CAP\n", "                return ST_CAP\n        _tl = rdtsc()\n"),
     ]
     for (a, b), (c, d) in (
-        _around(p20 + "dram_tick(c, now", "chst, dlog, hitpend, mx)", "PR_DRAM", p20),
-        _around(p20 + "l2_tick(j, now", "mapd, mrange, ptype, mx, ufree)", "PR_L2", p20),
+        _around(p12 + "dram_ticks(now", "hitpend, mx)", "PR_DRAM", p12),
+        _around(p12 + "l2_ticks(now", "ptype, mx, ufree)", "PR_L2", p12),
         _around(p20 + "if mcfg[MC_ON] != 0:\n", "netd, pbusy, wake, g, nst, kst)", "PR_NET", p20),
         _around(" " * 16 + "dispatch_tick(now", "ctr, smst, pre_start, mx)", "PR_DISP", " " * 16),
     ):
         out += [(loop, a, b), (loop, c, d)]
     out += [
-        (loop, p20 + "if cfg[C_CORE_MODEL] != 0:  #", p20 + "_a = rdtsc()\n" + p20 + "if cfg[C_CORE_MODEL] != 0:  #"),
-        (loop, "                                mrange, pre_lines, mx, chs, l2t)\n            if g[",
-         "                                mrange, pre_lines, mx, chs, l2t)\n" + p20 + "g[G_PR_SM] += rdtsc() - _a\n"
+        (loop, p12 + "if cfg[C_CORE_MODEL] != 0:  #", p12 + "_a = rdtsc()\n" + p12 + "if cfg[C_CORE_MODEL] != 0:  #"),
+        (loop, "                         pre_lines, mx, chs, l2t)\n            if g[",
+         "                         pre_lines, mx, chs, l2t)\n" + p12 + "g[G_PR_SM] += rdtsc() - _a\n"
          "            if g["),
         (issue, "    progress = False\n    arrival = INF\n    if cfg[C_MECH] != 0:  # a mechanism may start guest",
          "    progress = False\n    _p0 = rdtsc()\n    arrival = INF\n    if cfg[C_MECH] != 0:  # a mechanism may "
@@ -103,9 +105,9 @@ def patches() -> list[tuple[str, str, str]]:
          "    # LD/ST unit: transactions of the current memory instruction against L1\n"),
         (issue, "    # CTA preloads (one line per cycle)\n",
          "    _p4 = rdtsc()\n    g[G_PR_LDST] += _p4 - _p3\n    # CTA preloads (one line per cycle)\n"),
-        (issue, "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n\n\n@njit\ndef core_model_tick",
-         "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n    g[G_PR_REST] += rdtsc() - _p4\n\n\n@njit\n"
-         "def core_model_tick"),
+        (issue, "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n\n\n@njit_llvm_inline\ndef core_model_tick",
+         "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n    g[G_PR_REST] += rdtsc() - _p4\n\n\n"
+         "@njit_llvm_inline\ndef core_model_tick"),
     ]
     return out
 

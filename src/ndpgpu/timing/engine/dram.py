@@ -117,7 +117,7 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
     return min(minready, edge(clk, D_DRAM, max(min(kb, ref), k + 1)))
 
 
-@njit
+@njit_llvm_inline
 def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, bkst, dlog,
               hitpend, mx):
     # the bank table and DQ_BANK index row-buffer units: unit = bank x subarrays_per_bank + subarray
@@ -439,6 +439,19 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     if ret_blocked:
         w = min(w, edge(clk, D_DRAM, k + 1))
     wake[cfg[C_WK_CH] + c] = w
+
+
+@njit
+def dram_ticks(now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, bkst, dlog, hitpend,
+               mx):
+    """Tick, in channel order, every DRAM channel due at ``now`` (DRAM cycle ``k``), each tick inlined here."""
+    wk = cfg[C_WK_CH]
+    for c in range(cfg[C_NCH]):
+        if wake[wk + c] <= now:
+            wake[wk + c] = INF
+            g[G_IT_DRAM] += 1
+            dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, bkst, dlog,
+                      hitpend, mx)
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -564,7 +564,7 @@ def account_skipped(sm, cycles, cfg, subt, ctr, pcst):
             pcst[pc, PCS_STALL] += cycles
 
 
-@njit
+@njit_llvm_inline
 def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
             rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs,
             l2t):
@@ -698,7 +698,7 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
     wake[sm] = w
 
 
-@njit
+@njit_llvm_inline
 def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
                     rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines,
                     mx, chs, l2t):
@@ -718,6 +718,35 @@ def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, u
     hooks.core_tick(cfg[C_HK_CORE_TICK], sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt,
                     ctat, ldo, ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd,
                     mrange, pre_lines, mx, chs, l2t)
+
+
+@njit
+def sm_ticks(now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free,
+             l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs, l2t):
+    """Tick, in SM order, every SM due at ``now`` (core cycle ``k``): one call per core cycle, each SM's tick
+    inlined here, since a call passes each array as several scalars (docs/timing.md, "Speed").
+    The order and the due test are those of one call per SM: the statistics do not change."""
+    for sm in range(cfg[C_NSM]):
+        if wake[sm] <= now:
+            wake[sm] = INF
+            g[G_IT_SM] += 1
+            sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
+                    rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines,
+                    mx, chs, l2t)
+
+
+@njit
+def core_model_ticks(now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
+                     rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx,
+                     chs, l2t):
+    """``sm_ticks`` for a mechanism's cores (``core.model``): every core due at ``now``, in order."""
+    for sm in range(cfg[C_NSM]):
+        if wake[sm] <= now:
+            wake[sm] = INF
+            g[G_IT_SM] += 1
+            core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
+                            ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd,
+                            mrange, pre_lines, mx, chs, l2t)
 
 
 # ------------------------------------------------------------------------------------------------------

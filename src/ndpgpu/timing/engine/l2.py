@@ -364,7 +364,7 @@ def l2_port_cycles(kind, sect, hit, probe, cfg):
     return n
 
 
-@njit
+@njit_llvm_inline
 def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
             ptype, mx, ufree):
     progress = False
@@ -481,6 +481,19 @@ def l2_install_range(lo, hi, cfg, l2t, mapd, mrange, g):
         a += lb
         n += 1
     return n
+
+
+@njit
+def l2_ticks(now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange, ptype,
+             mx, ufree):
+    """Tick, in slice order, every L2 slice due at ``now`` (L2 cycle ``k``), each tick inlined here."""
+    wk = cfg[C_WK_SL]
+    for j in range(cfg[C_NSL]):
+        if wake[wk + j] <= now:
+            wake[wk + j] = INF
+            g[G_IT_L2] += 1
+            l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
+                    ptype, mx, ufree)
 
 
 # ------------------------------------------------------------------------------------------------------

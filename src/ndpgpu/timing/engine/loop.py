@@ -7,9 +7,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .dispatch import dispatch_tick
-from .dram import dram_tick
-from .issue import account_skipped, core_model_tick, sm_tick
-from .l2 import l2_tick
+from .dram import dram_ticks
+from .issue import account_skipped, core_model_ticks, sm_ticks
+from .l2 import l2_ticks
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .mesh import mesh_tick
 from .queues import cyc_at, edge
@@ -202,22 +202,14 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
         kk = cyc_at(clk, D_DRAM, now)
         if m_dram <= now and edge(clk, D_DRAM, kk) == now and kk >= clk[D_DRAM, K_NEXT]:
             clk[D_DRAM, K_NEXT] = kk + 1
-            for c in range(nch):
-                if wake[wk_ch + c] <= now:
-                    wake[wk_ch + c] = INF
-                    g[G_IT_DRAM] += 1
-                    dram_tick(c, now, kk, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr,
-                              chst, bkst, dlog, hitpend, mx)
+            dram_ticks(now, kk, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, bkst, dlog,
+                       hitpend, mx)
         # L2 domain
         kk = cyc_at(clk, D_L2, now)
         if m_l2 <= now and edge(clk, D_L2, kk) == now and kk >= clk[D_L2, K_NEXT]:
             clk[D_L2, K_NEXT] = kk + 1
-            for j in range(nsl):
-                if wake[wk_sl + j] <= now:
-                    wake[wk_sl + j] = INF
-                    g[G_IT_L2] += 1
-                    l2_tick(j, now, kk, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
-                            mapd, mrange, ptype, mx, ufree)
+            l2_ticks(now, kk, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
+                     ptype, mx, ufree)
         # interconnect domain
         kk = cyc_at(clk, D_ICNT, now)
         if m_net <= now and edge(clk, D_ICNT, kk) == now and kk >= clk[D_ICNT, K_NEXT]:
@@ -239,18 +231,14 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
                 wake[wk_disp] = INF
                 dispatch_tick(now, kk, cfg, clk, wt, regrdy, smt, subt, ctat, cta_order, cta_sm, wseg, wrec, wake, g,
                               ctr, smst, pre_start, mx)
-            for sm in range(nsm):
-                if wake[sm] <= now:
-                    wake[sm] = INF
-                    g[G_IT_SM] += 1
-                    if cfg[C_CORE_MODEL] != 0:  # the cores are a mechanism's (core.model): its tick replaces the SM's
-                        core_model_tick(sm, now, kk, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt,
-                                        ctat, ldo, ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst,
-                                        pcst, clst, prst, mapd, mrange, pre_lines, mx, chs, l2t)
-                    else:
-                        sm_tick(sm, now, kk, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
-                                ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd,
-                                mrange, pre_lines, mx, chs, l2t)
+            if cfg[C_CORE_MODEL] != 0:  # the cores are a mechanism's (core.model): its tick replaces the SM's
+                core_model_ticks(now, kk, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
+                                 ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst,
+                                 mapd, mrange, pre_lines, mx, chs, l2t)
+            else:
+                sm_ticks(now, kk, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
+                         rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange,
+                         pre_lines, mx, chs, l2t)
             if g[G_CTAS_DONE] >= cfg[C_NCTAS]:
                 ctr[T_END_PS] = now
                 return ST_DONE

@@ -89,9 +89,8 @@ def patches() -> list[tuple[str, str, str]]:
         out += [(loop, a, b), (loop, c, d)]
     out += [
         (loop, p12 + "if cfg[C_CORE_MODEL] != 0:  #", p12 + "_a = rdtsc()\n" + p12 + "if cfg[C_CORE_MODEL] != 0:  #"),
-        (loop, "                         pre_lines, mx, chs, l2t)\n            if g[",
-         "                         pre_lines, mx, chs, l2t)\n" + p12 + "g[G_PR_SM] += rdtsc() - _a\n"
-         "            if g["),
+        (loop, "mem, stats)\n            if g[",
+         "mem, stats)\n" + p12 + "g[G_PR_SM] += rdtsc() - _a\n            if g["),
         (issue, "    progress = False\n    arrival = INF\n    if cfg[C_MECH] != 0:  # a mechanism may start guest",
          "    progress = False\n    _p0 = rdtsc()\n    arrival = INF\n    if cfg[C_MECH] != 0:  # a mechanism may "
          "start guest"),
@@ -105,9 +104,9 @@ def patches() -> list[tuple[str, str, str]]:
          "    # LD/ST unit: transactions of the current memory instruction against L1\n"),
         (issue, "    # CTA preloads (one line per cycle)\n",
          "    _p4 = rdtsc()\n    g[G_PR_LDST] += _p4 - _p3\n    # CTA preloads (one line per cycle)\n"),
-        (issue, "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n\n\n@njit_llvm_inline\ndef core_model_tick",
+        (issue, "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n\n\n@njit_inline\ndef core_model_tick",
          "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n    g[G_PR_REST] += rdtsc() - _p4\n\n\n"
-         "@njit_llvm_inline\ndef core_model_tick"),
+         "@njit_inline\ndef core_model_tick"),
     ]
     return out
 

@@ -117,7 +117,7 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
     return min(minready, edge(clk, D_DRAM, max(min(kb, ref), k + 1)))
 
 
-@njit_llvm_inline
+@njit_inline
 def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, bkst, dlog,
               hitpend, mx):
     # the bank table and DQ_BANK index row-buffer units: unit = bank x subarrays_per_bank + subarray

@@ -564,10 +564,18 @@ def account_skipped(sm, cycles, cfg, subt, ctr, pcst):
             pcst[pc, PCS_STALL] += cycles
 
 
-@njit_llvm_inline
-def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
-            rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs,
-            l2t):
+@njit_inline
+def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
+    """One cycle of SM ``sm``: fills, fetch, the warp schedulers, the LD/ST unit, CTA preloads, the mechanism's
+    service, retirement and the SM's next wake-up. ``launch``, ``core``, ``mem`` and ``stats`` are the loop's state
+    groups (``loop.py``), taken whole because an inlined call takes at most 30 arguments."""
+    seg, rec, pct, txl, txs = launch.seg, launch.rec, launch.pct, launch.txl, launch.txs
+    pre_lines, regrdy = launch.pre_lines, launch.regrdy
+    wt, ufree, smt, subt, ctat = core.wt, core.ufree, core.smt, core.subt, core.ctat
+    ldo, ld_free, l1t, l1m, l1w = core.ldo, core.ld_free, core.l1t, core.l1m, core.l1w
+    rq, rq_free, qb, qm = mem.rq, mem.rq_free, mem.qb, mem.qm
+    mapd, mrange, chs, l2t = mem.mapd, mem.mrange, mem.chs, mem.l2t
+    ctr, smst, pcst, clst, prst = stats.ctr, stats.smst, stats.pcst, stats.clst, stats.prst
     nsub = cfg[C_NSUB]
     nsl = cfg[C_NSLOT]
     account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
@@ -698,13 +706,18 @@ def sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, sm
     wake[sm] = w
 
 
-@njit_llvm_inline
-def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
-                    rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines,
-                    mx, chs, l2t):
+@njit_inline
+def core_model_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     """One tick of a mechanism's core (``core.model``) in place of the SM's: the mechanism's ``core_receive``,
     then this engine's warp schedulers (``sub_issue``, which check and issue through ``core_check`` and
     ``core_issue``), then its ``core_tick`` (sends, retirement, the core's next wake time)."""
+    seg, rec, pct, txl, txs = launch.seg, launch.rec, launch.pct, launch.txl, launch.txs
+    pre_lines, regrdy = launch.pre_lines, launch.regrdy
+    wt, ufree, smt, subt, ctat = core.wt, core.ufree, core.smt, core.subt, core.ctat
+    ldo, ld_free, l1t, l1m, l1w = core.ldo, core.ld_free, core.l1t, core.l1m, core.l1w
+    rq, rq_free, qb, qm = mem.rq, mem.rq_free, mem.qb, mem.qm
+    mapd, mrange, chs, l2t = mem.mapd, mem.mrange, mem.chs, mem.l2t
+    ctr, smst, pcst, clst, prst = stats.ctr, stats.smst, stats.pcst, stats.clst, stats.prst
     account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
     smt[sm, S_LAST_TICK] = k
     progress = hooks.core_receive(cfg[C_HK_CORE_RECEIVE], sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free,
@@ -721,8 +734,7 @@ def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, u
 
 
 @njit
-def sm_ticks(now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free,
-             l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx, chs, l2t):
+def sm_ticks(now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     """Tick, in SM order, every SM due at ``now`` (core cycle ``k``): one call per core cycle, each SM's tick
     inlined here, since a call passes each array as several scalars (docs/timing.md, "Speed").
     The order and the due test are those of one call per SM: the statistics do not change."""
@@ -730,23 +742,17 @@ def sm_ticks(now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, 
         if wake[sm] <= now:
             wake[sm] = INF
             g[G_IT_SM] += 1
-            sm_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free,
-                    rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines,
-                    mx, chs, l2t)
+            sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats)
 
 
 @njit
-def core_model_ticks(now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq,
-                     rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd, mrange, pre_lines, mx,
-                     chs, l2t):
+def core_model_ticks(now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     """``sm_ticks`` for a mechanism's cores (``core.model``): every core due at ``now``, in order."""
     for sm in range(cfg[C_NSM]):
         if wake[sm] <= now:
             wake[sm] = INF
             g[G_IT_SM] += 1
-            core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt, ctat, ldo,
-                            ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst, pcst, clst, prst, mapd,
-                            mrange, pre_lines, mx, chs, l2t)
+            core_model_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats)
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -364,7 +364,7 @@ def l2_port_cycles(kind, sect, hit, probe, cfg):
     return n
 
 
-@njit_llvm_inline
+@njit_inline
 def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
             ptype, mx, ufree):
     progress = False

@@ -17,8 +17,6 @@ import numba as nb
 njit = nb.njit(cache=True, _nrt=False)
 # numba-IR inlining for hot callees with many array arguments (each array is passed as ~9 scalars)
 njit_inline = nb.njit(cache=True, _nrt=False, inline="always")
-# LLVM-level inlining (no argument limit) for a large function called from one loop: the SM's tick
-njit_llvm_inline = nb.njit(cache=True, _nrt=False, forceinline=True)
 
 
 def columns(prefix: str, names: str) -> tuple[str, ...]:

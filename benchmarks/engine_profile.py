@@ -104,9 +104,9 @@ def patches() -> list[tuple[str, str, str]]:
          "    # LD/ST unit: transactions of the current memory instruction against L1\n"),
         (issue, "    # CTA preloads (one line per cycle)\n",
          "    _p4 = rdtsc()\n    g[G_PR_LDST] += _p4 - _p3\n    # CTA preloads (one line per cycle)\n"),
-        (issue, "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n\n\n@njit_inline\ndef core_model_tick",
+        (issue, "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n\n\n@njit\ndef core_model_tick",
          "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n    g[G_PR_REST] += rdtsc() - _p4\n\n\n"
-         "@njit_inline\ndef core_model_tick"),
+         "@njit\ndef core_model_tick"),
     ]
     return out
 

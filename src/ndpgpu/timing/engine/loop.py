@@ -8,7 +8,7 @@ import numpy as np
 
 from .dispatch import dispatch_tick
 from .dram import dram_ticks
-from .issue import account_skipped, core_model_ticks, sm_ticks
+from .issue import account_skipped, core_model_tick, sm_ticks
 from .l2 import l2_ticks
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .mesh import mesh_tick
@@ -131,17 +131,21 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
     attached mechanism's state vector (``hooks``). The components take their tables one by one, except the
     SMs' ticks, which take the groups whole (one call per cycle, each SM's tick inlined into it): a group passed
     down the call tree would be passed as all of its arrays' fields at every call."""
-    wseg, wrec, cta_order, cta_sm = launch.wseg, launch.wrec, launch.cta_order, launch.cta_sm
-    pre_start, regrdy = launch.pre_start, launch.regrdy
-    wt, smt, subt, ctat, ufree = core.wt, core.smt, core.subt, core.ctat, core.ufree
+    seg, wseg, rec, wrec = launch.seg, launch.wseg, launch.rec, launch.wrec
+    txl, txs, pct = launch.txl, launch.txs, launch.pct
+    cta_order, cta_sm, pre_start, pre_lines, regrdy = (launch.cta_order, launch.cta_sm, launch.pre_start,
+                                                        launch.pre_lines, launch.regrdy)
+    wt, ufree, smt, subt = core.wt, core.ufree, core.smt, core.subt
+    ctat, ldo, ld_free = core.ctat, core.ldo, core.ld_free
+    l1t, l1m, l1w = core.l1t, core.l1m, core.l1w
     rq, rq_free, qb, qm, l2t, l2m, dq, bank = mem.rq, mem.rq_free, mem.qb, mem.qm, mem.l2t, mem.l2m, mem.dq, mem.bank
     bgt, chs, faw, mapd, mrange, ptype, dlog, hitpend = (mem.bgt, mem.chs, mem.faw, mem.mapd, mem.mrange, mem.ptype,
                                                          mem.dlog, mem.hitpend)
     netd, pbusy, mcfg, mvc, mvq, mport, msw, mst, mkst = (network.netd, network.pbusy, network.mcfg, network.mvc,
                                                          network.mvq, network.mport, network.msw, network.mst,
                                                          network.mkst)
-    ctr, smst, slst, chst, pcst, nst, kst, ts = (stats.ctr, stats.smst, stats.slst, stats.chst, stats.pcst, stats.nst,
-                                                 stats.kst, stats.ts)
+    ctr, smst, slst, chst, pcst, clst, prst, nst, kst, ts = (stats.ctr, stats.smst, stats.slst, stats.chst, stats.pcst,
+                                                             stats.clst, stats.prst, stats.nst, stats.kst, stats.ts)
     bkst = stats.bkst
     nsm = cfg[C_NSM]
     nsl = cfg[C_NSL]
@@ -229,7 +233,13 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
                 dispatch_tick(now, kk, cfg, clk, wt, regrdy, smt, subt, ctat, cta_order, cta_sm, wseg, wrec, wake, g,
                               ctr, smst, pre_start, mx)
             if cfg[C_CORE_MODEL] != 0:  # the cores are a mechanism's (core.model): its tick replaces the SM's
-                core_model_ticks(now, kk, cfg, clk, wake, g, mx, launch, core, mem, stats)
+                for sm in range(nsm):
+                    if wake[sm] <= now:
+                        wake[sm] = INF
+                        g[G_IT_SM] += 1
+                        core_model_tick(sm, now, kk, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, ufree, smt, subt,
+                                        ctat, ldo, ld_free, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smst,
+                                        pcst, clst, prst, mapd, mrange, pre_lines, mx, chs, l2t)
             else:
                 sm_ticks(now, kk, cfg, clk, wake, g, mx, launch, core, mem, stats)
             if g[G_CTAS_DONE] >= cfg[C_NCTAS]:

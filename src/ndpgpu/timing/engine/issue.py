@@ -713,8 +713,8 @@ def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, u
     """One tick of a mechanism's core (``core.model``) in place of the SM's: the mechanism's ``core_receive``,
     then this engine's warp schedulers (``sub_issue``, which check and issue through ``core_check`` and
     ``core_issue``), then its ``core_tick`` (sends, retirement, the core's next wake time). Called once per
-    due core: inlined into one call per cycle, as the SM's tick is, it measured 1.12-1.15x slower on MPU's
-    cases (benchmarks/README.md)."""
+    due core: inlined into one call per cycle, as the SM's tick is, it measured 1.12-1.15x slower
+    (benchmarks/README.md)."""
     account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
     smt[sm, S_LAST_TICK] = k
     progress = hooks.core_receive(cfg[C_HK_CORE_RECEIVE], sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free,

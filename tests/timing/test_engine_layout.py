@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
+import ndpgpu
 from ndpgpu.timing import engine as E
 from ndpgpu.timing.engine import hooks, layout
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "ndpgpu"
+# the package under test, where it was imported from: the cache stamps cover that copy's files (a checkout's
+# src/ndpgpu, or an installed package, or another tree on PYTHONPATH), and its text is what these tests read
+SRC = Path(ndpgpu.__file__).resolve().parent
 TABLES = {"CFG_NAMES": ("C_", "NCFG"), "G_NAMES": ("G_", "NG"), "PCT_NAMES": ("P_", "NPCT"),
           "REC_NAMES": ("RC_", "NREC"), "WT_NAMES": ("W_", "NWT"), "SM_NAMES": ("S_", "NSMT"),
           "SUB_NAMES": ("SB_", "NSUBT"), "CTA_NAMES": ("CT_", "NCTAT"), "MSHR_NAMES": ("M_", "NMSHR"),

@@ -392,3 +392,29 @@ def test_islip_and_credit_delay_complete_all_to_all(routing, allocator, delay):
 def test_mesh_options_default_off():
     ms = load_machine("llc-mesh").icnt.mesh
     assert (ms.credit_delay, ms.allocator, ms.priority_arbitration) == (0, "round_robin", False)
+
+
+# ------------------------------------------------------------------------------------------------------
+# a router's allocation runs only from its next event on (``MP_WAKE``): the reference runs every occupied
+# router every mesh cycle (``MC_EAGER``); the two must give the same launch to the last counter
+
+
+@pytest.mark.parametrize("machine, overrides", [
+    ("llc-mesh", {}),
+    ("llc-mesh", {"icnt.mesh.vcs": 1, "icnt.mesh.vc_buffers": 5, "icnt.eject_buffer": 2}),
+    ("llc-mesh", {"icnt.mesh.priority_arbitration": True, "icnt.mesh.credit_delay": 3}),
+    ("llc-mesh", {"icnt.mesh.vcs": 16, "icnt.mesh.routing": "yx"}),  # 80 VCs a router: no VC mask
+    ("llc-mesh", {"icnt.mesh.allocator": "islip", "icnt.mesh.vcs": 1, "icnt.mesh.vc_buffers": 5}),
+    ("llc-bfly", {}),
+])
+def test_skipping_routers_before_their_next_event_changes_nothing(machine, overrides):
+    trace = streaming_read(56 * 2, 128, 8, store=True)
+    runs = []
+    for eager in (0, 1):
+        sess = TimingSession(load_machine(machine, overrides=overrides))
+        sess.state.mcfg[E.MC_EAGER] = eager
+        runs.append(sess.run_launch(trace))
+    skipping, eager = runs
+    assert skipping.get("mesh.request" if machine == "llc-mesh" else "butterfly.request", "injected") > 0
+    assert skipping.as_dict() == eager.as_dict()
+    assert (skipping.packet_kinds == eager.packet_kinds).all()

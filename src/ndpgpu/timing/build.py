@@ -436,7 +436,7 @@ class EngineState:
 
     def mesh_reset_counters(self) -> None:
         """Zero the mesh's per-launch counters (router contents and busy times persist)."""
-        for col in (E.MP_FLITS, E.MP_PKTS, E.MP_WAIT):
+        for col in (E.MP_FLITS, E.MP_PKTS, E.MP_WAIT, E.MP_WAKE):  # (a router wakes at once in a new launch)
             self.mport[:, :, col] = 0
         self.mst[...] = 0
         self.mkst[...] = 0

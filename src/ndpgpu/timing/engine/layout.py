@@ -281,8 +281,10 @@ NCTR = len(CTR_NAMES)
 # ejection links; MC_NTERM: terminals; MC_TOPO: 1 mesh, 2 butterfly, 3 hmesh (the interconnect's registry code).
 # Last, at LC0, one table for both subnets: (router, output port) -> (link latency in cycles, link bytes per
 # cycle; 0: one flit per cycle); an injection port's width is that of the output port with its number.
+# MC_EAGER: 1 runs every occupied router's allocation every mesh cycle, without skipping the cycles before its
+# next event (the reference the skipping is tested against: the statistics must not differ).
 MC_ON, MC_W, MC_H, MC_NNODE, MC_NVC, MC_VCBUF, MC_RLAT, MC_LLAT, MC_YX, MC_CDEL, MC_ISLIP, MC_PRIO = range(12)
-MC_NPORT, MC_TLAT, MC_NTERM, MC_RT0, MC_LK0, MC_INJ0, MC_TOPO, MC_LC0 = range(12, 20)
+MC_NPORT, MC_TLAT, MC_NTERM, MC_RT0, MC_LK0, MC_INJ0, MC_TOPO, MC_LC0, MC_EAGER = range(12, 21)
 MC_HDR = 24
 # per-packet slot columns (slot = VC * vc_buffers + FIFO position): packet, ready time (ps), output port,
 # flits, hops so far, destination node, destination id. A slot whose packet has left but whose credit has
@@ -300,9 +302,12 @@ NVQ = 5
 # per-port columns (port = router * ports + port; the mesh's ports are directions): input busy, output busy,
 # injection busy (ps), link flits and packets of the output, credit waits of the output, packets held by the
 # router (port 0), router RR, the router's non-empty VCs as a bit mask (port 0; bit = VC index within the router,
-# kept when the router has at most VC_MASK_MAX VCs), packets that have left the input port
-MP_IN_BUSY, MP_OUT_BUSY, MP_INJ_BUSY, MP_FLITS, MP_PKTS, MP_WAIT, MP_OCC, MP_RR, MP_VMASK, MP_DEPART = range(10)
-NMP = 10
+# kept when the router has at most VC_MASK_MAX VCs), packets that have left the input port, and (port 0) the
+# router's next event for its round-robin allocation (ps): before it the allocation would only advance its RR
+# pointer (engine/mesh.py, mesh_tick)
+(MP_IN_BUSY, MP_OUT_BUSY, MP_INJ_BUSY, MP_FLITS, MP_PKTS, MP_WAIT, MP_OCC, MP_RR, MP_VMASK, MP_DEPART,
+ MP_WAKE) = range(11)
+NMP = 11
 VC_MASK_MAX = 63
 MESH_DIRS = ("north", "east", "south", "west", "local")
 # iSLIP state per port (``msw``): the output's grant pointer (an input port), the input's accept pointer

@@ -124,6 +124,16 @@ def mesh_push(mvc, mvq, mport, mcfg, net, vi, vcbuf, fl):
 
 
 @njit_inline
+def mesh_arrival(mport, mvq, net, p0, vi, ready):
+    """A packet ready at ``ready`` entered VC ``vi`` of the router whose port 0 is row ``p0`` (its count already
+    raised): as its VC's new head it may be the router's earliest event (the only packet: it is)."""
+    if mport[net, p0, MP_OCC] == 1:
+        mport[net, p0, MP_WAKE] = ready
+    elif mvq[net, vi, VQ_COUNT] == 1 and ready < mport[net, p0, MP_WAKE]:
+        mport[net, p0, MP_WAKE] = ready
+
+
+@njit_inline
 def mesh_vc_mark(mport, mcfg, net, vi, busy):
     """Set (``busy``) or clear VC ``vi``'s bit in its router's mask of non-empty VCs."""
     nin = mcfg[MC_NPORT] * mcfg[MC_NVC]
@@ -200,6 +210,7 @@ def mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wak
         mvc[net, nv, MV_OUT] = mesh_route(mcfg, net, nb, mvc[net, v, MV_DNODE])
         mport[net, p0, MP_OCC] -= 1
         mport[net, nb * nport, MP_OCC] += 1
+        mesh_arrival(mport, mvq, net, nb * nport, nvi, mvc[net, nv, MV_READY])
         if mport[net, nb * nport, MP_OCC] > mst[net, MS_MAX_OCC]:
             mst[net, MS_MAX_OCC] = mport[net, nb * nport, MP_OCC]
         wk = mvc[net, nv, MV_READY]
@@ -396,6 +407,7 @@ def mesh_inject(net, q, term, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
     mvc[net, v, MV_TAIL] = k + ser + mcfg[MC_TLAT]
     mport[net, pin, MP_INJ_BUSY] = edge(clk, D_ICNT, k + ser)
     mport[net, node * nport, MP_OCC] += 1
+    mesh_arrival(mport, mvq, net, node * nport, vi, mvc[net, v, MV_READY])
     if mport[net, node * nport, MP_OCC] > mst[net, MS_MAX_OCC]:
         mst[net, MS_MAX_OCC] = mport[net, node * nport, MP_OCC]
     if net == NET_REQ:
@@ -434,6 +446,7 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
     nin = nport * nvc
     masked = nin <= VC_MASK_MAX
     cdel = mcfg[MC_CDEL]
+    eager = mcfg[MC_EAGER]
     wk = INF
     progress = False
     for node in range(nnode):
@@ -447,6 +460,17 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                 wk = t
             progress = progress or mv
             continue
+        rw = mport[net, p0, MP_WAKE]
+        if rw > now and eager == 0:
+            # no head can move before ``rw``, the router's next event as its last allocation found it (lowered by
+            # each new head since: mesh_arrival); an allocation now would only advance the RR pointer and give
+            # ``rw`` again, so that is all that is done (the loop's next mesh cycle stays the same)
+            mport[net, p0, MP_RR] = (mport[net, p0, MP_RR] + 1) % nin
+            if rw < wk:
+                wk = rw
+            continue
+        rw = INF
+        moved = False
         rr = mport[net, p0, MP_RR]
         maxp = 0
         if prio != 0:  # the highest class among the ready head packets goes first
@@ -483,8 +507,8 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                 r = mvc[net, v, MV_PKT]
                 t = mvc[net, v, MV_READY]
                 if t > now:
-                    if t < wk:
-                        wk = t
+                    if t < rw:
+                        rw = t
                     continue
                 if prio != 0 and rq[r, R_PRIO] != p:
                     continue
@@ -492,8 +516,8 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                 o = mvc[net, v, MV_OUT]
                 b = max(mport[net, p0 + ip, MP_IN_BUSY], mport[net, p0 + o, MP_OUT_BUSY])
                 if b > now:
-                    if b < wk:
-                        wk = b
+                    if b < rw:
+                        rw = b
                     continue
                 # a head that found no room downstream stays blocked until a packet leaves that input port (with
                 # credits returned at departure: the VCs' space changes no other way)
@@ -501,21 +525,27 @@ def mesh_tick(net, now, k, cfg, clk, rq, qb, qm, netd, wake, g, nst, kst, mcfg, 
                 dport = nb * nport + nip
                 if nb >= 0 and cdel == 0 and mvq[net, vi, VQ_BLOCKED] == mport[net, dport, MP_DEPART] + 1:
                     mesh_count_wait(net, node, o, mcfg, mst, mport)
-                    wk = min(wk, nxt)
+                    rw = min(rw, nxt)
                     continue
                 nvi = mesh_target(net, node, v, o, now, cfg, qm, netd, mcfg, mvc, mvq)
                 if nvi < 0:
                     if nb >= 0:
                         mvq[net, vi, VQ_BLOCKED] = mport[net, dport, MP_DEPART] + 1
                     mesh_count_wait(net, node, o, mcfg, mst, mport)
-                    wk = min(wk, nxt)
+                    rw = min(rw, nxt)
                     continue
                 t = mesh_move(net, now, k, node, vi, ip, o, nvi, cfg, clk, rq, qb, qm, netd, wake, nst, mcfg, mvc,
                               mvq, mport, mst, mkst)
-                if t < wk:
-                    wk = t
+                if t < rw:
+                    rw = t
                 progress = True
+                moved = True
         mport[net, p0, MP_RR] = (rr + 1) % nin
+        # without a move the router's contents and ports are as it found them, so ``rw`` is its next event
+        # exactly (a later allocation before then would find the same); after a move it looks again next cycle
+        mport[net, p0, MP_WAKE] = now if moved else rw
+        if rw < wk:
+            wk = rw
     # injection: the head of each source's queue enters a VC of its terminal's input port
     # (sources with empty queues have nothing to inject: only the non-empty ones are visited, in the same
     # round-robin order from ``rr``; an injection pops only its own source's queue)

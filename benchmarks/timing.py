@@ -66,6 +66,10 @@ CASES = [
     # MPU (seed 003): its processor on the mpu machine (docs/mpu.md)
     ("mpu_gemv", "small", "mpu", None, "mpu:annotation"),
     ("mpu_blur", "small", "mpu", None, "mpu:annotation"),
+    # TELEPORT (seed 002): JAC's `small` input with the preload controller (docs/teleport.md)
+    ("tp_jacobi", "small", "gtx480", None, "teleport:real"),
+    # IP-NDP (seed 004): Conv2D's pattern-aware kernel on IP-8 (PACA with prefetching) at the paper's 2048x2048
+    ("ipndp_conv2d_pa", "paper", "ipndp-ip8", None, "ipndp:paca+pf"),
 ]
 
 

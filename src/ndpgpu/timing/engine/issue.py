@@ -578,7 +578,8 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     ctr, smst, pcst, clst, prst = stats.ctr, stats.smst, stats.pcst, stats.clst, stats.prst
     nsub = cfg[C_NSUB]
     nsl = cfg[C_NSLOT]
-    account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
+    if k - smt[sm, S_LAST_TICK] > 1:  # (a call only when cycles were skipped: most ticks follow the last)
+        account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
     smt[sm, S_LAST_TICK] = k
     progress = False
     arrival = INF
@@ -715,7 +716,8 @@ def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, u
     ``core_issue``), then its ``core_tick`` (sends, retirement, the core's next wake time). Called once per
     due core: inlined into one call per cycle, as the SM's tick is, it measured 1.12-1.15x slower
     (benchmarks/README.md)."""
-    account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
+    if k - smt[sm, S_LAST_TICK] > 1:  # (a call only when cycles were skipped: most ticks follow the last)
+        account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
     smt[sm, S_LAST_TICK] = k
     progress = hooks.core_receive(cfg[C_HK_CORE_RECEIVE], sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free,
                                   rq, rq_free, qb, qm, g, ctr, pcst, mx) != 0

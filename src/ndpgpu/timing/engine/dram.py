@@ -19,7 +19,7 @@ def return_queue(r, slice, cfg, rq):
 
 @njit
 def dram_log(dlog, g, cfg, k, c, cmd, bank, row, mx):
-    if cfg[C_MECH] != 0:
+    if cfg[C_HK_DRAM_COMMAND] != 0:
         hooks.dram_command(cfg[C_HK_DRAM_COMMAND], c, cmd, bank, row, k, mx)
     if cfg[C_RECORD_DLOG] != 0:
         n = g[G_DLOG_N]

@@ -583,7 +583,7 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     smt[sm, S_LAST_TICK] = k
     progress = False
     arrival = INF
-    if cfg[C_MECH] != 0:  # a mechanism may start guest warps here
+    if cfg[C_HK_SM_TICK] != 0:  # a mechanism may start guest warps here (no call when it has no such hook)
         arrival = hooks.sm_tick(cfg[C_HK_SM_TICK], sm, now, k, cfg, clk, wt, regrdy, smt, subt, l1t, g, mx)
     # replies from the network
     qi = cfg[C_Q_SMIN] + sm
@@ -659,7 +659,7 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
                 break
     # the mechanism's work here, after the SM's own (its idle units are the mechanism's)
     svc = INF
-    if cfg[C_MECH] != 0:
+    if cfg[C_HK_CORE_SERVICE] != 0:  # (the hook's default is INF: no call when the mechanism has none)
         svc = hooks.core_service(cfg[C_HK_CORE_SERVICE], sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb,
                                  qm, wake, g, mapd, mrange, mx)
     # retire drained warps; next wake

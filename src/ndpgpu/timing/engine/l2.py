@@ -406,7 +406,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
             break
         used += l2_port_cycles(kind, sect, ctr[T_L2_HIT] > hits, probe, cfg)
         q_pop(qb, qm, qi)
-        if cfg[C_MECH] != 0:
+        if cfg[C_HK_L2_REQUEST] != 0:  # (hooks with nothing to return are called only when attached)
             hooks.l2_request(cfg[C_HK_L2_REQUEST], j, kind, line, now, mx)
         progress = True
     if used > nports:  # the port stays busy for the rest of what this cycle's requests took
@@ -421,7 +421,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
             if l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst,
                          mapd, mrange, ptype, mx):
                 q_pop(qb, qm, qv)
-                if cfg[C_MECH] != 0:
+                if cfg[C_HK_L2_REQUEST] != 0:
                     hooks.l2_request(cfg[C_HK_L2_REQUEST], j, kind, line, now, mx)
                 progress = True
             else:
@@ -442,7 +442,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         g[G_LAST_PROGRESS] = now
     nxt = edge(clk, D_L2, k + 1)
     w = INF
-    if cfg[C_MECH] != 0:  # the mechanism's unit here (it may queue requests to this slice: they count below)
+    if cfg[C_HK_SLICE_TICK] != 0:  # the mechanism's unit here (it may queue requests to this slice: they count below)
         t = hooks.slice_tick(cfg[C_HK_SLICE_TICK], j, now, k, cfg, clk, ufree, rq, rq_free, qb, qm, wake, g, mapd,
                              mrange, mx)
         w = max(t, nxt) if t < INF else INF

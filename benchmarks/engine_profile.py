@@ -91,9 +91,9 @@ def patches() -> list[tuple[str, str, str]]:
         (loop, p12 + "if cfg[C_CORE_MODEL] != 0:  #", p12 + "_a = rdtsc()\n" + p12 + "if cfg[C_CORE_MODEL] != 0:  #"),
         (loop, "mem, stats)\n            if g[",
          "mem, stats)\n" + p12 + "g[G_PR_SM] += rdtsc() - _a\n            if g["),
-        (issue, "    progress = False\n    arrival = INF\n    if cfg[C_MECH] != 0:  # a mechanism may start guest",
-         "    progress = False\n    _p0 = rdtsc()\n    arrival = INF\n    if cfg[C_MECH] != 0:  # a mechanism may "
-         "start guest"),
+        (issue, "    progress = False\n    arrival = INF\n    if cfg[C_HK_SM_TICK] != 0:  # a mechanism may start",
+         "    progress = False\n    _p0 = rdtsc()\n    arrival = INF\n    if cfg[C_HK_SM_TICK] != 0:  # a mechanism "
+         "may start"),
         (issue, "    if cfg[C_IBUF] > 0 and smt[sm, S_FETCH_WANT] != 0 and fetch_stage(sm, now, k, cfg, clk, seg, pct, "
          "wt, smt, subt,", "    _p1 = rdtsc()\n    g[G_PR_FILL] += _p1 - _p0\n    if cfg[C_IBUF] > 0 and smt[sm, "
          "S_FETCH_WANT] != 0 and fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt,"),

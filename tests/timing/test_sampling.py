@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tracegen import streaming_read
+from tracegen import alu_chain, streaming_read
 
 from ndpgpu.timing import TimingSession, load_machine
 from ndpgpu.timing import engine as E
-from ndpgpu.timing.sampling import extended, plan_sample, warp_instructions_per_cta
+from ndpgpu.timing.sampling import extended, plan_sample, plan_warp_sample, warp_instructions_per_cta, warp_prefix
 
 SAMPLED = {"sim.sample_waves": 4, "sim.sample_min_waves": 8}
 
@@ -125,3 +125,83 @@ def test_sampling_off_leaves_every_machine_hash_as_before_the_fields():
     sampled = load_machine("gtx480+sampled").config_hash()
     assert sampled != before["gtx480"]
     assert load_machine("gtx480", {"sim.sample_launches": 2}).config_hash() not in (sampled, before["gtx480"])
+
+
+# ---------------------------------------------------------------- short launches: a prefix of every warp
+
+WARPS = {"sim.sample_warp_fraction": 0.25, "sim.sample_warp_min_insts": 500}
+
+
+def test_warp_prefix_keeps_the_first_share_of_every_warps_stream():
+    tr = streaming_read(4, 64, 10)  # 8 warps of 10 loads and an exit
+    cut = warp_prefix(tr, 0.25)
+    per_warp = np.add.reduceat(cut.segments["count"], cut.warp_seg_start[:-1])
+    assert per_warp.tolist() == [3] * 8  # ceil(0.25 x 11)
+    assert cut.warp_instructions() == 24 and tr.warp_instructions() == 88
+    # every kept instruction is a load with a record: each warp keeps its first 3 records, in order
+    assert np.diff(cut.warp_mem_start).tolist() == [3] * 8
+    for w in range(8):
+        a, b = int(tr.warp_mem_start[w]), int(cut.warp_mem_start[w])
+        assert np.array_equal(cut.mem[b:b + 3], tr.mem[a:a + 3])
+    assert cut.num_warps == tr.num_warps and not cut.truncated
+
+
+def test_warp_prefix_cuts_inside_a_segment_and_keeps_one_instruction_at_least():
+    tr = alu_chain(10)  # one warp, one segment of straight-line ALU work and an exit
+    cut = warp_prefix(tr, 0.01)
+    assert cut.warp_instructions() == 1 and len(cut.mem) == 0
+    assert warp_prefix(tr, 0.5).warp_instructions() == int(np.ceil(0.5 * tr.warp_instructions()))
+
+
+def test_plan_for_warp_prefixes_needs_long_warps():
+    counts = np.array([1000, 1000, 999])
+    assert plan_warp_sample(1, counts, 1, 0.25, 2000) is not None  # 2,999 per warp
+    assert plan_warp_sample(1, counts, 2, 0.25, 2000) is None  # 1,499.5 per warp on average
+    assert plan_warp_sample(1, counts, 1, 0.0, 2000) is None  # off
+
+
+@pytest.fixture(scope="module")
+def one_wave():
+    """A one-wave streaming kernel on gtx480 (120 CTAs of 4 warps, 8 per SM), full and on warp prefixes."""
+    tr = streaming_read(120, 128, 300, store=True)
+    full = TimingSession("gtx480").run_launch(tr)
+    sess = TimingSession(load_machine("gtx480", {**SAMPLED, **WARPS}))
+    return tr, full, sess.run_launch(tr), sess
+
+
+def test_a_one_wave_launch_is_timed_on_warp_prefixes_and_says_so(one_wave):
+    tr, full, sampled, sess = one_wave
+    sp = sampled.sampled
+    assert sp["kind"] == "warps" and sp["ctas"] == sp["ctas_timed"] == 120
+    assert sp["window_cycles"] > 0
+    assert sampled.get("sampling", "launches_warp_prefix") == 1
+    assert sampled.get("sampling", "insts_timed_fraction") == pytest.approx(
+        warp_prefix(tr, 0.25).warp_instructions() / tr.warp_instructions(), rel=1e-9)
+    assert sess.kernel_time_ps == sampled.time_ps
+
+
+def test_warp_prefix_projection_restores_the_work_and_tracks_the_cycles(one_wave):
+    tr, full, sampled, _ = one_wave
+    assert sampled.c("WARP_INSTS") == full.c("WARP_INSTS") == tr.warp_instructions()
+    assert sampled.c("CTAS_LAUNCHED") == 120 and sampled.c("WARPS_LAUNCHED") == 480
+    assert sampled.get("dram", "read_bytes") == pytest.approx(full.get("dram", "read_bytes"), rel=0.02)
+    # a uniform stream: its steady state is what the full run repeats (measured here: 3.5% under)
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.05)
+    assert sampled.sampled["cycles_timed"] < 0.5 * sampled.cycles
+
+
+def test_warp_prefixes_leave_long_launches_to_waves_and_short_warps_in_full(pair):
+    tr, _, wave_sampled, _ = pair
+    both = TimingSession(load_machine("gtx480", {**SAMPLED, **WARPS})).run_launch(tr)
+    assert both.sampled["kind"] == "waves" and both.cycles == wave_sampled.cycles
+    short = streaming_read(120, 128, 20)  # 21 instructions per warp
+    a = TimingSession("gtx480").run_launch(short)
+    b = TimingSession(load_machine("gtx480", WARPS)).run_launch(short)
+    assert b.sampled is None and a.cycles == b.cycles
+
+
+def test_warp_sampling_off_keeps_the_hash_and_on_changes_it():
+    base = load_machine("gtx480").config_hash()
+    assert load_machine("gtx480", {"sim.sample_warp_min_insts": 2000}).config_hash() == base
+    assert load_machine("gtx480", WARPS).config_hash() != base
+    assert load_machine("gtx480+sampled-all").config_hash() != load_machine("gtx480+sampled").config_hash()

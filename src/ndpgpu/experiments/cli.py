@@ -171,10 +171,15 @@ def add_subcommands(subparsers: Any) -> None:
     )
     p.add_argument(
         "--sample",
-        action="store_true",
+        nargs="?",
+        const="waves",
+        default=False,
+        choices=("waves", "all"),
         help="sampled timing: long launches (8 waves of CTAs or more) are timed on their first 4 waves and "
-        "projected (the `sampled` machine overlay; errors against full runs in docs/sampling.md); stored as its "
-        "own experiment, reported to reports/<paper>-<scale>-sampled with every check and figure marked",
+        "projected (`--sample` or `--sample waves`: the `sampled` machine overlay); `--sample all` also times "
+        "shorter launches on the first quarter of every warp's instructions (the `sampled-all` overlay); errors "
+        "against full runs in docs/sampling.md; stored as its own experiment, reported to "
+        "reports/<paper>-<scale>-<overlay> with every check and figure marked",
     )
     p.add_argument(
         "--column",
@@ -363,7 +368,7 @@ def reproduce_main(args: argparse.Namespace) -> int:
     """``ndpgpu reproduce PAPER``."""
     from .dask_pool import SchedulerError
     from .points import SpecError
-    from .report import ReproductionError, all_reproductions, reevaluate, reproduce, write_document
+    from .report import ReproductionError, all_reproductions, reevaluate, reproduce, sample_overlay, write_document
     from .store import StoreError
 
     if args.list or not args.paper:
@@ -390,7 +395,8 @@ def reproduce_main(args: argparse.Namespace) -> int:
                     raise ReproductionError(f"--column {item!r}: expected TIMING=FILE with an existing points file")
                 columns[flavour] = file
             sample = getattr(args, "sample", False)
-            out = args.out or Path("reports") / f"{args.paper}-{args.scale}{'-sampled' if sample else ''}"
+            overlay = sample_overlay(sample)
+            out = args.out or Path("reports") / f"{args.paper}-{args.scale}{'-' + overlay if overlay else ''}"
             report = reevaluate(args.paper, args.scale, args.from_points, out,
                                 timing=getattr(args, "timing", None), columns=columns, sample=sample)
         else:

@@ -424,21 +424,22 @@ def machines_note(machines: list[str]) -> str:
     return f"{named} ({'; '.join(parts)})"
 
 
-SAMPLED_NOTE = ("Sampled timing (`--sample`, docs/sampling.md): long launches timed on their first waves of CTAs and "
-                "projected; not a full run.")
+SAMPLED_NOTE = ("Sampled timing (`--sample`, docs/sampling.md): long launches timed on their first waves of CTAs "
+                "(with `--sample all`, short ones on a prefix of every warp) and projected; not a full run.")
 
 
 def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
     """How many of ``results``' points include a sampled launch (``sampling.*`` rows), with the CTAs and cycles
     timed in detail against all, and the long launches a mechanism kept from sampling; ``None`` when none
     was sampled or kept."""
-    n = ctas = timed = cycles = cycles_timed = declined = 0
+    n = ctas = timed = cycles = cycles_timed = declined = prefix = 0
     for r in results.results:
         if r.status == "ok":
             declined += int(r.get("sampling.launches_declined") or 0)
         if r.status != "ok" or not r.get("sampling.launches_sampled"):
             continue
         n += 1
+        prefix += bool(r.get("sampling.launches_warp_prefix"))
         ctas += int(r.get("sampling.ctas") or 0)
         timed += int(r.get("sampling.ctas_timed") or 0)
         cycles_timed += int(r.get("sampling.cycles_timed") or 0)
@@ -447,14 +448,17 @@ def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
         return None
     return {"points_sampled": n, "points": sum(r.status == "ok" for r in results.results),
             "ctas_timed_fraction": timed / ctas if ctas else 0.0,
-            "cycles_timed_fraction": cycles_timed / cycles if cycles else 0.0, "launches_declined": declined}
+            "cycles_timed_fraction": cycles_timed / cycles if cycles else 0.0, "launches_declined": declined,
+            "points_warp_prefix": prefix}
 
 
 def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
     if not sampling:
         return []
     return [f"- **Sampled timing** (docs/sampling.md): {sampling['points_sampled']} of {sampling['points']} points "
-            "had long launches timed on their first waves of CTAs and projected "
+            "had long launches timed on their first waves of CTAs"
+            + (f" ({sampling['points_warp_prefix']} with short launches timed on a prefix of every warp)"
+               if sampling.get("points_warp_prefix") else "") + " and projected "
             f"({sampling['ctas_timed_fraction']:.0%} of those points' CTAs and "
             f"{sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
             "every check, table and figure below says so. Not a full run."
@@ -636,7 +640,7 @@ def reproduce(
     index_href: str | None = None,
     stored_only: bool = False,
     timing: str | None = None,
-    sample: bool = False,
+    sample: bool | str = False,
 ) -> Report:
     """Run reproduction ``paper`` at ``scale`` (default its own) and write its report to ``out_dir``
     (default ``reports/<paper>-<scale>``); results are stored (and reused) in ``store``; ``scheduler``: a
@@ -645,16 +649,18 @@ def reproduce(
     reported on in parts). ``timing``: ``declared`` (default: the paper's baseline timing,
     :attr:`Reproduction.baseline_timing`) or a labelled second column (``preset``, ``gpgpusim``,
     ``gpgpusim3``), stored as its own experiment; the declared report shows every column already stored beside
-    its checks. ``sample``: every machine takes the ``sampled`` overlay (long launches timed on their first waves
-    and projected, docs/sampling.md), stored as its own experiment (``NAME-sampled``); the report says so
-    throughout and goes to ``reports/<paper>-<scale>[-<timing>]-sampled``."""
+    its checks. ``sample``: every machine takes a sampling overlay (:func:`sample_overlay`: ``sampled``, long
+    launches timed on their first waves and projected, or ``sampled-all``, short launches on warp prefixes too;
+    docs/sampling.md), stored as its own experiment (``NAME-<overlay>``); the report says so throughout and goes
+    to ``reports/<paper>-<scale>[-<timing>]-<overlay>``."""
     from .runner import default_store_path, plan_sweep
 
     repro = get_reproduction(paper)()
     scale = scale or repro.default_scale
     spec, named, flavour = timed_spec(repro, scale, timing)
-    if sample:
-        spec = sampled_spec(spec)
+    overlay = sample_overlay(sample)
+    if overlay:
+        spec = sampled_spec(spec, overlay)
     spec = spec.with_executor(executor, executor_options)
     own = not isinstance(store, ResultStore)
     db = ResultStore(store if store is not None else default_store_path()) if own else store
@@ -677,20 +683,36 @@ def reproduce(
         if own:
             db.close()
     suffix = "" if repro.baseline_timing is None or flavour == repro.baseline_timing.flavour else f"-{flavour}"
-    suffix += "-sampled" if sample else ""
+    suffix += f"-{overlay}" if overlay else ""
     return build_report(repro, scale, spec, results.as_named(named),
                         out_dir or Path("reports") / f"{paper}-{scale}{suffix}", index_href, timing=flavour,
                         columns=columns)
 
 
 SAMPLED_OVERLAY = "sampled"
+# ``--sample [waves|all]``: the machine overlay of each kind of sampled timing (docs/sampling.md)
+SAMPLE_OVERLAYS = {"waves": SAMPLED_OVERLAY, "all": "sampled-all"}
 
 
-def sampled_spec(spec: SweepSpec) -> SweepSpec:
-    """``spec`` with every point's machine taking the ``sampled`` overlay, as experiment ``NAME-sampled``."""
-    points = [p if p.machine.split("+")[-1] == SAMPLED_OVERLAY
-              else p.model_copy(update={"machine": f"{p.machine}+{SAMPLED_OVERLAY}"}) for p in spec.expand()]
-    return spec.model_copy(update={"name": f"{spec.name}-{SAMPLED_OVERLAY}", "grid": [], "points": points})
+def sample_overlay(sample: bool | str) -> str | None:
+    """The overlay ``sample`` names: ``False`` none, ``True`` or ``"waves"`` ``sampled`` (long launches by waves),
+    ``"all"`` ``sampled-all`` (short launches on warp prefixes too); an overlay's own name is accepted."""
+    if not sample:
+        return None
+    if sample is True:
+        return SAMPLED_OVERLAY
+    if sample in SAMPLE_OVERLAYS:
+        return SAMPLE_OVERLAYS[sample]
+    if sample in SAMPLE_OVERLAYS.values():
+        return str(sample)
+    raise ReproductionError(f"sample {sample!r}: expected one of {', '.join(SAMPLE_OVERLAYS)}")
+
+
+def sampled_spec(spec: SweepSpec, overlay: str = SAMPLED_OVERLAY) -> SweepSpec:
+    """``spec`` with every point's machine taking the sampling ``overlay``, as experiment ``NAME-<overlay>``."""
+    points = [p if p.machine.split("+")[-1] == overlay
+              else p.model_copy(update={"machine": f"{p.machine}+{overlay}"}) for p in spec.expand()]
+    return spec.model_copy(update={"name": f"{spec.name}-{overlay}", "grid": [], "points": points})
 
 
 def timed_spec(repro: Reproduction, scale: str, timing: str | None) -> tuple[SweepSpec, list[Any], str | None]:
@@ -712,7 +734,7 @@ def timed_spec(repro: Reproduction, scale: str, timing: str | None) -> tuple[Swe
 
 def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | Path,
                index_href: str | None = None, timing: str | None = None,
-               columns: dict[str, str | Path] | None = None, sample: bool = False) -> Report:
+               columns: dict[str, str | Path] | None = None, sample: bool | str = False) -> Report:
     """Write reproduction ``paper``'s report at ``scale`` from the metric rows of a points file (a committed
     report's ``points.parquet``) without running anything: the checks, tables and figures are computed anew by
     today's code from rows stored by the run that made the file (points matched by identity, not key). The
@@ -722,7 +744,7 @@ def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | P
     repro = get_reproduction(paper)()
     results, flavour = results_from_points(repro, scale, points_file, timing, sample)
     spec = timed_spec(repro, scale, flavour)[0]
-    spec = sampled_spec(spec) if sample else spec
+    spec = sampled_spec(spec, sample_overlay(sample)) if sample else spec
     cols = {}
     for other, file in (columns or {}).items():
         col_spec, col_named, _ = timed_spec(repro, scale, other)
@@ -734,19 +756,19 @@ def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | P
 
 
 def results_from_points(repro: Reproduction, scale: str, points_file: str | Path,
-                        timing: str | None = None, sample: bool = False) -> tuple[ResultSet, str | None]:
+                        timing: str | None = None, sample: bool | str = False) -> tuple[ResultSet, str | None]:
     """``repro``'s results at ``scale`` from a points file, under the names the reproduction gives its points, and
     the timing flavour they ran on (``timing`` None: the flavour of which the file holds the most points, the
     declared one first among equals)."""
     bt = repro.baseline_timing
     if timing is not None or bt is None:
         spec, named, flavour = timed_spec(repro, scale, timing)
-        spec = sampled_spec(spec) if sample else spec
+        spec = sampled_spec(spec, sample_overlay(sample)) if sample else spec
         return ResultSet.from_points_file(points_file, spec.expand()).as_named(named), flavour
     best: tuple[int, ResultSet, str | None] | None = None
     for candidate in dict.fromkeys((bt.flavour, *bt.columns, *FLAVOURS)):
         spec, named, flavour = timed_spec(repro, scale, candidate)
-        spec = sampled_spec(spec) if sample else spec
+        spec = sampled_spec(spec, sample_overlay(sample)) if sample else spec
         rs = ResultSet.from_points_file(points_file, spec.expand()).as_named(named)
         found = sum(r.status == "ok" for r in rs.results)
         if best is None or found > best[0]:

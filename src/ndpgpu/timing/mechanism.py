@@ -55,6 +55,15 @@ class MechanismHardware(abc.ABC):
         launch for the whole grid, or a backlog that grows over the launch."""
         return None
 
+    def declines_warp_sampling(self, mx: np.ndarray) -> str | None:
+        """Why this launch must be timed in full under sampling on warp prefixes (``sim.sample_warp_fraction``,
+        docs/sampling.md), or ``None`` when it may be. ``mx`` was built from the prefix trace.
+
+        That sampling runs the first part of every warp and extends every count by the rest's instructions, so it
+        assumes the mechanism's work grows with the instructions run. Decline when it does not (work sized by a
+        whole CTA or grid at its start). The default is :meth:`declines_sampling`'s answer."""
+        return self.declines_sampling(mx)
+
     def counter_offset(self, mx: np.ndarray) -> int:
         """Where the counters start in ``mx``."""
         return 0

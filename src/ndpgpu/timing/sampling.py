@@ -36,6 +36,15 @@ many alike in PKA and in Sieve, Naderan-Tahan et al., ISPASS 2023). A launch not
 the last timed launch left it (caches, DRAM rows, a mechanism's tables): what it would have changed is not
 seen by the launches after it.
 
+Within a short launch. A launch too short for waves (fewer than ``sim.sample_min_waves``, such as one CTA per
+SM) is sampled, with ``sim.sample_warp_fraction`` = f > 0, by the first f of every warp's recorded instructions
+(a prefix trace: each warp's segments cut after ``ceil(f x n)`` of its ``n`` instructions; a warp that ends early
+leaves its CTA's barriers as an exited warp does). The prefix runs in full detail, ramp-up and drain included,
+and the steady window runs from a quarter to three quarters of the prefix's warp-instructions (the loop hands
+back when the issued count reaches each end). The projection is the one above with ``scale`` = the launch's
+recorded warp-instructions over the prefix's. Launches whose warps record fewer than
+``sim.sample_warp_min_insts`` instructions on average are timed in full: too short for a steady state.
+
 Errors against full runs are measured, not assumed: docs/sampling.md.
 """
 
@@ -76,6 +85,79 @@ def plan_sample(num_ctas: int, resident_ctas: int, sample_waves: int, min_waves:
     return SamplePlan(num_ctas, timed, waves, sample_waves, resident_ctas)
 
 
+@dataclasses.dataclass(frozen=True)
+class WarpSamplePlan:
+    """A short launch timed on the first ``fraction`` of every warp's instructions (``warp_prefix``)."""
+
+    ctas: int
+    insts: int  # recorded warp-instructions of the launch
+    insts_timed: int  # of its prefix
+    fraction: float
+
+    @property
+    def ctas_timed(self) -> int:
+        return self.ctas  # every CTA runs, each on a prefix of its warps' streams
+
+
+# the steady window of a warp-prefix sample: from this share of the prefix's warp-instructions to the next
+WARP_WINDOW = (0.25, 0.75)
+
+
+def plan_warp_sample(num_ctas: int, segment_counts: np.ndarray, num_warps: int, fraction: float,
+                     min_insts: int) -> WarpSamplePlan | None:
+    """The plan for timing a launch on warp prefixes, or ``None`` when it is timed in full (sampling off, no
+    warps, or fewer than ``min_insts`` recorded warp-instructions per warp on average)."""
+    if fraction <= 0 or num_warps <= 0:
+        return None
+    insts = int(segment_counts.sum(dtype=np.int64))
+    if insts < min_insts * num_warps:
+        return None
+    return WarpSamplePlan(num_ctas, insts, 0, fraction)
+
+
+def warp_prefix(trace: Any, fraction: float) -> Any:
+    """``trace`` with every warp's stream cut after ``ceil(fraction x n)`` of its ``n`` recorded instructions
+    (a warp with instructions keeps at least one). A warp keeps as many of its memory records as its prefix has
+    instructions at PCs that have records (the engine takes a warp's records in order as its instructions meet
+    them, so no record it reaches is dropped); lane addresses and register values are kept whole."""
+    counts = trace.segments["count"].astype(np.int64)
+    starts = np.asarray(trace.warp_seg_start, np.int64)
+    nseg = np.diff(starts)
+    incl = np.cumsum(counts)
+    excl = incl - counts
+    base = np.concatenate([[0], incl])[starts[:-1]]
+    per_warp = np.concatenate([[0], incl])[starts[1:]] - base
+    keep_n = np.ceil(per_warp * fraction).astype(np.int64)
+    keep_n = np.where(per_warp > 0, np.clip(keep_n, 1, per_warp), 0)
+    target = base + keep_n
+    # the last kept segment of each warp: the first whose running total reaches the warp's target
+    last = np.searchsorted(incl, target, side="left")
+    last = np.where(keep_n > 0, last, starts[:-1] - 1)
+    seg_warp = np.repeat(np.arange(len(nseg)), nseg)
+    keep = np.arange(len(counts)) <= last[seg_warp]
+    segments = trace.segments.copy()
+    has = keep_n > 0
+    segments["count"][last[has]] = (target[has] - excl[last[has]]).astype(segments["count"].dtype)
+    kept_per_warp = np.where(has, last - starts[:-1] + 1, 0)
+    new_starts = np.concatenate([[0], np.cumsum(kept_per_warp)]).astype(np.int64)
+    segments = segments[keep]
+    # records: at most one per instruction of the prefix at a PC that has records
+    mem_starts = np.asarray(trace.warp_mem_start, np.int64)
+    has_rec = np.zeros(len(trace.static) + 1, np.int64)
+    if len(trace.mem):
+        has_rec[np.unique(trace.mem["pc"].astype(np.int64))] = 1
+    at = np.concatenate([[0], np.cumsum(has_rec)])
+    pc, n = segments["pc"].astype(np.int64), segments["count"].astype(np.int64)
+    per_seg = at[np.minimum(pc + n, len(has_rec))] - at[np.minimum(pc, len(has_rec))]
+    cum = np.concatenate([[0], np.cumsum(per_seg)])
+    reached = cum[new_starts[1:]] - cum[new_starts[:-1]]
+    rec_n = np.minimum(reached, np.diff(mem_starts))
+    rec_keep = np.arange(len(trace.mem)) < np.repeat(mem_starts[:-1] + rec_n, np.diff(mem_starts))
+    new_mem_starts = np.concatenate([[0], np.cumsum(rec_n)]).astype(np.int64)
+    return dataclasses.replace(trace, segments=segments, warp_seg_start=new_starts, mem=trace.mem[rec_keep],
+                               warp_mem_start=new_mem_starts)
+
+
 def warp_instructions_per_cta(counts: np.ndarray, warp_seg_start: np.ndarray, warps_per_cta: int) -> np.ndarray:
     """Recorded warp-instructions of each CTA: the segments' counts summed per warp, then per CTA."""
     cum = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
@@ -108,6 +190,8 @@ class WindowWatch:
     is. Both ends sit at the start of a wave, so a launch whose CTAs run in lock-step waves is cut at the same
     phase at both ends and the window holds whole waves."""
 
+    by_instructions = False  # the ends are counts of CTAs dispatched (``G_SAMPLE_AT``)
+
     def __init__(self, plan: SamplePlan) -> None:
         self.targets = [plan.resident_ctas + 1, (plan.waves_timed - 1) * plan.resident_ctas + 1]
         self.start: Counts | None = None
@@ -124,6 +208,18 @@ class WindowWatch:
             self.end = counts
 
 
+class InstructionWatch(WindowWatch):
+    """The two ends of a warp-prefix sample's steady window, by issued warp-instructions (``WARP_WINDOW`` of the
+    prefix's): the loop hands back when the count reaches each (``G_SAMPLE_INSTS``)."""
+
+    by_instructions = True
+
+    def __init__(self, plan: WarpSamplePlan) -> None:
+        self.targets = [max(1, int(plan.insts_timed * WARP_WINDOW[0])), max(2, int(plan.insts_timed * WARP_WINDOW[1]))]
+        self.start = None
+        self.end = None
+
+
 @dataclasses.dataclass(frozen=True)
 class Projection:
     """How a sampled launch was extended to the whole launch (``LaunchStats.sampled``)."""
@@ -136,26 +232,30 @@ class Projection:
     extra_insts: int  # issued warp-instructions added at the steady window's rates
     window_cycles: int  # the steady window's length (0: none found; counts scaled by ``scale`` instead)
     window_insts: int
+    insts_timed: int = 0  # issued warp-instructions timed in detail
+    kind: str = "waves"  # "waves": the first waves of CTAs; "warps": a prefix of every warp
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
-def project(plan: SamplePlan, scale: float, final: Counts, watch: WindowWatch) -> tuple[Projection, Any]:
+def project(plan: SamplePlan | WarpSamplePlan, scale: float, final: Counts,
+            watch: WindowWatch) -> tuple[Projection, Any]:
     """The projection and a function that extends a count field: ``extend(name, final_value, start_value,
     end_value, keep)``. The untimed work is ``(scale - 1)`` x the sample's issued warp-instructions; each count
     grows by its steady-window change per warp-instruction times that (cycles too). Without a usable window
     (too short a sample) every count is multiplied by ``scale``."""
     extra = int(round((scale - 1.0) * final.insts))
+    kind = "warps" if isinstance(plan, WarpSamplePlan) else "waves"
     a, b = watch.start, watch.end
     if a is not None and b is not None and b.insts > a.insts and b.cycle > a.cycle:
         f = extra / (b.insts - a.insts)
         cycles = final.cycle + int(round(f * (b.cycle - a.cycle)))
         p = Projection(plan.ctas, plan.ctas_timed, scale, final.cycle, cycles, extra, b.cycle - a.cycle,
-                       b.insts - a.insts)
+                       b.insts - a.insts, final.insts, kind)
         return p, f
     return Projection(plan.ctas, plan.ctas_timed, scale, final.cycle, int(round(final.cycle * scale)), extra, 0,
-                      0), None
+                      0, final.insts, kind), None
 
 
 def extended(final: np.ndarray, start: np.ndarray | None, end: np.ndarray | None, f: float | None, scale: float,
@@ -223,11 +323,11 @@ def project_stats(st: Any, p: Projection, f: float | None, final: Counts, watch:
         sampled=p.as_dict())
 
 
-def declined(ctas: int, cycles: int, reason: str) -> dict[str, Any]:
+def declined(ctas: int, cycles: int, insts: int, reason: str) -> dict[str, Any]:
     """``LaunchStats.sampled`` of a launch its mechanism kept from sampling (``declines_sampling``): timed in
-    full, so every CTA and cycle is timed; ``reason`` says why."""
-    return {"launches": 0, "ctas": ctas, "ctas_timed": ctas, "cycles_timed": cycles, "declined": 1,
-            "declined_reason": reason}
+    full, so every CTA, cycle and warp-instruction is timed; ``reason`` says why."""
+    return {"launches": 0, "ctas": ctas, "ctas_timed": ctas, "cycles_timed": cycles, "insts": insts,
+            "insts_timed": insts, "declined": 1, "declined_reason": reason}
 
 
 def timed_in_full(stats: Any) -> bool:
@@ -268,4 +368,5 @@ def projected_launch(rep: Any, ratio: float, kernel: str, launch_id: int, ctas: 
         per_bank=times(rep.per_bank) if rep.per_bank is not None else None,
         extra=scaled_counters(rep.extra, ratio, is_maximum_counter), mesh=mesh,
         mechanism_counters=scaled_counters(rep.mechanism_counters, ratio, is_maximum_counter),
-        sampled={"ctas": ctas, "ctas_timed": 0, "cycles_timed": 0, "launches": 1, "projected_from": rep.launch_id})
+        sampled={"ctas": ctas, "ctas_timed": 0, "cycles_timed": 0, "insts_timed": 0, "launches": 1,
+                 "projected_from": rep.launch_id})

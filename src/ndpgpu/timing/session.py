@@ -11,6 +11,7 @@ Python runs only here, around the compiled loop: at launch (building arrays), wh
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -145,6 +146,10 @@ class TimingSession:
         launch = trace.launch
         occ = launch_occupancy(m, trace)
         plan = self.cta_dispatch.plan(launch, m)
+        full_trace, wplan = trace, self._warp_sample_plan(trace, occ, plan)
+        if wplan is not None:  # a short launch timed on a prefix of every warp (``timing.sampling``)
+            trace = sampling.warp_prefix(full_trace, wplan.fraction)
+            wplan = dataclasses.replace(wplan, insts_timed=trace.warp_instructions())
         placement = self.placement.place(trace, m) if self.placement is not None else None
         preload = self.preloader.lines(trace, m) if self.preloader is not None else None
         pkind = E.PK_OFFLOAD
@@ -183,6 +188,13 @@ class TimingSession:
         declined = active.declines_sampling(mx) if sample is not None and active is not None else None
         if declined:  # timed in full: the mechanism's work does not grow with the CTAs timed
             sample = None
+        if wplan is not None and active is not None:
+            declined = active.declines_warp_sampling(mx)
+            if declined:  # timed in full on the whole trace: the mechanism's state is built again from it
+                wplan, trace = None, full_trace
+                la = LaunchArrays(st, trace, plan, occ, placement, preload, pkind)
+                mx = hw.launch_state(self, trace)
+                cfg[E.C_NPC] = len(la.pct)
         if sample is not None:  # the first waves' CTAs in dispatch order
             cfg[E.C_NCTAS] = sample.ctas_timed
         self._reset_for_launch(la)
@@ -210,7 +222,14 @@ class TimingSession:
             st.ts = np.zeros((256, E.NTS + 2 * st.nstacks_linked), np.int64)
         watch = None
         g[E.G_SAMPLE_AT] = 0
-        if sample is not None:
+        g[E.G_SAMPLE_INSTS] = 0
+        scale = 1.0
+        if wplan is not None:
+            scale = wplan.insts / wplan.insts_timed if wplan.insts_timed else 1.0
+            watch = sampling.InstructionWatch(wplan)
+            g[E.G_SAMPLE_INSTS] = watch.next_target()
+            sample = wplan
+        elif sample is not None:
             per_cta = sampling.warp_instructions_per_cta(trace.segments["count"], trace.warp_seg_start,
                                                          launch.warps_per_cta)
             timed = int(per_cta[la.cta_order[: sample.ctas_timed]].sum())
@@ -229,7 +248,7 @@ class TimingSession:
                         continue
                     if status == E.ST_SAMPLE and watch is not None:  # an end of the steady window
                         watch.take(self._counts_now(la, links0, xl0, int(g[E.G_NOW]), k0, active, mx))
-                        g[E.G_SAMPLE_AT] = watch.next_target()
+                        g[E.G_SAMPLE_INSTS if watch.by_instructions else E.G_SAMPLE_AT] = watch.next_target()
                         continue
                     if status in (E.ST_WATCHDOG, E.ST_DEADLOCK):
                         raise self._stalled(launch, status)
@@ -283,10 +302,10 @@ class TimingSession:
             self.kernel_time_ps += stats.time_ps - time_ps
             self._insts_total += int(stats.ctr[E.T_WARP_INSTS]) - int(st.ctr[E.T_WARP_INSTS])
         elif declined and not capped:
-            stats.sampled = sampling.declined(launch.num_ctas, cycles, declined)
+            stats.sampled = sampling.declined(launch.num_ctas, cycles, int(st.ctr[E.T_WARP_INSTS]), declined)
         g[E.G_PF_DROP] = 0
         if group is not None and sampling.timed_in_full(stats) and not capped:
-            self._alike.setdefault(group, []).append((trace.warp_instructions(), stats))
+            self._alike.setdefault(group, []).append((full_trace.warp_instructions(), stats))
         self.launches.append(stats)
         self.wall_seconds += time.perf_counter() - t_wall
         return stats
@@ -321,6 +340,19 @@ class TimingSession:
         tol = self.machine.sim.sample_launch_tolerance
         timed = [t for t in self._alike.get(group, []) if abs(t[0] - work) <= tol * max(t[0], 1)]
         return group, (timed[-1] if len(timed) >= self.machine.sim.sample_launches else None)
+
+    def _warp_sample_plan(self, trace: KernelTrace, occ: Any, plan: Any) -> sampling.WarpSamplePlan | None:
+        """The plan to time a launch too short for wave sampling on a prefix of every warp
+        (``sim.sample_warp_fraction``), or ``None``."""
+        sim = self.machine.sim
+        if not sim.sample_warp_fraction or self.capped or trace.truncated or self.preloader is not None:
+            return None  # (a preloader's lines are a whole CTA's, whatever part of its warps runs)
+        resident = min(self.machine.core.max_ctas, occ.ctas_per_sm) * int(self.state.cfg[E.C_NGPU])
+        if sampling.plan_sample(trace.launch.num_ctas, resident, sim.sample_waves, sim.sample_min_waves,
+                                paired=plan.mode == E.DISP_BLOCK) is not None:
+            return None  # long enough to be sampled by waves
+        return sampling.plan_warp_sample(trace.launch.num_ctas, trace.segments["count"], trace.num_warps,
+                                         sim.sample_warp_fraction, sim.sample_warp_min_insts)
 
     def _projected_launch(self, trace: KernelTrace, rep_work: int, rep: LaunchStats) -> LaunchStats:
         """A launch not timed: the last timed launch alike (``rep``), its counts and time times the ratio of the

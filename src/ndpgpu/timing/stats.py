@@ -210,6 +210,11 @@ def sampling_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
     put("sampling", "ctas_timed_fraction", ratio(sp["ctas_timed"], sp["ctas"]), "fraction")
     put("sampling", "cycles_timed", int(sp["cycles_timed"]), "cycles")
     put("sampling", "cycles_timed_fraction", ratio(sp["cycles_timed"], st.cycles), "fraction")
+    if "insts_timed" in sp:  # statistics stored before the count existed lack it
+        insts = int(st.ctr[_CTR_INDEX["WARP_INSTS"]])
+        put("sampling", "insts_timed", int(sp["insts_timed"]), "warp-instr")
+        put("sampling", "insts_timed_fraction", ratio(sp["insts_timed"], insts), "fraction")
+    put("sampling", "launches_warp_prefix", int(sp.get("warp_prefix", sp.get("kind") == "warps")), "launches")
     put("sampling", "launches_declined", int(sp.get("declined", 0)), "launches")
 
 
@@ -218,18 +223,22 @@ def combine_sampled(stats: list[LaunchStats]) -> dict[str, Any] | None:
     cycles timed against all (a launch timed in full counts its own CTAs and cycles on both sides)."""
     if not any(s.sampled for s in stats):
         return None
-    out = {"launches": 0, "ctas": 0, "ctas_timed": 0, "cycles_timed": 0, "declined": 0}
+    out = {"launches": 0, "ctas": 0, "ctas_timed": 0, "cycles_timed": 0, "insts_timed": 0, "declined": 0,
+           "warp_prefix": 0}
     for s in stats:
         if s.sampled:
             out["launches"] += int(s.sampled.get("launches", 1))
             out["declined"] += int(s.sampled.get("declined", 0))
+            out["warp_prefix"] += int(s.sampled.get("warp_prefix", s.sampled.get("kind") == "warps"))
             for k in ("ctas", "ctas_timed", "cycles_timed"):
                 out[k] += int(s.sampled[k])
+            out["insts_timed"] += int(s.sampled.get("insts_timed", s.ctr[_CTR_INDEX["WARP_INSTS"]]))
         else:
             n = int(s.ctr[_CTR_INDEX["CTAS_LAUNCHED"]])
             out["ctas"] += n
             out["ctas_timed"] += n
             out["cycles_timed"] += int(s.cycles)
+            out["insts_timed"] += int(s.ctr[_CTR_INDEX["WARP_INSTS"]])
     return out
 
 

@@ -219,6 +219,12 @@ class TeleportHardware(MechanismHardware):
             return "TELEPORT's S-machine: the controller's backlog grows over the launch"
         return None
 
+    def declines_warp_sampling(self, mx: np.ndarray) -> str | None:
+        """A block's preload covers its whole tile at dispatch, whatever share of its warps' instructions runs."""
+        if int(mx[H.F_NROW]) > 0:
+            return "TELEPORT: a block's preloads cover its whole tile, not the part of its warps timed"
+        return self.declines_sampling(mx)
+
     def launch_begin(self, session: TimingSession, mx: np.ndarray, start_ps: int) -> None:
         for code, name in H.PACKET_NAMES.items():
             session.packet_names[code] = name

@@ -42,7 +42,8 @@ K_FKHZ, K_NEXT, K_PERIOD = 0, 1, 2
 
 # loop status codes
 ST_DONE, ST_WATCHDOG, ST_CAP, ST_TS_FULL, ST_POOL, ST_DEADLOCK = 0, 1, 2, 3, 4, 5
-# the loop hands back once G_NEXT_CTA reaches G_SAMPLE_AT (> 0), which it clears: a sampled launch's window ends
+# the loop hands back once G_NEXT_CTA reaches G_SAMPLE_AT (> 0), or the issued warp-instructions reach
+# G_SAMPLE_INSTS (> 0), which it clears: an end of a sampled launch's steady window
 ST_SAMPLE = 6
 # instruction kinds (static table)
 IK_ALU, IK_LOAD, IK_STORE, IK_ATOMIC, IK_BARRIER, IK_PARAM, IK_NOP = 0, 1, 2, 3, 4, 5, 6
@@ -158,7 +159,7 @@ NCFG = len(CFG_NAMES)
 G_NAMES = columns("G_", """
     NOW NEXT_CTA CTAS_DONE WARPS_ISSUED_TOTAL CAP LAST_PROGRESS RQ_TOP LD_TOP RR_SM TS_NEXT TS_N DLOG_N
     DISPATCH_AT AGE STATUS START_PS LIVE_CTAS STAMP DQ_SEQ PF_DROP IT_LOOP IT_SM IT_L2 IT_DRAM IT_NET
-    IT_TRY IT_TX SAMPLE_AT L2_WHY
+    IT_TRY IT_TX SAMPLE_AT L2_WHY SAMPLE_INSTS
 """)
 NG = len(G_NAMES)
 

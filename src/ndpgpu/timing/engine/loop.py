@@ -162,6 +162,9 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
         if g[G_SAMPLE_AT] > 0 and g[G_NEXT_CTA] >= g[G_SAMPLE_AT]:
             g[G_SAMPLE_AT] = 0
             return ST_SAMPLE
+        if g[G_SAMPLE_INSTS] > 0 and ctr[T_WARP_INSTS] >= g[G_SAMPLE_INSTS]:
+            g[G_SAMPLE_INSTS] = 0
+            return ST_SAMPLE
         m_core = wake[wk_disp]
         for i in range(nsm):
             if wake[i] < m_core:

@@ -33,7 +33,7 @@ def load(path: str) -> dict[tuple, dict[str, float]]:
                        "WHERE value IS NOT NULL", [path]).fetchall()
     out: dict[tuple, dict[str, float]] = {}
     for w, sc, m, pol, ov, name, v in rows:
-        base = "+".join(x for x in m.split("+") if x != "sampled")
+        base = "+".join(x for x in m.split("+") if x not in ("sampled", "sampled-all"))
         out.setdefault((w, sc, base, pol, ov), {})[name] = float(v)
     return out
 

@@ -144,6 +144,14 @@ def totals_block(tot: Any) -> list[str]:
                      f"energy.application.total {energy_text(ea)} (copies included)")
     if g("kernel", "capped"):
         lines.append("  CAPPED: the instruction window stopped the run early (kernel.capped)")
+    if g("sampling", "launches_sampled"):
+        prefix = int(g("sampling", "launches_stable") or 0)
+        lines.append(f"  SAMPLED: {_num(g('sampling', 'launches_sampled'))} launch(es) projected"
+                     + (f" ({prefix} stopped once their rate was stable)" if prefix else "")
+                     + f"; {_pct(g('sampling', 'cycles_timed_fraction'))} of the cycles timed in detail"
+                     + (f", {_pct(g('sampling', 'insts_timed_fraction'))} of the warp-instructions"
+                        if g("sampling", "insts_timed_fraction") is not None else "")
+                     + " (sampling.*; docs/sampling.md)")
     return lines
 
 

@@ -7,21 +7,29 @@ import json
 from pathlib import Path
 
 import duckdb
+import pytest
 
-from ndpgpu.experiments.report import get_reproduction, reevaluate, sampled_spec, timed_spec
+from ndpgpu.experiments.report import (
+    ReproductionError,
+    get_reproduction,
+    reevaluate,
+    sample_overlay,
+    sampled_spec,
+    timed_spec,
+)
 
 DOCS = Path(__file__).parents[2] / "docs"
 POINTS = DOCS / "teleport" / "small" / "points.parquet"
 
 
-def _as_sampled(src: Path, dst: Path) -> None:
-    """The committed TELEPORT points renamed to machines with the ``sampled`` overlay, each with sampling rows
-    claiming half its CTAs were timed."""
+def _as_sampled(src: Path, dst: Path, overlay: str = "sampled", extra: tuple = ()) -> None:
+    """The committed TELEPORT points renamed to machines with a sampling overlay, each with sampling rows
+    claiming half its CTAs were timed (and ``extra`` rows)."""
     con = duckdb.connect()
     q = str(src).replace("'", "''")
-    con.execute(f"CREATE TABLE p AS SELECT * REPLACE (machine || '+sampled' AS machine) FROM read_parquet('{q}')")
+    con.execute(f"CREATE TABLE p AS SELECT * REPLACE (machine || '+{overlay}' AS machine) FROM read_parquet('{q}')")
     for metric, value in (("launches_sampled", 1.0), ("ctas", 200.0), ("ctas_timed", 100.0),
-                          ("cycles_timed", 1000.0)):
+                          ("cycles_timed", 1000.0), *extra):
         con.execute("INSERT INTO p SELECT * REPLACE ('sampling' AS path, ? AS metric, 'sampling.' || ? AS name, "
                     "? AS value, '' AS unit) FROM p WHERE name = 'kernel.cycles'", [metric, metric, value])
     con.execute(f"COPY p TO '{str(dst)}' (FORMAT parquet)")
@@ -50,3 +58,23 @@ def test_a_sampled_report_marks_everything_and_keeps_the_values(tmp_path):
     ours = {c.name: c.ours for c in full.checks}
     assert {c.name.removesuffix(" [sampled]"): c.ours for c in rep.checks} == ours
     assert "sampling" not in json.loads((tmp_path / "full" / "report.json").read_text())
+
+
+def test_sample_all_names_its_overlay_and_experiment():
+    assert [sample_overlay(s) for s in (False, True, "waves", "all")] == [None, "sampled", "sampled", "sampled-all"]
+    with pytest.raises(ReproductionError, match="expected one of waves, all"):
+        sample_overlay("some")
+    spec = timed_spec(get_reproduction("teleport")(), "small", None)[0]
+    every = sampled_spec(spec, sample_overlay("all"))
+    assert every.name == f"{spec.name}-sampled-all"
+    assert all(p.machine.endswith("+sampled-all") for p in every.expand())
+
+
+def test_a_report_on_stable_sampling_says_how_many_points_used_it(tmp_path):
+    sampled = tmp_path / "sampled-all.parquet"
+    _as_sampled(POINTS, sampled, "sampled-all", (("launches_stable", 1.0),))
+    reevaluate("teleport", "small", sampled, tmp_path / "s", sample="all")
+    data = json.loads((tmp_path / "s" / "report.json").read_text())
+    n = data["sampling"]["points_sampled"]
+    assert n > 0 and data["sampling"]["points_stable"] == n
+    assert f"({n} with short launches timed until their rate was stable)" in (tmp_path / "s" / "report.md").read_text()

@@ -119,6 +119,10 @@ CLI_PLAN: dict[str, str | NotRun] = {
                                                                 "tests/experiments/test_sampled_reports.py tests a "
                                                                 "sampled report and tests/timing/test_sampling.py "
                                                                 "the sampling"),
+    "ndpgpu reproduce mpu --scale paper --sample all": NotRun("paper scale takes minutes even sampled; "
+                                                              "tests/timing/test_sampling.py tests sampling on warp "
+                                                              "prefixes and tests/experiments/test_sampled_reports.py "
+                                                              "the --sample all report"),
     "ndpgpu run sgemm_naive --scale paper --machine gtx480+sampled":
         "ndpgpu run sgemm_naive --scale tiny --machine gtx480+sampled",
     "ndpgpu main --functional-only": "ndpgpu main --functional-only --scale tiny",

@@ -177,7 +177,7 @@ def add_subcommands(subparsers: Any) -> None:
         choices=("waves", "all"),
         help="sampled timing: long launches (8 waves of CTAs or more) are timed on their first 4 waves and "
         "projected (`--sample` or `--sample waves`: the `sampled` machine overlay); `--sample all` also times "
-        "shorter launches on the first quarter of every warp's instructions (the `sampled-all` overlay); errors "
+        "shorter launches until their issue rate is stable, then projected (the `sampled-all` overlay); errors "
         "against full runs in docs/sampling.md; stored as its own experiment, reported to "
         "reports/<paper>-<scale>-<overlay> with every check and figure marked",
     )

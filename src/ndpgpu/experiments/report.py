@@ -425,7 +425,7 @@ def machines_note(machines: list[str]) -> str:
 
 
 SAMPLED_NOTE = ("Sampled timing (`--sample`, docs/sampling.md): long launches timed on their first waves of CTAs "
-                "(with `--sample all`, short ones on a prefix of every warp) and projected; not a full run.")
+                "(with `--sample all`, short ones until their rate was stable) and projected; not a full run.")
 
 
 def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
@@ -439,7 +439,7 @@ def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
         if r.status != "ok" or not r.get("sampling.launches_sampled"):
             continue
         n += 1
-        prefix += bool(r.get("sampling.launches_warp_prefix"))
+        prefix += bool(r.get("sampling.launches_stable"))
         ctas += int(r.get("sampling.ctas") or 0)
         timed += int(r.get("sampling.ctas_timed") or 0)
         cycles_timed += int(r.get("sampling.cycles_timed") or 0)
@@ -449,7 +449,7 @@ def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
     return {"points_sampled": n, "points": sum(r.status == "ok" for r in results.results),
             "ctas_timed_fraction": timed / ctas if ctas else 0.0,
             "cycles_timed_fraction": cycles_timed / cycles if cycles else 0.0, "launches_declined": declined,
-            "points_warp_prefix": prefix}
+            "points_stable": prefix}
 
 
 def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
@@ -457,8 +457,8 @@ def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
         return []
     return [f"- **Sampled timing** (docs/sampling.md): {sampling['points_sampled']} of {sampling['points']} points "
             "had long launches timed on their first waves of CTAs"
-            + (f" ({sampling['points_warp_prefix']} with short launches timed on a prefix of every warp)"
-               if sampling.get("points_warp_prefix") else "") + " and projected "
+            + (f" ({sampling['points_stable']} with short launches timed until their rate was stable)"
+               if sampling.get("points_stable") else "") + " and projected "
             f"({sampling['ctas_timed_fraction']:.0%} of those points' CTAs and "
             f"{sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
             "every check, table and figure below says so. Not a full run."
@@ -650,9 +650,9 @@ def reproduce(
     :attr:`Reproduction.baseline_timing`) or a labelled second column (``preset``, ``gpgpusim``,
     ``gpgpusim3``), stored as its own experiment; the declared report shows every column already stored beside
     its checks. ``sample``: every machine takes a sampling overlay (:func:`sample_overlay`: ``sampled``, long
-    launches timed on their first waves and projected, or ``sampled-all``, short launches on warp prefixes too;
-    docs/sampling.md), stored as its own experiment (``NAME-<overlay>``); the report says so throughout and goes
-    to ``reports/<paper>-<scale>[-<timing>]-<overlay>``."""
+    launches timed on their first waves and projected, or ``sampled-all``, short launches too, until their rate
+    is stable; docs/sampling.md), stored as its own experiment (``NAME-<overlay>``); the report says so
+    throughout and goes to ``reports/<paper>-<scale>[-<timing>]-<overlay>``."""
     from .runner import default_store_path, plan_sweep
 
     repro = get_reproduction(paper)()
@@ -696,7 +696,7 @@ SAMPLE_OVERLAYS = {"waves": SAMPLED_OVERLAY, "all": "sampled-all"}
 
 def sample_overlay(sample: bool | str) -> str | None:
     """The overlay ``sample`` names: ``False`` none, ``True`` or ``"waves"`` ``sampled`` (long launches by waves),
-    ``"all"`` ``sampled-all`` (short launches on warp prefixes too); an overlay's own name is accepted."""
+    ``"all"`` ``sampled-all`` (short launches until their rate is stable too); an overlay's own name is accepted."""
     if not sample:
         return None
     if sample is True:

@@ -55,14 +55,22 @@ class MechanismHardware(abc.ABC):
         launch for the whole grid, or a backlog that grows over the launch."""
         return None
 
-    def declines_warp_sampling(self, mx: np.ndarray) -> str | None:
-        """Why this launch must be timed in full under sampling on warp prefixes (``sim.sample_warp_fraction``,
-        docs/sampling.md), or ``None`` when it may be. ``mx`` was built from the prefix trace.
+    def declines_stable_sampling(self, mx: np.ndarray) -> str | None:
+        """Why this short launch must be timed in full under sampling until its rate is stable
+        (``sim.sample_stable_window``, docs/sampling.md), or ``None`` when it may be.
 
-        That sampling runs the first part of every warp and extends every count by the rest's instructions, so it
-        assumes the mechanism's work grows with the instructions run. Decline when it does not (work sized by a
-        whole CTA or grid at its start). The default is :meth:`declines_sampling`'s answer."""
+        That sampling stops issue mid-launch (every warp's stream ends where it stands) and extends every count
+        by the instructions not issued, so it assumes the mechanism's work grows with the instructions issued
+        and that a warp may stop at any instruction. Decline when either fails (work sized by a whole CTA at its
+        start; a warp waiting on work the mechanism runs for it). The default is :meth:`declines_sampling`'s
+        answer."""
         return self.declines_sampling(mx)
+
+    def counters_now(self, session: TimingSession, mx: np.ndarray) -> dict[str, int]:
+        """The launch's counters by name mid-launch (a sampled launch's look at its window): :meth:`counters`,
+        unless the mechanism completes some of them in :meth:`launch_end`, when it must give them here as
+        :meth:`launch_end` would, without changing ``mx``."""
+        return self.counters(mx)
 
     def counter_offset(self, mx: np.ndarray) -> int:
         """Where the counters start in ``mx``."""

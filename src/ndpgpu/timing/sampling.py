@@ -36,14 +36,15 @@ many alike in PKA and in Sieve, Naderan-Tahan et al., ISPASS 2023). A launch not
 the last timed launch left it (caches, DRAM rows, a mechanism's tables): what it would have changed is not
 seen by the launches after it.
 
-Within a short launch. A launch too short for waves (fewer than ``sim.sample_min_waves``, such as one CTA per
-SM) is sampled, with ``sim.sample_warp_fraction`` = f > 0, by the first f of every warp's recorded instructions
-(a prefix trace: each warp's segments cut after ``ceil(f x n)`` of its ``n`` instructions; a warp that ends early
-leaves its CTA's barriers as an exited warp does). The prefix runs in full detail, ramp-up and drain included,
-and the steady window runs from a quarter to three quarters of the prefix's warp-instructions (the loop hands
-back when the issued count reaches each end). The projection is the one above with ``scale`` = the launch's
-recorded warp-instructions over the prefix's. Launches whose warps record fewer than
-``sim.sample_warp_min_insts`` instructions on average are timed in full: too short for a steady state.
+Within a short launch. A launch too short for waves (fewer than ``sim.sample_min_waves``: one CTA per SM, a
+single wave) is sampled, with ``sim.sample_stable_window`` = w > 0, as Principal Kernel Projection does: it is
+timed in full detail from its start, the loop hands back every w/8 of the launch's recorded warp-instructions,
+and once the issue rate (warp-instructions per cycle) of the last 8 such intervals (w of the launch), none
+starting before w/2, varies by at most ``sim.sample_stable_tolerance`` of its mean, issue stops: every warp's
+stream ends where it stands, the warps drain, and the launch ends as a shorter one does. The window is those 8
+intervals; ``scale`` is the launch's recorded warp-instructions over those issued. A launch whose rate never
+settles is timed in full, as are launches whose warps record fewer than ``sim.sample_stable_min_insts``
+instructions on average.
 
 Errors against full runs are measured, not assumed: docs/sampling.md.
 """
@@ -51,7 +52,7 @@ Errors against full runs are measured, not assumed: docs/sampling.md.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -86,76 +87,33 @@ def plan_sample(num_ctas: int, resident_ctas: int, sample_waves: int, min_waves:
 
 
 @dataclasses.dataclass(frozen=True)
-class WarpSamplePlan:
-    """A short launch timed on the first ``fraction`` of every warp's instructions (``warp_prefix``)."""
+class StablePlan:
+    """A short launch timed until its issue rate is stable (``sim.sample_stable_window``), then projected."""
 
     ctas: int
     insts: int  # recorded warp-instructions of the launch
-    insts_timed: int  # of its prefix
-    fraction: float
+    window: float  # the share of ``insts`` the rate must be stable over
+    tolerance: float  # the rates' spread allowed, as a share of their mean
+    ctas_timed: int = 0  # CTAs dispatched when issue stopped (all of them for a one-wave launch)
+
+    INTERVALS: ClassVar[int] = 8  # intervals of a window
 
     @property
-    def ctas_timed(self) -> int:
-        return self.ctas  # every CTA runs, each on a prefix of its warps' streams
+    def step(self) -> int:
+        """Warp-instructions per interval."""
+        return max(1, int(self.insts * self.window / self.INTERVALS))
 
 
-# the steady window of a warp-prefix sample: from this share of the prefix's warp-instructions to the next
-WARP_WINDOW = (0.25, 0.75)
-
-
-def plan_warp_sample(num_ctas: int, segment_counts: np.ndarray, num_warps: int, fraction: float,
-                     min_insts: int) -> WarpSamplePlan | None:
-    """The plan for timing a launch on warp prefixes, or ``None`` when it is timed in full (sampling off, no
-    warps, or fewer than ``min_insts`` recorded warp-instructions per warp on average)."""
-    if fraction <= 0 or num_warps <= 0:
+def plan_stable_sample(num_ctas: int, segment_counts: np.ndarray, num_warps: int, window: float, tolerance: float,
+                       min_insts: int) -> StablePlan | None:
+    """The plan for timing a launch until its rate is stable, or ``None`` when it is timed in full (sampling off,
+    no warps, or fewer than ``min_insts`` recorded warp-instructions per warp on average)."""
+    if window <= 0 or num_warps <= 0:
         return None
     insts = int(segment_counts.sum(dtype=np.int64))
     if insts < min_insts * num_warps:
         return None
-    return WarpSamplePlan(num_ctas, insts, 0, fraction)
-
-
-def warp_prefix(trace: Any, fraction: float) -> Any:
-    """``trace`` with every warp's stream cut after ``ceil(fraction x n)`` of its ``n`` recorded instructions
-    (a warp with instructions keeps at least one). A warp keeps as many of its memory records as its prefix has
-    instructions at PCs that have records (the engine takes a warp's records in order as its instructions meet
-    them, so no record it reaches is dropped); lane addresses and register values are kept whole."""
-    counts = trace.segments["count"].astype(np.int64)
-    starts = np.asarray(trace.warp_seg_start, np.int64)
-    nseg = np.diff(starts)
-    incl = np.cumsum(counts)
-    excl = incl - counts
-    base = np.concatenate([[0], incl])[starts[:-1]]
-    per_warp = np.concatenate([[0], incl])[starts[1:]] - base
-    keep_n = np.ceil(per_warp * fraction).astype(np.int64)
-    keep_n = np.where(per_warp > 0, np.clip(keep_n, 1, per_warp), 0)
-    target = base + keep_n
-    # the last kept segment of each warp: the first whose running total reaches the warp's target
-    last = np.searchsorted(incl, target, side="left")
-    last = np.where(keep_n > 0, last, starts[:-1] - 1)
-    seg_warp = np.repeat(np.arange(len(nseg)), nseg)
-    keep = np.arange(len(counts)) <= last[seg_warp]
-    segments = trace.segments.copy()
-    has = keep_n > 0
-    segments["count"][last[has]] = (target[has] - excl[last[has]]).astype(segments["count"].dtype)
-    kept_per_warp = np.where(has, last - starts[:-1] + 1, 0)
-    new_starts = np.concatenate([[0], np.cumsum(kept_per_warp)]).astype(np.int64)
-    segments = segments[keep]
-    # records: at most one per instruction of the prefix at a PC that has records
-    mem_starts = np.asarray(trace.warp_mem_start, np.int64)
-    has_rec = np.zeros(len(trace.static) + 1, np.int64)
-    if len(trace.mem):
-        has_rec[np.unique(trace.mem["pc"].astype(np.int64))] = 1
-    at = np.concatenate([[0], np.cumsum(has_rec)])
-    pc, n = segments["pc"].astype(np.int64), segments["count"].astype(np.int64)
-    per_seg = at[np.minimum(pc + n, len(has_rec))] - at[np.minimum(pc, len(has_rec))]
-    cum = np.concatenate([[0], np.cumsum(per_seg)])
-    reached = cum[new_starts[1:]] - cum[new_starts[:-1]]
-    rec_n = np.minimum(reached, np.diff(mem_starts))
-    rec_keep = np.arange(len(trace.mem)) < np.repeat(mem_starts[:-1] + rec_n, np.diff(mem_starts))
-    new_mem_starts = np.concatenate([[0], np.cumsum(rec_n)]).astype(np.int64)
-    return dataclasses.replace(trace, segments=segments, warp_seg_start=new_starts, mem=trace.mem[rec_keep],
-                               warp_mem_start=new_mem_starts)
+    return StablePlan(num_ctas, insts, window, tolerance)
 
 
 def warp_instructions_per_cta(counts: np.ndarray, warp_seg_start: np.ndarray, warps_per_cta: int) -> np.ndarray:
@@ -208,16 +166,43 @@ class WindowWatch:
             self.end = counts
 
 
-class InstructionWatch(WindowWatch):
-    """The two ends of a warp-prefix sample's steady window, by issued warp-instructions (``WARP_WINDOW`` of the
-    prefix's): the loop hands back when the count reaches each (``G_SAMPLE_INSTS``)."""
+class StableWatch(WindowWatch):
+    """Counts every ``plan.step`` issued warp-instructions (the loop hands back at ``G_SAMPLE_INSTS``); stable
+    once the last ``INTERVALS`` intervals, none before half a window, have rates within the plan's tolerance of
+    their mean. ``start`` and ``end`` are then the window's two ends, and issue stops."""
 
     by_instructions = True
 
-    def __init__(self, plan: WarpSamplePlan) -> None:
-        self.targets = [max(1, int(plan.insts_timed * WARP_WINDOW[0])), max(2, int(plan.insts_timed * WARP_WINDOW[1]))]
+    def __init__(self, plan: StablePlan) -> None:
+        self.plan = plan
+        self.marks: list[Counts] = []  # the last counts taken, one per interval
+        self.taken = 0
         self.start = None
         self.end = None
+
+    def next_target(self) -> int:
+        if self.end is not None:
+            return 0
+        return (self.taken + 1) * self.plan.step
+
+    def take(self, counts: Counts) -> None:
+        self.marks.append(counts)
+        self.taken += 1
+        n = self.plan.INTERVALS
+        if self.taken < n + 1 + n // 2:  # the window starts at half a window or later
+            return
+        last = self.marks[-(n + 1):]
+        rates = np.array([(b.insts - a.insts) / max(b.cycle - a.cycle, 1)
+                          for a, b in zip(last[:-1], last[1:], strict=True)])
+        mean = float(rates.mean())
+        if mean > 0 and float(np.abs(rates - mean).max()) <= self.plan.tolerance * mean:
+            self.start, self.end = last[0], last[-1]
+        else:
+            del self.marks[: -(n + 1)]  # keep what the next window needs
+
+    @property
+    def stable(self) -> bool:
+        return self.end is not None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,20 +218,20 @@ class Projection:
     window_cycles: int  # the steady window's length (0: none found; counts scaled by ``scale`` instead)
     window_insts: int
     insts_timed: int = 0  # issued warp-instructions timed in detail
-    kind: str = "waves"  # "waves": the first waves of CTAs; "warps": a prefix of every warp
+    kind: str = "waves"  # "waves": the first waves of CTAs; "stable": a short launch until its rate settled
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
-def project(plan: SamplePlan | WarpSamplePlan, scale: float, final: Counts,
+def project(plan: SamplePlan | StablePlan, scale: float, final: Counts,
             watch: WindowWatch) -> tuple[Projection, Any]:
     """The projection and a function that extends a count field: ``extend(name, final_value, start_value,
     end_value, keep)``. The untimed work is ``(scale - 1)`` x the sample's issued warp-instructions; each count
     grows by its steady-window change per warp-instruction times that (cycles too). Without a usable window
     (too short a sample) every count is multiplied by ``scale``."""
     extra = int(round((scale - 1.0) * final.insts))
-    kind = "warps" if isinstance(plan, WarpSamplePlan) else "waves"
+    kind = "stable" if isinstance(plan, StablePlan) else "waves"
     a, b = watch.start, watch.end
     if a is not None and b is not None and b.insts > a.insts and b.cycle > a.cycle:
         f = extra / (b.insts - a.insts)

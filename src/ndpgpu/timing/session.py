@@ -146,10 +146,7 @@ class TimingSession:
         launch = trace.launch
         occ = launch_occupancy(m, trace)
         plan = self.cta_dispatch.plan(launch, m)
-        full_trace, wplan = trace, self._warp_sample_plan(trace, occ, plan)
-        if wplan is not None:  # a short launch timed on a prefix of every warp (``timing.sampling``)
-            trace = sampling.warp_prefix(full_trace, wplan.fraction)
-            wplan = dataclasses.replace(wplan, insts_timed=trace.warp_instructions())
+        splan = self._stable_sample_plan(trace, occ, plan)  # a short launch timed until its rate is stable
         placement = self.placement.place(trace, m) if self.placement is not None else None
         preload = self.preloader.lines(trace, m) if self.preloader is not None else None
         pkind = E.PK_OFFLOAD
@@ -188,13 +185,10 @@ class TimingSession:
         declined = active.declines_sampling(mx) if sample is not None and active is not None else None
         if declined:  # timed in full: the mechanism's work does not grow with the CTAs timed
             sample = None
-        if wplan is not None and active is not None:
-            declined = active.declines_warp_sampling(mx)
-            if declined:  # timed in full on the whole trace: the mechanism's state is built again from it
-                wplan, trace = None, full_trace
-                la = LaunchArrays(st, trace, plan, occ, placement, preload, pkind)
-                mx = hw.launch_state(self, trace)
-                cfg[E.C_NPC] = len(la.pct)
+        if splan is not None and active is not None:
+            declined = active.declines_stable_sampling(mx)
+            if declined:  # timed in full
+                splan = None
         if sample is not None:  # the first waves' CTAs in dispatch order
             cfg[E.C_NCTAS] = sample.ctas_timed
         self._reset_for_launch(la)
@@ -224,11 +218,9 @@ class TimingSession:
         g[E.G_SAMPLE_AT] = 0
         g[E.G_SAMPLE_INSTS] = 0
         scale = 1.0
-        if wplan is not None:
-            scale = wplan.insts / wplan.insts_timed if wplan.insts_timed else 1.0
-            watch = sampling.InstructionWatch(wplan)
+        if splan is not None:
+            watch = sampling.StableWatch(splan)
             g[E.G_SAMPLE_INSTS] = watch.next_target()
-            sample = wplan
         elif sample is not None:
             per_cta = sampling.warp_instructions_per_cta(trace.segments["count"], trace.warp_seg_start,
                                                          launch.warps_per_cta)
@@ -248,6 +240,12 @@ class TimingSession:
                         continue
                     if status == E.ST_SAMPLE and watch is not None:  # an end of the steady window
                         watch.take(self._counts_now(la, links0, xl0, int(g[E.G_NOW]), k0, active, mx))
+                        if splan is not None and watch.stable:  # the rate has settled: issue stops here
+                            now = int(g[E.G_NOW])
+                            E.end_streams(int(E.cyc_at(clk, E.D_CORE, now)), cfg, clk, g, st.wt, st.ctat, st.smt,
+                                          st.subt, st.wake)
+                            splan = dataclasses.replace(splan, ctas_timed=int(g[E.G_NEXT_CTA]))
+                            sample = splan
                         g[E.G_SAMPLE_INSTS if watch.by_instructions else E.G_SAMPLE_AT] = watch.next_target()
                         continue
                     if status in (E.ST_WATCHDOG, E.ST_DEADLOCK):
@@ -290,6 +288,9 @@ class TimingSession:
                                 dict.fromkeys(hw.counter_names, 0) if hw is not None else {}),
             mechanism_metrics=type(hw).metrics if hw is not None else None,
         )
+        if sample is splan and splan is not None:  # stopped once stable: the recorded work over the issued
+            issued = int(st.ctr[E.T_WARP_INSTS])
+            scale = splan.insts / issued if issued else 1.0
         if sample is not None and watch is not None and not capped and cycles:
             final = sampling.Counts(cycles, sample.ctas_timed, {
                 k: getattr(stats, k) for k in ("ctr", "per_sm", "per_slice", "per_channel", "per_class", "per_prio",
@@ -305,7 +306,7 @@ class TimingSession:
             stats.sampled = sampling.declined(launch.num_ctas, cycles, int(st.ctr[E.T_WARP_INSTS]), declined)
         g[E.G_PF_DROP] = 0
         if group is not None and sampling.timed_in_full(stats) and not capped:
-            self._alike.setdefault(group, []).append((full_trace.warp_instructions(), stats))
+            self._alike.setdefault(group, []).append((trace.warp_instructions(), stats))
         self.launches.append(stats)
         self.wall_seconds += time.perf_counter() - t_wall
         return stats
@@ -341,18 +342,19 @@ class TimingSession:
         timed = [t for t in self._alike.get(group, []) if abs(t[0] - work) <= tol * max(t[0], 1)]
         return group, (timed[-1] if len(timed) >= self.machine.sim.sample_launches else None)
 
-    def _warp_sample_plan(self, trace: KernelTrace, occ: Any, plan: Any) -> sampling.WarpSamplePlan | None:
-        """The plan to time a launch too short for wave sampling on a prefix of every warp
-        (``sim.sample_warp_fraction``), or ``None``."""
+    def _stable_sample_plan(self, trace: KernelTrace, occ: Any, plan: Any) -> sampling.StablePlan | None:
+        """The plan to time a launch too short for wave sampling until its issue rate is stable
+        (``sim.sample_stable_window``), or ``None``."""
         sim = self.machine.sim
-        if not sim.sample_warp_fraction or self.capped or trace.truncated or self.preloader is not None:
+        if not sim.sample_stable_window or self.capped or trace.truncated or self.preloader is not None:
             return None  # (a preloader's lines are a whole CTA's, whatever part of its warps runs)
         resident = min(self.machine.core.max_ctas, occ.ctas_per_sm) * int(self.state.cfg[E.C_NGPU])
         if sampling.plan_sample(trace.launch.num_ctas, resident, sim.sample_waves, sim.sample_min_waves,
                                 paired=plan.mode == E.DISP_BLOCK) is not None:
             return None  # long enough to be sampled by waves
-        return sampling.plan_warp_sample(trace.launch.num_ctas, trace.segments["count"], trace.num_warps,
-                                         sim.sample_warp_fraction, sim.sample_warp_min_insts)
+        return sampling.plan_stable_sample(trace.launch.num_ctas, trace.segments["count"], trace.num_warps,
+                                           sim.sample_stable_window, sim.sample_stable_tolerance,
+                                           sim.sample_stable_min_insts)
 
     def _projected_launch(self, trace: KernelTrace, rep_work: int, rep: LaunchStats) -> LaunchStats:
         """A launch not timed: the last timed launch alike (``rep``), its counts and time times the ratio of the
@@ -379,7 +381,7 @@ class TimingSession:
         k = int(E.cyc_at(st.clk, E.D_CORE, now)) - 1
         E.finalize(k, st.cfg, st.smt.copy(), st.subt, arrays["ctr"], arrays["per_pc"], arrays["per_sm"])
         extra = {"pf_drop": int(st.g[E.G_PF_DROP]), **self._near_data_extra(la, links0, xl0, now)}
-        mech = active.counters(mx) if active is not None else (
+        mech = active.counters_now(self, mx) if active is not None else (
             dict.fromkeys(self.mechanism.counter_names, 0) if self.mechanism is not None else {})
         cycle = int(E.cyc_at(st.clk, E.D_CORE, now)) - k0 + 1
         return sampling.Counts(cycle, int(st.g[E.G_NEXT_CTA]), arrays, extra, mech, st.mesh_snapshot())

@@ -711,12 +711,14 @@ class SimSpec(Spec):
                              ge=0, le=100000)
     sample_launch_tolerance: float = F(0.02, "fraction", "with sample_launches: launches are alike when their recorded "
                                        "warp-instructions differ by at most this share", ge=0, le=1)
-    sample_warp_fraction: float = F(0.0, "fraction", "sampled timing within a launch too short for sample_waves "
-                                    "(fewer than sample_min_waves waves, or sample_waves 0): time the first fraction "
-                                    "of every warp's instructions and project the rest from their steady state (0: "
-                                    "off; docs/sampling.md)", ge=0, le=0.99)
-    sample_warp_min_insts: int = F(2000, "warp-instr", "with sample_warp_fraction: launches whose warps record fewer "
-                                   "warp-instructions on average are timed in full", ge=1)
+    sample_stable_window: float = F(0.0, "fraction", "sampled timing of a launch too short for sample_waves: "
+                                    "time it until its issue rate has been stable over this share of its recorded "
+                                    "warp-instructions, then stop issue and project the rest (0: off; "
+                                    "docs/sampling.md)", ge=0, le=0.5)
+    sample_stable_tolerance: float = F(0.1, "fraction", "with sample_stable_window: the rate is stable when each of "
+                                       "the window's 8 intervals is within this share of their mean", ge=0, le=1)
+    sample_stable_min_insts: int = F(2000, "warp-instr", "with sample_stable_window: launches whose warps record "
+                                     "fewer warp-instructions on average are timed in full", ge=1)
 
 
 class EnergySpec(Spec):
@@ -1049,13 +1051,13 @@ class Machine(Spec):
         if not tree["mechanisms"]:  # and no mechanism's machine parameters
             del tree["mechanisms"]
         sim, default_sim = tree["sim"], SimSpec().model_dump(mode="json")
-        if not sim["sample_waves"] and not sim["sample_launches"] and not sim["sample_warp_fraction"]:
+        if not sim["sample_waves"] and not sim["sample_launches"] and not sim["sample_stable_window"]:
             # and every launch timed in full
             for key in ("sample_waves", "sample_min_waves", "sample_launches", "sample_launch_tolerance"):
                 if sim[key] == default_sim[key]:
                     del sim[key]
-        if not sim["sample_warp_fraction"]:  # hashes from before the field existed
-            for key in ("sample_warp_fraction", "sample_warp_min_insts"):
+        if not sim["sample_stable_window"]:  # hashes from before the fields existed
+            for key in ("sample_stable_window", "sample_stable_tolerance", "sample_stable_min_insts"):
                 if sim[key] == default_sim[key]:
                     del sim[key]
         from .confighash import config_hash

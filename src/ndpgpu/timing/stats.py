@@ -214,7 +214,7 @@ def sampling_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
         insts = int(st.ctr[_CTR_INDEX["WARP_INSTS"]])
         put("sampling", "insts_timed", int(sp["insts_timed"]), "warp-instr")
         put("sampling", "insts_timed_fraction", ratio(sp["insts_timed"], insts), "fraction")
-    put("sampling", "launches_warp_prefix", int(sp.get("warp_prefix", sp.get("kind") == "warps")), "launches")
+    put("sampling", "launches_stable", int(sp.get("stable", sp.get("kind") == "stable")), "launches")
     put("sampling", "launches_declined", int(sp.get("declined", 0)), "launches")
 
 
@@ -224,12 +224,12 @@ def combine_sampled(stats: list[LaunchStats]) -> dict[str, Any] | None:
     if not any(s.sampled for s in stats):
         return None
     out = {"launches": 0, "ctas": 0, "ctas_timed": 0, "cycles_timed": 0, "insts_timed": 0, "declined": 0,
-           "warp_prefix": 0}
+           "stable": 0}
     for s in stats:
         if s.sampled:
             out["launches"] += int(s.sampled.get("launches", 1))
             out["declined"] += int(s.sampled.get("declined", 0))
-            out["warp_prefix"] += int(s.sampled.get("warp_prefix", s.sampled.get("kind") == "warps"))
+            out["stable"] += int(s.sampled.get("stable", s.sampled.get("kind") == "stable"))
             for k in ("ctas", "ctas_timed", "cycles_timed"):
                 out[k] += int(s.sampled[k])
             out["insts_timed"] += int(s.sampled.get("insts_timed", s.ctr[_CTR_INDEX["WARP_INSTS"]]))

@@ -135,6 +135,10 @@ class ChainOffloadHardware(MechanismHardware):
         self.tables = tables
         self.config = config or ChainOffload()
 
+    def declines_stable_sampling(self, mx: np.ndarray) -> str | None:
+        """A warp waits for an offloaded chain to come back: ending its stream mid-launch would leave that open."""
+        return "LLC-Compute: warps wait for offloaded chains, so issue cannot stop mid-launch"
+
     def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray | None:
         table = self.tables.get(trace.launch.kernel)
         if table is None or not table.chains:

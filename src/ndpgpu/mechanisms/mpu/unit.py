@@ -229,6 +229,16 @@ class MpuHardware(MechanismHardware):
                          ponb=self.ponb, remote_cache_bytes=REMOTE_CACHE_BYTES if self.remote_cache else 0)
 
     def launch_end(self, session: TimingSession, mx: np.ndarray) -> None:
+        self._complete_counters(session, mx)
+
+    def counters_now(self, session: TimingSession, mx: np.ndarray) -> dict[str, int]:
+        done = mx.copy()
+        self._complete_counters(session, done)
+        return self.counters(done)
+
+    def _complete_counters(self, session: TimingSession, mx: np.ndarray) -> None:
+        """The counters read from the cores' rows and the engine's per-PC issue counts: the busiest core's TSV
+        time, moves and bytes, and the ALU warp-instructions per energy class."""
         nsm = int(mx[H.X_NSM])
         core = mx[int(mx[H.X_CORE0]):int(mx[H.X_CORE0]) + nsm * H.NCR].reshape(nsm, H.NCR)
         c0 = int(mx[H.X_CTR0])

@@ -219,7 +219,7 @@ class TeleportHardware(MechanismHardware):
             return "TELEPORT's S-machine: the controller's backlog grows over the launch"
         return None
 
-    def declines_warp_sampling(self, mx: np.ndarray) -> str | None:
+    def declines_stable_sampling(self, mx: np.ndarray) -> str | None:
         """A block's preload covers its whole tile at dispatch, whatever share of its warps' instructions runs."""
         if int(mx[H.F_NROW]) > 0:
             return "TELEPORT: a block's preloads cover its whole tile, not the part of its warps timed"

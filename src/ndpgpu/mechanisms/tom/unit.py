@@ -136,6 +136,10 @@ class BlockOffloadHardware(MechanismHardware):
         self.policy = policy
         self._xl0 = 0
 
+    def declines_stable_sampling(self, mx: np.ndarray) -> str | None:
+        """A warp waits for an offloaded block to come back: ending its stream mid-launch would leave that open."""
+        return "TOM: warps wait for offloaded blocks, so issue cannot stop mid-launch"
+
     def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray | None:
         plan = self.policy.plan(trace, session.machine)
         if plan is None or plan.mode == "off" or len(plan.instances) == 0:

@@ -217,3 +217,29 @@ def init_warp(slot, j, sm, gwarp, cta_slot, seg0, off0, seg_end, end_off, rec0, 
         subt[sb, SB_MINREADY] = t0
     for r in range(regrdy.shape[1]):
         regrdy[slot, r] = 0
+
+
+@njit
+def end_streams(k, cfg, clk, g, wt, ctat, smt, subt, wake):
+    """Sampled timing stops the launch's issue at core cycle ``k``: every CTA warp still issuing (active, or
+    waiting at a barrier) ends its stream where it stands and drains as a warp that issued its last instruction
+    does; CTAs not yet dispatched never are. Warps without a CTA (offloaded blocks) finish their streams."""
+    nsl = cfg[C_NSLOT]
+    cfg[C_NCTAS] = g[G_NEXT_CTA]
+    t = edge(clk, D_CORE, k + 1)
+    for sm in range(cfg[C_NSM]):
+        for j in range(nsl):
+            s = sm * nsl + j
+            state = wt[s, W_STATE]
+            if wt[s, W_CTA_SLOT] < 0 or (state != WS_ACTIVE and state != WS_BARRIER):
+                continue
+            if state == WS_BARRIER:  # it no longer waits: take it off the barrier's count
+                ctat[wt[s, W_CTA_SLOT], CT_BAR_COUNT] -= 1
+            wt[s, W_SEG_END] = wt[s, W_SEG]
+            wt[s, W_END_OFF] = wt[s, W_SEG_OFF]
+            warp_done_issuing(sm, s, k, cfg, clk, wt, ctat, smt, subt)
+        if wake[sm] > t:
+            wake[sm] = t
+    wd = cfg[C_WK_DISP]
+    if wake[wd] > t:
+        wake[wd] = t

@@ -77,4 +77,5 @@ def test_a_report_on_stable_sampling_says_how_many_points_used_it(tmp_path):
     data = json.loads((tmp_path / "s" / "report.json").read_text())
     n = data["sampling"]["points_sampled"]
     assert n > 0 and data["sampling"]["points_stable"] == n
-    assert f"({n} with short launches timed until their rate was stable)" in (tmp_path / "s" / "report.md").read_text()
+    text = (tmp_path / "s" / "report.md").read_text()
+    assert f"{n} of the points had a short launch stopped once its rate was stable" in text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tracegen import streaming_read
+from tracegen import TraceBuilder, streaming_read
 
 from ndpgpu.timing import TimingSession, load_machine
 from ndpgpu.timing import engine as E
@@ -17,6 +17,7 @@ from ndpgpu.timing.sampling import (
     plan_stable_sample,
     warp_instructions_per_cta,
 )
+from ndpgpu.trace.format import KernelTrace
 
 SAMPLED = {"sim.sample_waves": 4, "sim.sample_min_waves": 8}
 
@@ -232,3 +233,44 @@ def test_stable_sampling_off_keeps_the_hash_and_on_changes_it():
     assert load_machine("gtx480", {"sim.sample_stable_min_insts": 2000}).config_hash() == base
     assert load_machine("gtx480", STABLE).config_hash() != base
     assert load_machine("gtx480+sampled-all").config_hash() != load_machine("gtx480+sampled").config_hash()
+
+
+def _barrier_loop(ctas: int, iterations: int) -> KernelTrace:
+    """Each warp of 4-warp CTAs loads a line and waits at the CTA's barrier, ``iterations`` times; warp 0 of each
+    CTA also runs 6 ALU instructions per iteration, so its warps reach each barrier at different times."""
+    b = TraceBuilder("bar_loop", ctas, 128)
+    ld = b.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
+    add = b.op("add.s32", "int", dst=(11,), src=(11,))
+    bar = b.op("bar.sync", "barrier")
+    ex = b.op("exit", "branch")
+    nw = ctas * 4
+    for w in range(nw):
+        for k in range(iterations):
+            b.run(w, ld, base=(1 << 32) + (k * nw + w) * 128, stride=4)
+            for _ in range(6 if w % 4 == 0 else 0):
+                b.run(w, add)
+            b.run(w, bar)
+        b.run(w, ex)
+    return b.build()
+
+
+def test_issue_stops_cleanly_with_warps_waiting_at_a_barrier():
+    tr = _barrier_loop(60, 300)  # one wave on gtx480: 60 CTAs, 4 per SM
+    full = TimingSession("gtx480").run_launch(tr)
+    sampled = TimingSession(load_machine("gtx480", STABLE)).run_launch(tr)
+    sp = sampled.sampled
+    assert sp is not None and sp["kind"] == "stable" and sp["insts_timed"] < tr.warp_instructions()
+    # the launch ended (no stall) and its work is restored; every barrier the full run passed is counted
+    assert sampled.c("WARP_INSTS") == full.c("WARP_INSTS")
+    assert sampled.c("BARRIERS") == pytest.approx(full.c("BARRIERS"), rel=0.01)
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.10)
+
+
+def test_the_run_summary_says_the_launch_was_sampled(one_wave):
+    from ndpgpu.clisummary import totals_block
+
+    _, full, _, sess = one_wave
+    line = [x for x in totals_block(sess.totals()) if "SAMPLED" in x]
+    assert len(line) == 1 and "1 launch(es) projected (1 stopped once their rate was stable)" in line[0]
+    assert "of the warp-instructions" in line[0]
+    assert not [x for x in totals_block(full) if "SAMPLED" in x]

@@ -456,14 +456,15 @@ def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
     if not sampling:
         return []
     return [f"- **Sampled timing** (docs/sampling.md): {sampling['points_sampled']} of {sampling['points']} points "
-            "had long launches timed on their first waves of CTAs"
-            + (f" ({sampling['points_stable']} with short launches timed until their rate was stable)"
-               if sampling.get("points_stable") else "") + " and projected "
+            "had launches sampled and projected (long launches timed on their first waves of CTAs, launches alike "
+            "projected from the first ones"
+            + (f"; {sampling['points_stable']} of the points had a short launch stopped once its rate was stable"
+               if sampling.get("points_stable") else "") + ") "
             f"({sampling['ctas_timed_fraction']:.0%} of those points' CTAs and "
             f"{sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
             "every check, table and figure below says so. Not a full run."
-            + (f" {sampling['launches_declined']} long launches were timed in full because their mechanism's work "
-               "does not grow with the CTAs timed (`sampling.launches_declined`)."
+            + (f" {sampling['launches_declined']} launches were timed in full because their mechanism declined "
+               "sampling (`sampling.launches_declined`)."
                if sampling.get("launches_declined") else "")]
 
 

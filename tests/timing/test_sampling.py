@@ -13,6 +13,7 @@ from ndpgpu.timing.sampling import (
     StablePlan,
     StableWatch,
     extended,
+    only_ctas,
     plan_sample,
     plan_stable_sample,
     warp_instructions_per_cta,
@@ -274,3 +275,27 @@ def test_the_run_summary_says_the_launch_was_sampled(one_wave):
     assert len(line) == 1 and "1 launch(es) projected (1 stopped once their rate was stable)" in line[0]
     assert "of the warp-instructions" in line[0]
     assert not [x for x in totals_block(full) if "SAMPLED" in x]
+
+
+def test_only_ctas_keeps_the_timed_ctas_streams_in_place():
+    tr = streaming_read(6, 64, 5)  # 6 CTAs of 2 warps
+    sub = only_ctas(tr, np.array([4, 1]))
+    assert sub.num_warps == tr.num_warps  # warp ids stay global
+    kept = {2, 3, 8, 9}  # the warps of CTAs 1 and 4
+    for w in range(tr.num_warps):
+        a = tr.segments[tr.warp_seg_start[w]:tr.warp_seg_start[w + 1]]
+        b = sub.segments[sub.warp_seg_start[w]:sub.warp_seg_start[w + 1]]
+        ma = tr.mem[tr.warp_mem_start[w]:tr.warp_mem_start[w + 1]]
+        mb = sub.mem[sub.warp_mem_start[w]:sub.warp_mem_start[w + 1]]
+        assert (np.array_equal(a, b) and np.array_equal(ma, mb)) if w in kept else (len(b) == 0 and len(mb) == 0)
+
+
+def test_a_launch_sampled_by_waves_is_timed_the_same_from_its_timed_ctas_alone(pair, monkeypatch):
+    # the tables built from the CTAs timed give the statistics the whole trace's tables give
+    import ndpgpu.timing.sampling as sampling
+
+    tr, _, sampled, _ = pair
+    monkeypatch.setattr(sampling, "only_ctas", lambda trace, ctas: trace)
+    whole = TimingSession(load_machine("gtx480", SAMPLED)).run_launch(tr)
+    assert whole.cycles == sampled.cycles and np.array_equal(whole.ctr, sampled.ctr)
+    assert np.array_equal(whole.per_sm, sampled.per_sm)

@@ -116,6 +116,28 @@ def plan_stable_sample(num_ctas: int, segment_counts: np.ndarray, num_warps: int
     return StablePlan(num_ctas, insts, window, tolerance)
 
 
+def only_ctas(trace: Any, ctas: np.ndarray) -> Any:
+    """``trace`` keeping the streams and memory records of CTAs ``ctas`` only: every other warp keeps its place
+    (warp ids stay global) with no segment and no record. A launch sampled by waves builds its tables (the
+    coalesced transactions above all) from this, since the CTAs not timed never run; lane addresses stay whole
+    (records index them)."""
+    wpc = trace.launch.warps_per_cta
+    keep = np.zeros(trace.num_warps, bool)
+    keep[(np.asarray(ctas, np.int64)[:, None] * wpc + np.arange(wpc)).ravel()] = True
+
+    def select(starts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        starts = np.asarray(starts, np.int64)
+        lengths = np.where(keep, np.diff(starts), 0)
+        rows = np.repeat(keep, np.diff(starts)) if n else np.zeros(0, bool)
+        return rows, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+    seg_rows, seg_starts = select(trace.warp_seg_start, len(trace.segments))
+    mem_rows, mem_starts = select(trace.warp_mem_start, len(trace.mem))
+    regvals = trace.regvals[keep[trace.regvals["warp"].astype(np.int64)]] if len(trace.regvals) else trace.regvals
+    return dataclasses.replace(trace, segments=trace.segments[seg_rows], warp_seg_start=seg_starts,
+                               mem=trace.mem[mem_rows], warp_mem_start=mem_starts, regvals=regvals)
+
+
 def warp_instructions_per_cta(counts: np.ndarray, warp_seg_start: np.ndarray, warps_per_cta: int) -> np.ndarray:
     """Recorded warp-instructions of each CTA: the segments' counts summed per warp, then per CTA."""
     cum = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])

@@ -147,6 +147,18 @@ class TimingSession:
         occ = launch_occupancy(m, trace)
         plan = self.cta_dispatch.plan(launch, m)
         splan = self._stable_sample_plan(trace, occ, plan)  # a short launch timed until its rate is stable
+        # a long launch timed on its first waves: its tables hold only the CTAs timed (``sampling.only_ctas``)
+        sample = None if self.capped or trace.truncated else sampling.plan_sample(
+            launch.num_ctas, min(m.core.max_ctas, occ.ctas_per_sm) * int(st.cfg[E.C_NGPU]), m.sim.sample_waves,
+            m.sim.sample_min_waves, paired=plan.mode == E.DISP_BLOCK)
+        full_trace = trace
+        if sample is not None:
+            per_cta = sampling.warp_instructions_per_cta(trace.segments["count"], trace.warp_seg_start,
+                                                         launch.warps_per_cta)
+            timed_ctas = np.asarray(plan.order, np.int64)[: sample.ctas_timed]
+            timed = int(per_cta[timed_ctas].sum())
+            wave_scale = float(per_cta.sum()) / timed if timed else 1.0
+            trace = sampling.only_ctas(full_trace, timed_ctas)
         placement = self.placement.place(trace, m) if self.placement is not None else None
         preload = self.preloader.lines(trace, m) if self.preloader is not None else None
         pkind = E.PK_OFFLOAD
@@ -179,12 +191,14 @@ class TimingSession:
         if trace.num_warps != launch.num_ctas * launch.warps_per_cta:
             raise ValueError(
                 f"trace has {trace.num_warps} warps, launch implies {launch.num_ctas * launch.warps_per_cta}")
-        sample = None if self.capped or trace.truncated else sampling.plan_sample(
-            launch.num_ctas, int(cfg[E.C_NCTA_SLOTS]) * int(cfg[E.C_NGPU]), m.sim.sample_waves,
-            m.sim.sample_min_waves, paired=la.mode == E.DISP_BLOCK)
         declined = active.declines_sampling(mx) if sample is not None and active is not None else None
-        if declined:  # timed in full: the mechanism's work does not grow with the CTAs timed
-            sample = None
+        if declined:  # timed in full: the mechanism's work does not grow with the CTAs timed; its tables and
+            sample, trace = None, full_trace  # the mechanism's state are built again from the whole trace
+            if preload is not None:
+                preload = self.preloader.lines(trace, m)
+            la = LaunchArrays(st, trace, plan, occ, placement, preload, pkind)
+            mx = hw.launch_state(self, trace)
+            cfg[E.C_NPC] = len(la.pct)
         if splan is not None and active is not None:
             declined = active.declines_stable_sampling(mx)
             if declined:  # timed in full
@@ -222,10 +236,7 @@ class TimingSession:
             watch = sampling.StableWatch(splan)
             g[E.G_SAMPLE_INSTS] = watch.next_target()
         elif sample is not None:
-            per_cta = sampling.warp_instructions_per_cta(trace.segments["count"], trace.warp_seg_start,
-                                                         launch.warps_per_cta)
-            timed = int(per_cta[la.cta_order[: sample.ctas_timed]].sum())
-            scale = float(per_cta.sum()) / timed if timed else 1.0
+            scale = wave_scale
             watch = sampling.WindowWatch(sample)
             g[E.G_SAMPLE_AT] = watch.next_target()
         capped = False
@@ -306,7 +317,7 @@ class TimingSession:
             stats.sampled = sampling.declined(launch.num_ctas, cycles, int(st.ctr[E.T_WARP_INSTS]), declined)
         g[E.G_PF_DROP] = 0
         if group is not None and sampling.timed_in_full(stats) and not capped:
-            self._alike.setdefault(group, []).append((trace.warp_instructions(), stats))
+            self._alike.setdefault(group, []).append((full_trace.warp_instructions(), stats))
         self.launches.append(stats)
         self.wall_seconds += time.perf_counter() - t_wall
         return stats

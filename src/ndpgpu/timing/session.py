@@ -146,11 +146,12 @@ class TimingSession:
         launch = trace.launch
         occ = launch_occupancy(m, trace)
         plan = self.cta_dispatch.plan(launch, m)
-        splan = self._stable_sample_plan(trace, occ, plan)  # a short launch timed until its rate is stable
         # a long launch timed on its first waves: its tables hold only the CTAs timed (``sampling.only_ctas``)
         sample = None if self.capped or trace.truncated else sampling.plan_sample(
             launch.num_ctas, min(m.core.max_ctas, occ.ctas_per_sm) * int(st.cfg[E.C_NGPU]), m.sim.sample_waves,
             m.sim.sample_min_waves, paired=plan.mode == E.DISP_BLOCK)
+        # a shorter one timed until its rate is stable
+        splan = self._stable_sample_plan(trace) if sample is None else None
         full_trace = trace
         if sample is not None:
             per_cta = sampling.warp_instructions_per_cta(trace.segments["count"], trace.warp_seg_start,
@@ -353,16 +354,12 @@ class TimingSession:
         timed = [t for t in self._alike.get(group, []) if abs(t[0] - work) <= tol * max(t[0], 1)]
         return group, (timed[-1] if len(timed) >= self.machine.sim.sample_launches else None)
 
-    def _stable_sample_plan(self, trace: KernelTrace, occ: Any, plan: Any) -> sampling.StablePlan | None:
+    def _stable_sample_plan(self, trace: KernelTrace) -> sampling.StablePlan | None:
         """The plan to time a launch too short for wave sampling until its issue rate is stable
         (``sim.sample_stable_window``), or ``None``."""
         sim = self.machine.sim
         if not sim.sample_stable_window or self.capped or trace.truncated or self.preloader is not None:
             return None  # (a preloader's lines are a whole CTA's, whatever part of its warps runs)
-        resident = min(self.machine.core.max_ctas, occ.ctas_per_sm) * int(self.state.cfg[E.C_NGPU])
-        if sampling.plan_sample(trace.launch.num_ctas, resident, sim.sample_waves, sim.sample_min_waves,
-                                paired=plan.mode == E.DISP_BLOCK) is not None:
-            return None  # long enough to be sampled by waves
         return sampling.plan_stable_sample(trace.launch.num_ctas, trace.segments["count"], trace.num_warps,
                                            sim.sample_stable_window, sim.sample_stable_tolerance,
                                            sim.sample_stable_min_insts)

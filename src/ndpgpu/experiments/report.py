@@ -432,14 +432,14 @@ def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
     """How many of ``results``' points include a sampled launch (``sampling.*`` rows), with the CTAs and cycles
     timed in detail against all, and the long launches a mechanism kept from sampling; ``None`` when none
     was sampled or kept."""
-    n = ctas = timed = cycles = cycles_timed = declined = prefix = 0
+    n = ctas = timed = cycles = cycles_timed = declined = stable = 0
     for r in results.results:
         if r.status == "ok":
             declined += int(r.get("sampling.launches_declined") or 0)
         if r.status != "ok" or not r.get("sampling.launches_sampled"):
             continue
         n += 1
-        prefix += bool(r.get("sampling.launches_stable"))
+        stable += bool(r.get("sampling.launches_stable"))
         ctas += int(r.get("sampling.ctas") or 0)
         timed += int(r.get("sampling.ctas_timed") or 0)
         cycles_timed += int(r.get("sampling.cycles_timed") or 0)
@@ -449,7 +449,7 @@ def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
     return {"points_sampled": n, "points": sum(r.status == "ok" for r in results.results),
             "ctas_timed_fraction": timed / ctas if ctas else 0.0,
             "cycles_timed_fraction": cycles_timed / cycles if cycles else 0.0, "launches_declined": declined,
-            "points_stable": prefix}
+            "points_stable": stable}
 
 
 def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
@@ -660,9 +660,7 @@ def reproduce(
     scale = scale or repro.default_scale
     spec, named, flavour = timed_spec(repro, scale, timing)
     overlay = sample_overlay(sample)
-    if overlay:
-        spec = sampled_spec(spec, overlay)
-    spec = spec.with_executor(executor, executor_options)
+    spec = _sampled(spec, sample).with_executor(executor, executor_options)
     own = not isinstance(store, ResultStore)
     db = ResultStore(store if store is not None else default_store_path()) if own else store
     assert isinstance(db, ResultStore)
@@ -709,6 +707,12 @@ def sample_overlay(sample: bool | str) -> str | None:
     raise ReproductionError(f"sample {sample!r}: expected one of {', '.join(SAMPLE_OVERLAYS)}")
 
 
+def _sampled(spec: SweepSpec, sample: bool | str) -> SweepSpec:
+    """``spec`` under the overlay ``sample`` names (itself when none)."""
+    overlay = sample_overlay(sample)
+    return sampled_spec(spec, overlay) if overlay else spec
+
+
 def sampled_spec(spec: SweepSpec, overlay: str = SAMPLED_OVERLAY) -> SweepSpec:
     """``spec`` with every point's machine taking the sampling ``overlay``, as experiment ``NAME-<overlay>``."""
     points = [p if p.machine.split("+")[-1] == overlay
@@ -745,7 +749,7 @@ def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | P
     repro = get_reproduction(paper)()
     results, flavour = results_from_points(repro, scale, points_file, timing, sample)
     spec = timed_spec(repro, scale, flavour)[0]
-    spec = sampled_spec(spec, sample_overlay(sample)) if sample else spec
+    spec = _sampled(spec, sample)
     cols = {}
     for other, file in (columns or {}).items():
         col_spec, col_named, _ = timed_spec(repro, scale, other)
@@ -764,12 +768,12 @@ def results_from_points(repro: Reproduction, scale: str, points_file: str | Path
     bt = repro.baseline_timing
     if timing is not None or bt is None:
         spec, named, flavour = timed_spec(repro, scale, timing)
-        spec = sampled_spec(spec, sample_overlay(sample)) if sample else spec
+        spec = _sampled(spec, sample)
         return ResultSet.from_points_file(points_file, spec.expand()).as_named(named), flavour
     best: tuple[int, ResultSet, str | None] | None = None
     for candidate in dict.fromkeys((bt.flavour, *bt.columns, *FLAVOURS)):
         spec, named, flavour = timed_spec(repro, scale, candidate)
-        spec = sampled_spec(spec, sample_overlay(sample)) if sample else spec
+        spec = _sampled(spec, sample)
         rs = ResultSet.from_points_file(points_file, spec.expand()).as_named(named)
         found = sum(r.status == "ok" for r in rs.results)
         if best is None or found > best[0]:

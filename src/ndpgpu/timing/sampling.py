@@ -333,8 +333,8 @@ def project_stats(st: Any, p: Projection, f: float | None, final: Counts, watch:
 def declined(ctas: int, cycles: int, insts: int, reason: str) -> dict[str, Any]:
     """``LaunchStats.sampled`` of a launch its mechanism kept from sampling (``declines_sampling``): timed in
     full, so every CTA, cycle and warp-instruction is timed; ``reason`` says why."""
-    return {"launches": 0, "ctas": ctas, "ctas_timed": ctas, "cycles_timed": cycles, "insts": insts,
-            "insts_timed": insts, "declined": 1, "declined_reason": reason}
+    return {"launches": 0, "ctas": ctas, "ctas_timed": ctas, "cycles_timed": cycles, "insts_timed": insts,
+            "declined": 1, "declined_reason": reason}
 
 
 def timed_in_full(stats: Any) -> bool:

@@ -12,6 +12,7 @@ import pytest
 from ndpgpu.experiments.report import (
     ReproductionError,
     get_reproduction,
+    paired_overlay,
     reevaluate,
     sample_overlay,
     sampled_spec,
@@ -19,11 +20,11 @@ from ndpgpu.experiments.report import (
 )
 
 DOCS = Path(__file__).parents[2] / "docs"
-POINTS = DOCS / "teleport" / "small" / "points.parquet"
+POINTS = DOCS / "ipndp" / "small" / "points.parquet"  # no IP-NDP policy declines either kind of sampling
 
 
 def _as_sampled(src: Path, dst: Path, overlay: str = "sampled", extra: tuple = ()) -> None:
-    """The committed TELEPORT points renamed to machines with a sampling overlay, each with sampling rows
+    """The committed IP-NDP points renamed to machines with a sampling overlay, each with sampling rows
     claiming half its CTAs were timed (and ``extra`` rows)."""
     con = duckdb.connect()
     q = str(src).replace("'", "''")
@@ -36,7 +37,7 @@ def _as_sampled(src: Path, dst: Path, overlay: str = "sampled", extra: tuple = (
 
 
 def test_sampled_spec_adds_the_overlay_once_and_names_the_experiment():
-    spec = timed_spec(get_reproduction("teleport")(), "small", None)[0]
+    spec = timed_spec(get_reproduction("ipndp")(), "small", None)[0]
     once = sampled_spec(spec)
     assert once.name == f"{spec.name}-sampled"
     assert all(p.machine.endswith("+sampled") for p in once.expand())
@@ -46,8 +47,8 @@ def test_sampled_spec_adds_the_overlay_once_and_names_the_experiment():
 def test_a_sampled_report_marks_everything_and_keeps_the_values(tmp_path):
     sampled = tmp_path / "sampled.parquet"
     _as_sampled(POINTS, sampled)
-    full = reevaluate("teleport", "small", POINTS, tmp_path / "full")
-    rep = reevaluate("teleport", "small", sampled, tmp_path / "s", sample=True)
+    full = reevaluate("ipndp", "small", POINTS, tmp_path / "full")
+    rep = reevaluate("ipndp", "small", sampled, tmp_path / "s", sample=True)
     data = json.loads((tmp_path / "s" / "report.json").read_text())
     assert data["sampling"]["points_sampled"] == data["sampling"]["points"] > 0
     assert data["sampling"]["ctas_timed_fraction"] == 0.5
@@ -64,7 +65,7 @@ def test_sample_all_names_its_overlay_and_experiment():
     assert [sample_overlay(s) for s in (False, True, "waves", "all")] == [None, "sampled", "sampled", "sampled-all"]
     with pytest.raises(ReproductionError, match="expected one of waves, all"):
         sample_overlay("some")
-    spec = timed_spec(get_reproduction("teleport")(), "small", None)[0]
+    spec = timed_spec(get_reproduction("ipndp")(), "small", None)[0]
     every = sampled_spec(spec, sample_overlay("all"))
     assert every.name == f"{spec.name}-sampled-all"
     assert all(p.machine.endswith("+sampled-all") for p in every.expand())
@@ -73,9 +74,42 @@ def test_sample_all_names_its_overlay_and_experiment():
 def test_a_report_on_stable_sampling_says_how_many_points_used_it(tmp_path):
     sampled = tmp_path / "sampled-all.parquet"
     _as_sampled(POINTS, sampled, "sampled-all", (("launches_stable", 1.0),))
-    reevaluate("teleport", "small", sampled, tmp_path / "s", sample="all")
+    reevaluate("ipndp", "small", sampled, tmp_path / "s", sample="all")
     data = json.loads((tmp_path / "s" / "report.json").read_text())
     n = data["sampling"]["points_sampled"]
     assert n > 0 and data["sampling"]["points_stable"] == n
     text = (tmp_path / "s" / "report.md").read_text()
     assert f"{n} of the points had a short launch stopped once its rate was stable" in text
+
+
+def test_every_point_of_a_reproduction_is_sampled_the_way_all_its_policies_accept():
+    """A mechanism's point and the baseline it is compared with are timed by one kind of sampling: LLC-Compute
+    and TOM decline stopping short launches (a warp waits for what it offloaded), TELEPORT's S-machine declines
+    waves, so their reproductions take the weaker kind for every point, baselines included."""
+    def taken(paper: str, sample: str) -> tuple[list[str], set[str], str]:
+        spec = timed_spec(get_reproduction(paper)(), "small", None)[0]
+        overlay = sample_overlay(sample)
+        sampled = sampled_spec(spec, overlay)
+        return ([p.machine for p in spec.expand()], {p.machine for p in sampled.expand()},
+                paired_overlay(spec, overlay)[1])
+
+    plain, machines, why = taken("mpu", "all")
+    assert machines == {m + "+sampled-all" for m in plain} and why == ""
+    for paper in ("llc", "tom"):
+        plain, machines, why = taken(paper, "all")
+        assert machines == {m + "+sampled" for m in plain}, paper
+        assert "declines stopping short launches" in why and f"{paper}:" in why
+        assert taken(paper, "waves")[1:] == (machines, "")
+    plain, machines, why = taken("teleport", "waves")
+    assert machines == set(plain) and "teleport:S" in why and "declines wave sampling" in why
+    assert taken("teleport", "all")[1:] == (machines, why)
+
+
+def test_a_report_says_when_sampling_was_weakened_for_every_point(tmp_path):
+    rep = reevaluate("teleport", "small", DOCS / "teleport" / "small" / "points.parquet", tmp_path / "t",
+                     sample=True)
+    data = json.loads((tmp_path / "t" / "report.json").read_text())
+    assert data["sampling"]["points_sampled"] == 0 and "teleport:S" in data["sampling"]["paired"]
+    assert not any(c.name.endswith("[sampled]") for c in rep.checks)  # a full run, and said to be one
+    text = (tmp_path / "t" / "report.md").read_text()
+    assert "Sampled timing was asked for" in text and "A full run." in text

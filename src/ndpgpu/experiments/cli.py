@@ -368,7 +368,15 @@ def reproduce_main(args: argparse.Namespace) -> int:
     """``ndpgpu reproduce PAPER``."""
     from .dask_pool import SchedulerError
     from .points import SpecError
-    from .report import ReproductionError, all_reproductions, reevaluate, reproduce, sample_overlay, write_document
+    from .report import (
+        ReproductionError,
+        all_reproductions,
+        reevaluate,
+        reproduce,
+        sample_overlay,
+        sample_pairing,
+        write_document,
+    )
     from .store import StoreError
 
     if args.list or not args.paper:
@@ -400,6 +408,11 @@ def reproduce_main(args: argparse.Namespace) -> int:
             report = reevaluate(args.paper, args.scale, args.from_points, out,
                                 timing=getattr(args, "timing", None), columns=columns, sample=sample)
         else:
+            paired = sample_pairing(args.paper, args.scale, getattr(args, "timing", None),
+                                    getattr(args, "sample", False))
+            if paired:
+                print(f"ndpgpu: --sample: {paired}, so that every comparison is timed one way (docs/sampling.md)",
+                      file=sys.stderr)
             report = reproduce(args.paper, args.scale, args.out, args.jobs, args.store, args.traces, args.executor,
                                opts, progress, getattr(args, "scheduler", None),
                                stored_only=getattr(args, "stored_only", False), timing=getattr(args, "timing", None),

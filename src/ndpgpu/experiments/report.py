@@ -455,6 +455,10 @@ def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
 def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
     if not sampling:
         return []
+    paired = (f" Paired points: {sampling['paired']}, so that every comparison is timed one way."
+              if sampling.get("paired") else "")
+    if not sampling["points_sampled"] and not sampling.get("launches_declined"):
+        return [f"- **Sampled timing was asked for** (docs/sampling.md):{paired} A full run."]
     return [f"- **Sampled timing** (docs/sampling.md): {sampling['points_sampled']} of {sampling['points']} points "
             "had launches sampled and projected (long launches timed on their first waves of CTAs, launches alike "
             "projected from the first ones"
@@ -465,7 +469,7 @@ def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
             "every check, table and figure below says so. Not a full run."
             + (f" {sampling['launches_declined']} launches were timed in full because their mechanism declined "
                "sampling (`sampling.launches_declined`)."
-               if sampling.get("launches_declined") else "")]
+               if sampling.get("launches_declined") else "") + paired]
 
 
 def _markdown(
@@ -587,9 +591,11 @@ def _markdown(
 
 def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: ResultSet, out_dir: str | Path,
                  index_href: str | None = None, reevaluated_from: str | None = None,
-                 timing: str | None = None, columns: dict[str, ResultSet] | None = None) -> Report:
+                 timing: str | None = None, columns: dict[str, ResultSet] | None = None,
+                 sample_paired: str = "") -> Report:
     """Write ``report.md``, ``report.html``, ``report.json`` and the figures of ``repro`` from ``results``
-    (``index_href``: a link from the HTML page back to an index of reports)."""
+    (``index_href``: a link from the HTML page back to an index of reports; ``sample_paired``: why the sampling
+    asked for was weakened for every point, :func:`paired_overlay`)."""
     from .htmlreport import write_report_html
 
     out = Path(out_dir)
@@ -615,6 +621,10 @@ def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: Resu
     data = _report_data(repro, scale, spec, results, tables, checks, figures)
     if reevaluated_from is not None:
         data["reevaluated_from"] = reevaluated_from
+    if sample_paired:
+        sampled = sampled or {"points_sampled": 0, "points": sum(r.status == "ok" for r in results.results),
+                              "ctas_timed_fraction": 0.0, "cycles_timed_fraction": 0.0}
+        sampled["paired"] = sample_paired
     if sampled is not None:
         data["sampling"] = sampled
     if repro.baseline_timing is not None:
@@ -660,6 +670,7 @@ def reproduce(
     scale = scale or repro.default_scale
     spec, named, flavour = timed_spec(repro, scale, timing)
     overlay = sample_overlay(sample)
+    paired = paired_overlay(spec, overlay)[1] if overlay else ""
     spec = _sampled(spec, sample).with_executor(executor, executor_options)
     own = not isinstance(store, ResultStore)
     db = ResultStore(store if store is not None else default_store_path()) if own else store
@@ -685,7 +696,7 @@ def reproduce(
     suffix += f"-{overlay}" if overlay else ""
     return build_report(repro, scale, spec, results.as_named(named),
                         out_dir or Path("reports") / f"{paper}-{scale}{suffix}", index_href, timing=flavour,
-                        columns=columns)
+                        columns=columns, sample_paired=paired)
 
 
 SAMPLED_OVERLAY = "sampled"
@@ -713,10 +724,55 @@ def _sampled(spec: SweepSpec, sample: bool | str) -> SweepSpec:
     return sampled_spec(spec, overlay) if overlay else spec
 
 
+# the kinds of sampling each overlay asks for (``SessionPolicy.may_decline_sampling``'s words)
+SAMPLE_KINDS = {SAMPLED_OVERLAY: ("waves",), "sampled-all": ("waves", "stable")}
+
+
+def paired_overlay(spec: SweepSpec, overlay: str) -> tuple[str | None, str]:
+    """The sampling overlay every point of ``spec`` takes when ``overlay`` is asked for, and why it is weaker
+    ('' when it is not): ``sampled`` when a policy of the experiment may decline stopping short launches, none
+    (every point timed in full) when one may decline waves.
+
+    A report compares a mechanism's points with baseline points, sometimes of another workload (a hand-written
+    or split form), and each kind of sampling errs its own way, so every point of one experiment is timed by the
+    same kind, the kind every policy in it accepts (docs/sampling.md, "Paired points")."""
+    from ..mechanisms.policy import PolicyError, make_policy
+    from .points import DEFAULT_POLICY
+
+    kinds = SAMPLE_KINDS.get(overlay, ())
+    declined: dict[str, str] = {}
+    for name in sorted({p.policy for p in spec.expand()} - {DEFAULT_POLICY}):
+        try:
+            policy = make_policy(name)
+        except PolicyError as exc:
+            raise ReproductionError(str(exc)) from None
+        for kind in kinds:
+            why = policy.may_decline_sampling(kind)
+            if why and kind not in declined:
+                declined[kind] = f"{name} ({why})"
+    if "waves" in declined:
+        return None, f"every point timed in full: {declined['waves']} declines wave sampling"
+    if "stable" in declined:
+        return SAMPLED_OVERLAY, (f"every point sampled by waves only: {declined['stable']} declines stopping "
+                                 "short launches")
+    return overlay, ""
+
+
+def sample_pairing(paper: str, scale: str | None, timing: str | None, sample: bool | str) -> str:
+    """Why ``ndpgpu reproduce paper --sample`` takes a weaker sampling for every point ('' when it does not)."""
+    overlay = sample_overlay(sample)
+    if not overlay:
+        return ""
+    repro = get_reproduction(paper)()
+    return paired_overlay(timed_spec(repro, scale or repro.default_scale, timing)[0], overlay)[1]
+
+
 def sampled_spec(spec: SweepSpec, overlay: str = SAMPLED_OVERLAY) -> SweepSpec:
-    """``spec`` with every point's machine taking the sampling ``overlay``, as experiment ``NAME-<overlay>``."""
-    points = [p if p.machine.split("+")[-1] == overlay
-              else p.model_copy(update={"machine": f"{p.machine}+{overlay}"}) for p in spec.expand()]
+    """``spec`` with every point's machine taking the sampling overlay its policies allow (:func:`paired_overlay`:
+    ``overlay`` or a weaker one, the same for every point), as experiment ``NAME-<overlay>``."""
+    taken, _ = paired_overlay(spec, overlay)
+    points = [p if taken is None or p.machine.split("+")[-1] == taken
+              else p.model_copy(update={"machine": f"{p.machine}+{taken}"}) for p in spec.expand()]
     return spec.model_copy(update={"name": f"{spec.name}-{overlay}", "grid": [], "points": points})
 
 
@@ -749,6 +805,8 @@ def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | P
     repro = get_reproduction(paper)()
     results, flavour = results_from_points(repro, scale, points_file, timing, sample)
     spec = timed_spec(repro, scale, flavour)[0]
+    overlay = sample_overlay(sample)
+    paired = paired_overlay(spec, overlay)[1] if overlay else ""
     spec = _sampled(spec, sample)
     cols = {}
     for other, file in (columns or {}).items():
@@ -757,7 +815,7 @@ def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | P
     versions = sorted({_row_code_version(points_file)} - {""})
     source = f"`{Path(points_file).as_posix()}`" + (f" (rows of ndpgpu {', '.join(versions)})" if versions else "")
     return build_report(repro, scale, spec, results, out_dir, index_href, reevaluated_from=source, timing=flavour,
-                        columns=cols)
+                        columns=cols, sample_paired=paired)
 
 
 def results_from_points(repro: Reproduction, scale: str, points_file: str | Path,

@@ -43,6 +43,17 @@ class SessionPolicy(abc.ABC):
         """Extra ``(path, metric, value, unit)`` rows for the point (after the replay)."""
         return []
 
+    def may_decline_sampling(self, kind: str) -> str | None:
+        """Why some launch of this policy's hardware may be timed in full under sampled timing of ``kind``
+        (``"waves"``: long launches timed on their first waves; ``"stable"``: short launches timed until their
+        rate is stable), known before anything runs; ``None`` (the default) when none will be.
+
+        The hardware decides launch by launch (``MechanismHardware.declines_sampling`` and
+        ``declines_stable_sampling``); this is the superset a sampled reproduction needs before it runs, to time
+        every point of a comparison the same way (a mechanism's point and its baseline: docs/sampling.md,
+        "Paired points")."""
+        return None
+
 
 # ---------------------------------------------------------------------------------------- the spec grammar
 @dataclasses.dataclass(frozen=True)

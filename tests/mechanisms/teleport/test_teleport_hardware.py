@@ -371,3 +371,21 @@ def test_s_machine_declines_sampling_within_a_launch():
     assert kept.get("sampling", "launches_declined") == 1 and kept.get("sampling", "launches_sampled") == 0
     r = run("R", sampled)
     assert r.sampled["ctas_timed"] == 4 * 90 and "declined" not in r.sampled
+
+
+def test_the_policy_says_before_a_run_what_its_hardware_may_decline():
+    """A sampled reproduction times every point alike (docs/sampling.md, Paired points), so it must know before
+    running which kinds of sampling a policy's launches may refuse: the S-machine's refusal of waves (above), and
+    stopping short launches wherever blocks preload; MTHWP alone preloads nothing and refuses neither."""
+    from ndpgpu.mechanisms.policy import make_policy
+
+    def says(name: str) -> tuple[bool, bool]:
+        p = make_policy(name)
+        return bool(p.may_decline_sampling("waves")), bool(p.may_decline_sampling("stable"))
+
+    assert says("teleport:S") == (True, True)
+    assert says("teleport:R") == says("teleport:I") == says("teleport:real,mthwp") == (False, True)
+    assert says("teleport:l1") == (False, True)  # the L1 variant's preloader: never stopped mid-launch
+    assert says("teleport:mthwp") == says("teleport:mthwp,mthwp_ids=global") == (False, False)
+    assert says("llc:llc") == says("llc:omni") == says("tom:ctrl+tmap") == (False, True)
+    assert says("mpu:annotation") == says("ipndp:paca+pf") == (False, False)

@@ -65,6 +65,11 @@ class ChainOffloadPolicy(SessionPolicy):
     def rows(self) -> list[tuple[str, str, float, str]]:
         return list(self._rows)
 
+    def may_decline_sampling(self, kind: str) -> str | None:
+        if kind == "stable":
+            return "LLC-Compute: warps wait for offloaded chains, so issue cannot stop mid-launch"
+        return None
+
 
 @register_policy(GRAMMAR)
 def make_llc_policy(spec: str) -> ChainOffloadPolicy:

@@ -101,6 +101,19 @@ class TeleportPolicy(SessionPolicy):
     def rows(self) -> list[tuple[str, str, float, str]]:
         return list(self._rows)
 
+    def may_decline_sampling(self, kind: str) -> str | None:
+        """Known from the policy string alone (it names the machine): a preloading machine may find rows to
+        preload, and the S-machine declines waves where it does; MTHWP alone (``off``) declines nothing."""
+        if kind == "stable" and self.l1:
+            return "TELEPORT into the L1: a preloader's lines are a whole block's, whatever part of its warps runs"
+        if self.l1 or self.config.machine == "off":
+            return None
+        if kind == "stable":
+            return "TELEPORT: a block's preloads cover its whole tile, not the part of its warps timed"
+        if kind == "waves" and self.config.machine == "S":
+            return "TELEPORT's S-machine: the controller's backlog grows over the launch"
+        return None
+
 
 @register_policy(GRAMMAR)
 def make_teleport_policy(spec: str) -> TeleportPolicy:

@@ -378,6 +378,11 @@ class TomPolicy(SessionPolicy):
     def rows(self) -> list[tuple[str, str, float, str]]:
         return list(self._rows)
 
+    def may_decline_sampling(self, kind: str) -> str | None:
+        if kind == "stable":
+            return "TOM: warps wait for offloaded blocks, so issue cannot stop mid-launch"
+        return None
+
 
 # the words of a tom: spec, for "did you mean" suggestions
 @register_policy(GRAMMAR)

@@ -642,11 +642,12 @@ class LaunchArrays:
             if st.cc_on and is_const.any():
                 # a constant load is one access per distinct constant-cache line its lanes read: its records
                 # take their transactions from the trace coalesced at that line size, placed after the others
-                cc = coalesce_trace(trace, m.l1c.line_bytes, core.smem.banks, core.smem.bank_bytes)
-                rec[is_const, E.RC_TXS] = cc.rec_tx_start[is_const] + len(tx_line)
-                rec[is_const, E.RC_NTX] = cc.rec_ntx[is_const]
-                tx_line = np.concatenate([tx_line, cc.tx_line]).astype(I64)
-                tx_sect = np.concatenate([tx_sect, cc.tx_sectors]).astype(I64)
+                const = np.flatnonzero(is_const)
+                cc = coalesce_trace(trace, m.l1c.line_bytes, core.smem.banks, core.smem.bank_bytes, records=const)
+                rec[const, E.RC_TXS] = cc.rec_tx_start + len(tx_line)
+                rec[const, E.RC_NTX] = cc.rec_ntx
+                tx_line = np.concatenate([tx_line, cc.tx_line])
+                tx_sect = np.concatenate([tx_sect, cc.tx_sectors])
         else:
             rec[:, E.RC_PC] = -1
         if st.params_cc:

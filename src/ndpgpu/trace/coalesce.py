@@ -79,42 +79,59 @@ def _lane_addr(base, stride, aidx, row_stride, rows, lane_addrs, lane):
 
 
 @nb.njit(cache=True)
-def _count_pass(base, stride, aidx, row_stride, rows, mask, size, space, lane_addrs, line_shift, banks,
-                bank_bytes, lines, sects, words):
-    """Transactions (or conflict degree for shared) of one record; fills ``lines``/``sects``."""
-    n = 0
-    if space == SP_SHARED:
-        nw = 0
-        for lane in range(32):
-            if (mask >> lane) & 1:
-                a = _lane_addr(base, stride, aidx, row_stride, rows, lane_addrs, lane)
-                w0 = a // bank_bytes
-                w1 = (a + size - 1) // bank_bytes
-                for w in range(w0, w1 + 1):
-                    dup = False
-                    for k in range(nw):
-                        if words[k] == w:
-                            dup = True
-                            break
-                    if not dup:
-                        words[nw] = w
-                        nw += 1
-        best = 0
-        for k in range(nw):
-            b = words[k] % banks
-            c = 0
-            for j in range(nw):
-                if words[j] % banks == b:
-                    c += 1
-            if c > best:
-                best = c
-        return best
+def _log2(n):
+    """log2 of ``n`` if it is a power of two (at least 1), else -1."""
+    if n < 1 or n & (n - 1):
+        return -1
+    k = 0
+    while (1 << k) < n:
+        k += 1
+    return k
+
+
+@nb.njit(cache=True)
+def _conflict_degree(base, stride, aidx, row_stride, rows, mask, size, lane_addrs, banks, bank_bytes, bank_shift,
+                     bank_mask, bank_n, bank_words):
+    """Bank-conflict degree of one shared-memory record: the most distinct words any bank holds. ``bank_n``
+    (zeros on entry, left zeroed) counts each bank's distinct words, listed in the bank's row of
+    ``bank_words``, so a word is looked for only among its own bank's. ``bank_shift``/``bank_mask``: log2 of
+    ``bank_bytes`` and ``banks - 1`` where those are powers of two, else -1."""
+    best = 0
     for lane in range(32):
         if (mask >> lane) & 1:
             a = _lane_addr(base, stride, aidx, row_stride, rows, lane_addrs, lane)
-            a0 = a // ATOM
-            a1 = (a + size - 1) // ATOM
-            for atom in range(a0, a1 + 1):
+            if bank_shift >= 0:  # powers of two (every machine's): shifts and masks, not divisions
+                w0, w1 = a >> bank_shift, (a + size - 1) >> bank_shift
+            else:
+                w0, w1 = a // bank_bytes, (a + size - 1) // bank_bytes
+            for w in range(w0, w1 + 1):
+                b = w & bank_mask if bank_mask >= 0 else w % banks
+                n = bank_n[b]
+                dup = False
+                for k in range(n):
+                    if bank_words[b, k] == w:
+                        dup = True
+                        break
+                if not dup:
+                    bank_words[b, n] = w
+                    n += 1
+                    bank_n[b] = n
+                    if n > best:
+                        best = n
+    for b in range(banks):
+        bank_n[b] = 0
+    return best
+
+
+@nb.njit(cache=True)
+def _line_pass(base, stride, aidx, row_stride, rows, mask, size, lane_addrs, line_shift, lines, sects):
+    """Transactions of one global, local or constant record: its lines in first-touch lane order, each with
+    its mask of touched atoms, in ``lines``/``sects``; returns how many."""
+    n = 0
+    for lane in range(32):
+        if (mask >> lane) & 1:
+            a = _lane_addr(base, stride, aidx, row_stride, rows, lane_addrs, lane)
+            for atom in range(a // ATOM, (a + size - 1) // ATOM + 1):
                 byte = atom * ATOM
                 line = (byte >> line_shift) << line_shift
                 bit = np.int64(1) << ((byte - line) // ATOM)
@@ -134,15 +151,24 @@ def _count_pass(base, stride, aidx, row_stride, rows, mask, size, space, lane_ad
 
 @nb.njit(cache=True)
 def _coalesce_all(base, stride, aidx, row_stride, rows, mask, size, space, lane_addrs, line_shift, banks,
-                  bank_bytes):
+                  bank_bytes, words_per_bank):
+    """Every record in one pass; the transaction arrays grow (to the total the records so far project, at
+    least double) and are trimmed at the end."""
     nrec = base.shape[0]
+    start = np.zeros(nrec, np.int64)
     ntx = np.zeros(nrec, np.int64)
     conflict = np.zeros(nrec, np.int64)
     nbytes = np.zeros(nrec, np.int64)
-    lines = np.zeros(128, np.int64)
-    sects = np.zeros(128, np.int64)
-    words = np.zeros(512, np.int64)
-    total = 0
+    lines = np.zeros(512, np.int64)
+    sects = np.zeros(512, np.int64)
+    bank_n = np.zeros(banks, np.int64)
+    bank_shift = _log2(bank_bytes)
+    bank_mask = banks - 1 if _log2(banks) >= 0 else -1
+    bank_words = np.zeros((banks, words_per_bank), np.int64)
+    cap = max(nrec, 64)
+    tx_line = np.empty(cap, np.int64)
+    tx_sect = np.empty(cap, np.int64)
+    pos = 0
     for i in range(nrec):
         m = mask[i]
         cnt = 0
@@ -150,30 +176,31 @@ def _coalesce_all(base, stride, aidx, row_stride, rows, mask, size, space, lane_
             if (m >> lane) & 1:
                 cnt += 1
         nbytes[i] = cnt * size[i]
-        if space[i] == SP_PARAM:
-            continue
-        r = _count_pass(base[i], stride[i], aidx[i], row_stride[i], rows[i], m, size[i], space[i], lane_addrs,
-                        line_shift, banks, bank_bytes, lines, sects, words)
-        if space[i] == SP_SHARED:
-            conflict[i] = r
-        else:
-            ntx[i] = r
-            total += r
-    start = np.zeros(nrec, np.int64)
-    tx_line = np.zeros(total, np.int64)
-    tx_sect = np.zeros(total, np.int64)
-    pos = 0
-    for i in range(nrec):
         start[i] = pos
-        if ntx[i] == 0:
+        sp = space[i]
+        if sp == SP_PARAM:
             continue
-        r = _count_pass(base[i], stride[i], aidx[i], row_stride[i], rows[i], mask[i], size[i], space[i],
-                        lane_addrs, line_shift, banks, bank_bytes, lines, sects, words)
+        if sp == SP_SHARED:
+            conflict[i] = _conflict_degree(base[i], stride[i], aidx[i], row_stride[i], rows[i], m, size[i],
+                                           lane_addrs, banks, bank_bytes, bank_shift, bank_mask, bank_n,
+                                           bank_words)
+            continue
+        r = _line_pass(base[i], stride[i], aidx[i], row_stride[i], rows[i], m, size[i], lane_addrs, line_shift,
+                       lines, sects)
+        if pos + r > cap:
+            cap = max(2 * cap, pos + r, (pos + r) * nrec // (i + 1) * 21 // 20)  # the rate so far, +5%
+            grown = np.empty(cap, np.int64)
+            grown[:pos] = tx_line[:pos]
+            tx_line = grown
+            grown = np.empty(cap, np.int64)
+            grown[:pos] = tx_sect[:pos]
+            tx_sect = grown
         for k in range(r):
             tx_line[pos + k] = lines[k]
             tx_sect[pos + k] = sects[k]
+        ntx[i] = r
         pos += r
-    return start, ntx, conflict, nbytes, tx_line, tx_sect
+    return start, ntx, conflict, nbytes, tx_line[:pos].copy(), tx_sect[:pos].copy()
 
 
 def _as_int64(a: np.ndarray) -> np.ndarray:
@@ -184,14 +211,19 @@ def _as_int64(a: np.ndarray) -> np.ndarray:
     return a.astype(np.int64)
 
 
-def coalesce_trace(trace: KernelTrace, line_bytes: int = 128, banks: int = 32, bank_bytes: int = 4) -> Coalesced:
-    """Transactions and bank conflicts of every memory record of ``trace``."""
+def coalesce_trace(trace: KernelTrace, line_bytes: int = 128, banks: int = 32, bank_bytes: int = 4,
+                   records: np.ndarray | None = None) -> Coalesced:
+    """Transactions and bank conflicts of every memory record of ``trace``, or of the records at the indexes
+    ``records`` only (the arrays then follow that selection)."""
     if line_bytes & (line_bytes - 1) or line_bytes < ATOM or line_bytes > 8 * ATOM:
         raise ValueError(f"line_bytes={line_bytes}: a power of two between {ATOM} and {8 * ATOM}")
-    mem = trace.mem
+    mem = trace.mem if records is None else trace.mem[np.asarray(records, np.int64)]
+    size = mem["size"].astype(np.int64)
+    # a lane's access spans at most size / bank_bytes + 1 words, each in one bank
+    words_per_bank = 32 * (int(size.max(initial=0)) // int(bank_bytes) + 2)
     start, ntx, conflict, nbytes, tx_line, tx_sect = _coalesce_all(
         mem["base"].astype(np.int64), mem["stride"].astype(np.int64), mem["addr_index"].astype(np.int64),
         mem["row_stride"].astype(np.int64), mem["row_lanes"].astype(np.int64), mem["mask"].astype(np.int64),
-        mem["size"].astype(np.int64), mem["space"].astype(np.int64),
-        _as_int64(trace.lane_addrs), int(line_bytes).bit_length() - 1, int(banks), int(bank_bytes))
+        size, mem["space"].astype(np.int64),
+        _as_int64(trace.lane_addrs), int(line_bytes).bit_length() - 1, int(banks), int(bank_bytes), words_per_bank)
     return Coalesced(start, ntx, conflict, nbytes, tx_line, tx_sect)

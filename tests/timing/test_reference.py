@@ -11,7 +11,7 @@ from ndpgpu.timing import engine as E
 from ndpgpu.timing import load_machine
 from ndpgpu.timing.build import EngineState
 from ndpgpu.timing.policies import Pinned
-from ndpgpu.trace.coalesce import bank_conflicts, coalesce_lanes, coalesce_trace
+from ndpgpu.trace.coalesce import coalesce_lanes, coalesce_trace
 
 MAPPINGS = [
     ("gtx480", {}),
@@ -61,8 +61,10 @@ def test_bank_conflict_degree_of_strides(stride):
     assert co.rec_conflict[0] == bank_conflict_degree(lanes) == strided_degree(stride)
 
 
-def test_bank_conflicts_random_and_wide_accesses():
-    rng = np.random.default_rng(3)
+@pytest.mark.parametrize("banks,bank_bytes", [(32, 4), (16, 4), (32, 8), (24, 4), (20, 12)])
+def test_bank_conflicts_random_and_wide_accesses(banks, bank_bytes):
+    """Power-of-two geometries take shifts and masks, the others divisions: both agree with the reference."""
+    rng = np.random.default_rng(3 + banks * 100 + bank_bytes)
     b = TraceBuilder("smem", 1, 32, shared_bytes=1 << 14)
     pcs = {s: b.op(f"ld.shared.b{8 * s}", "load", dst=(2,), src=(1,), space="shared", width=s) for s in (4, 8, 16)}
     cases = []
@@ -72,25 +74,9 @@ def test_bank_conflicts_random_and_wide_accesses():
         mask = int(rng.integers(1, 1 << 32)) if i % 5 else FULL
         b.run(0, pcs[size], mask, addrs=addrs, size=size)
         active = [a for lane, a in enumerate(addrs) if (mask >> lane) & 1]
-        cases.append(bank_conflict_degree(active, size))
-    co = coalesce_trace(b.build(), 128, 32, 4)
+        cases.append(bank_conflict_degree(active, size, banks, bank_bytes))
+    co = coalesce_trace(b.build(), 128, banks, bank_bytes)
     assert list(co.rec_conflict) == cases
-
-
-@pytest.mark.parametrize("banks,bank_bytes", [(32, 4), (16, 4), (32, 8), (24, 4), (20, 12)])
-def test_bank_conflicts_of_any_geometry_match_the_plain_reference(banks, bank_bytes):
-    """Power-of-two geometries take shifts and masks, the others divisions: both agree with the reference."""
-    rng = np.random.default_rng(banks * 100 + bank_bytes)
-    b = TraceBuilder("smem", 1, 32, shared_bytes=1 << 14)
-    pcs = {s: b.op(f"ld.shared.b{8 * s}", "load", dst=(2,), src=(1,), space="shared", width=s) for s in (4, 8, 16)}
-    want = []
-    for i in range(60):
-        size = (4, 8, 16)[i % 3]
-        addrs = [int(a) * size for a in rng.integers(0, 256, 32)]
-        mask = int(rng.integers(1, 1 << 32)) if i % 4 else FULL
-        b.run(0, pcs[size], mask, addrs=addrs, size=size)
-        want.append(bank_conflicts(addrs, mask, size, banks, bank_bytes))
-    assert list(coalesce_trace(b.build(), 128, banks, bank_bytes).rec_conflict) == want
 
 
 def test_coalescing_matches_reference():

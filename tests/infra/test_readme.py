@@ -115,10 +115,10 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu reproduce all --scale small": NotRun("every reproduction (tens of minutes); "
                                                  "tests/experiments/test_exp_html.py runs `reproduce all` with a "
                                                  "fast fake executor"),
-    "ndpgpu reproduce teleport --scale paper --sample": NotRun("paper scale takes tens of minutes even sampled; "
-                                                                "tests/experiments/test_sampled_reports.py tests a "
-                                                                "sampled report and tests/timing/test_sampling.py "
-                                                                "the sampling"),
+    "ndpgpu reproduce ipndp --scale paper --sample": NotRun("paper scale takes tens of minutes even sampled; "
+                                                             "tests/experiments/test_sampled_reports.py tests a "
+                                                             "sampled report and the pairing, "
+                                                             "tests/timing/test_sampling.py the sampling"),
     "ndpgpu reproduce mpu --scale paper --sample all": NotRun("paper scale takes minutes even sampled; "
                                                               "tests/timing/test_sampling.py tests sampling on warp "
                                                               "prefixes and tests/experiments/test_sampled_reports.py "

@@ -670,7 +670,7 @@ def reproduce(
     scale = scale or repro.default_scale
     spec, named, flavour = timed_spec(repro, scale, timing)
     overlay = sample_overlay(sample)
-    paired = paired_overlay(spec, overlay)[1] if overlay else ""
+    paired = _pairing(spec, sample)
     spec = _sampled(spec, sample).with_executor(executor, executor_options)
     own = not isinstance(store, ResultStore)
     db = ResultStore(store if store is not None else default_store_path()) if own else store
@@ -758,13 +758,16 @@ def paired_overlay(spec: SweepSpec, overlay: str) -> tuple[str | None, str]:
     return overlay, ""
 
 
+def _pairing(spec: SweepSpec, sample: bool | str) -> str:
+    """Why ``spec`` sampled as ``sample`` asks takes a weaker sampling for every point ('' when it does not)."""
+    overlay = sample_overlay(sample)
+    return paired_overlay(spec, overlay)[1] if overlay else ""
+
+
 def sample_pairing(paper: str, scale: str | None, timing: str | None, sample: bool | str) -> str:
     """Why ``ndpgpu reproduce paper --sample`` takes a weaker sampling for every point ('' when it does not)."""
-    overlay = sample_overlay(sample)
-    if not overlay:
-        return ""
     repro = get_reproduction(paper)()
-    return paired_overlay(timed_spec(repro, scale or repro.default_scale, timing)[0], overlay)[1]
+    return _pairing(timed_spec(repro, scale or repro.default_scale, timing)[0], sample) if sample else ""
 
 
 def sampled_spec(spec: SweepSpec, overlay: str = SAMPLED_OVERLAY) -> SweepSpec:
@@ -805,8 +808,7 @@ def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | P
     repro = get_reproduction(paper)()
     results, flavour = results_from_points(repro, scale, points_file, timing, sample)
     spec = timed_spec(repro, scale, flavour)[0]
-    overlay = sample_overlay(sample)
-    paired = paired_overlay(spec, overlay)[1] if overlay else ""
+    paired = _pairing(spec, sample)
     spec = _sampled(spec, sample)
     cols = {}
     for other, file in (columns or {}).items():

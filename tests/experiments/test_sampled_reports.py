@@ -56,6 +56,8 @@ def test_a_sampled_report_marks_everything_and_keeps_the_values(tmp_path):
     assert all("sampled timing" in f["title"] for f in data["figures"])
     assert all("Sampled timing" in t.note for t in rep.tables)
     assert "**Sampled timing**" in (tmp_path / "s" / "report.md").read_text()
+    assert f"{data['sampling']['points_sampled']} of {data['sampling']['points']} points had launches sampled" in (
+        tmp_path / "s" / "report.html").read_text()
     ours = {c.name: c.ours for c in full.checks}
     assert {c.name.removesuffix(" [sampled]"): c.ours for c in rep.checks} == ours
     assert "sampling" not in json.loads((tmp_path / "full" / "report.json").read_text())
@@ -113,3 +115,5 @@ def test_a_report_says_when_sampling_was_weakened_for_every_point(tmp_path):
     assert not any(c.name.endswith("[sampled]") for c in rep.checks)  # a full run, and said to be one
     text = (tmp_path / "t" / "report.md").read_text()
     assert "Sampled timing was asked for" in text and "A full run." in text
+    html = (tmp_path / "t" / "report.html").read_text()
+    assert "asked for; a full run." in html and "teleport:S" in html

@@ -19,7 +19,7 @@ from typing import Any
 from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
 from .chains import ChainTable
 from .config import SCHEMES, ChainOffload, ChainOffloadError
-from .unit import ChainOffloadHardware
+from .unit import STABLE_DECLINED, ChainOffloadHardware
 
 GRAMMAR = PolicyGrammar("llc", heads=SCHEMES, settings=(
     Setting("oq"), Setting("sq"), Setting("buffer"), Setting("alu_latency"), Setting("llc_read_cycles"),
@@ -67,7 +67,7 @@ class ChainOffloadPolicy(SessionPolicy):
 
     def may_decline_sampling(self, kind: str) -> str | None:
         if kind == "stable":
-            return "LLC-Compute: warps wait for offloaded chains, so issue cannot stop mid-launch"
+            return STABLE_DECLINED
         return None
 
 

@@ -125,6 +125,10 @@ def chain_state(session: TimingSession, table: ChainTable, config: ChainOffload,
     return mx
 
 
+# why the hardware declines stopping a short launch once stable (said by the policy before a run, too)
+STABLE_DECLINED = "LLC-Compute: warps wait for offloaded chains, so issue cannot stop mid-launch"
+
+
 class ChainOffloadHardware(MechanismHardware):
     """Offload queues, service queues and ALUs of LLC-Compute / Omni-Compute (seed 001)."""
 
@@ -137,7 +141,7 @@ class ChainOffloadHardware(MechanismHardware):
 
     def declines_stable_sampling(self, mx: np.ndarray) -> str | None:
         """A warp waits for an offloaded chain to come back: ending its stream mid-launch would leave that open."""
-        return "LLC-Compute: warps wait for offloaded chains, so issue cannot stop mid-launch"
+        return STABLE_DECLINED
 
     def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray | None:
         table = self.tables.get(trace.launch.kernel)

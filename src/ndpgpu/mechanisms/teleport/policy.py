@@ -23,7 +23,7 @@ from typing import Any
 from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
 from .config import ARBITRATION, CONTROLLERS, MACHINES, MTHWP_IDS, Teleport, TeleportError
 from .params import FIELDS
-from .unit import KernelPlan, TeleportHardware, TeleportPreloader
+from .unit import STABLE_DECLINED, WAVES_DECLINED_S, KernelPlan, TeleportHardware, TeleportPreloader
 
 GRAMMAR = PolicyGrammar("teleport", heads=(*(m for m in MACHINES if m != "off"), "l1", "mthwp"),
                         switches=("mthwp",), settings=(
@@ -104,15 +104,14 @@ class TeleportPolicy(SessionPolicy):
     def may_decline_sampling(self, kind: str) -> str | None:
         """Known from the policy string alone (it names the machine): a preloading machine may find rows to
         preload, and the S-machine declines waves where it does; MTHWP alone (``off``) declines nothing."""
-        if kind == "stable" and self.l1:
-            return "TELEPORT into the L1: a preloader's lines are a whole block's, whatever part of its warps runs"
-        if self.l1 or self.config.machine == "off":
+        if self.l1:  # the session stops no launch of a preloader once stable
+            return "TELEPORT into the L1: a preloader's lines are a whole block's, whatever part of its warps runs" \
+                if kind == "stable" else None
+        if self.config.machine == "off":
             return None
         if kind == "stable":
-            return "TELEPORT: a block's preloads cover its whole tile, not the part of its warps timed"
-        if kind == "waves" and self.config.machine == "S":
-            return "TELEPORT's S-machine: the controller's backlog grows over the launch"
-        return None
+            return STABLE_DECLINED
+        return WAVES_DECLINED_S if self.config.machine == "S" else None
 
 
 @register_policy(GRAMMAR)

@@ -36,6 +36,11 @@ if TYPE_CHECKING:
 I64 = np.int64
 
 
+# why the hardware declines sampling (said by the policy before a run, too)
+WAVES_DECLINED_S = "TELEPORT's S-machine: the controller's backlog grows over the launch"
+STABLE_DECLINED = "TELEPORT: a block's preloads cover its whole tile, not the part of its warps timed"
+
+
 @dataclasses.dataclass
 class KernelPlan:
     """The compiler pass's result for one kernel: its function and classified reads."""
@@ -216,13 +221,13 @@ class TeleportHardware(MechanismHardware):
         """The S-machine's launch lasts until its one controller has requested every block's lines; its blocks
         are never gated, so they run ahead and the backlog grows over the launch: no window of waves is steady."""
         if int(mx[H.F_MODE]) == H.MODE_S and int(mx[H.F_NROW]) > 0:
-            return "TELEPORT's S-machine: the controller's backlog grows over the launch"
+            return WAVES_DECLINED_S
         return None
 
     def declines_stable_sampling(self, mx: np.ndarray) -> str | None:
         """A block's preload covers its whole tile at dispatch, whatever share of its warps' instructions runs."""
         if int(mx[H.F_NROW]) > 0:
-            return "TELEPORT: a block's preloads cover its whole tile, not the part of its warps timed"
+            return STABLE_DECLINED
         return self.declines_sampling(mx)
 
     def launch_begin(self, session: TimingSession, mx: np.ndarray, start_ps: int) -> None:

@@ -52,7 +52,7 @@ from .cost import DEFAULT_PARAMS, CostParams
 from .instances import I_OFF1, I_ORDINAL, I_SEG1, I_WARP, BlockInstances, _ranges
 from .mapping import BASELINE, TOM_MAPPINGS, Instances, MemoryMapAnalyzer, StackMapping
 from .plan import TomOffload
-from .unit import BlockOffloadHardware
+from .unit import STABLE_DECLINED, BlockOffloadHardware
 
 CONTROL_NAMES = ("gpu", "always", "ctrl", "ideal", "ideal-limited")
 MAPPING_NAMES = ("bmap", "tmap", "oracle")
@@ -380,7 +380,7 @@ class TomPolicy(SessionPolicy):
 
     def may_decline_sampling(self, kind: str) -> str | None:
         if kind == "stable":
-            return "TOM: warps wait for offloaded blocks, so issue cannot stop mid-launch"
+            return STABLE_DECLINED
         return None
 
 

@@ -45,6 +45,10 @@ OFFLOAD_INSTANCE_FIELDS = (
 )
 
 
+# why the hardware declines stopping a short launch once stable (said by the policy before a run, too)
+STABLE_DECLINED = "TOM: warps wait for offloaded blocks, so issue cannot stop mid-launch"
+
+
 @dataclasses.dataclass
 class OffloadPlan:
     """Candidate-block instances of one launch, and how the offload controller treats them.
@@ -138,7 +142,7 @@ class BlockOffloadHardware(MechanismHardware):
 
     def declines_stable_sampling(self, mx: np.ndarray) -> str | None:
         """A warp waits for an offloaded block to come back: ending its stream mid-launch would leave that open."""
-        return "TOM: warps wait for offloaded blocks, so issue cannot stop mid-launch"
+        return STABLE_DECLINED
 
     def launch_state(self, session: TimingSession, trace: KernelTrace) -> np.ndarray | None:
         plan = self.policy.plan(trace, session.machine)

@@ -86,8 +86,8 @@ def test_a_report_on_stable_sampling_says_how_many_points_used_it(tmp_path):
 
 def test_every_point_of_a_reproduction_is_sampled_the_way_all_its_policies_accept():
     """A mechanism's point and the baseline it is compared with are timed by one kind of sampling: LLC-Compute
-    and TOM decline stopping short launches (a warp waits for what it offloaded), TELEPORT's S-machine declines
-    waves, so their reproductions take the weaker kind for every point, baselines included."""
+    and TOM decline stopping short launches (a warp waits for what it offloaded), TELEPORT too (a block's
+    preloads cover its whole tile), so their reproductions take waves for every point, baselines included."""
     def taken(paper: str, sample: str) -> tuple[list[str], set[str], str]:
         spec = timed_spec(get_reproduction(paper)(), "small", None)[0]
         overlay = sample_overlay(sample)
@@ -97,17 +97,32 @@ def test_every_point_of_a_reproduction_is_sampled_the_way_all_its_policies_accep
 
     plain, machines, why = taken("mpu", "all")
     assert machines == {m + "+sampled-all" for m in plain} and why == ""
-    for paper in ("llc", "tom"):
+    for paper in ("llc", "tom", "teleport"):
         plain, machines, why = taken(paper, "all")
         assert machines == {m + "+sampled" for m in plain}, paper
         assert "declines stopping short launches" in why and f"{paper}:" in why
         assert taken(paper, "waves")[1:] == (machines, "")
-    plain, machines, why = taken("teleport", "waves")
-    assert machines == set(plain) and "teleport:S" in why and "declines wave sampling" in why
-    assert taken("teleport", "all")[1:] == (machines, why)
 
 
-def test_a_report_says_when_sampling_was_weakened_for_every_point(tmp_path):
+def test_a_policy_that_declines_waves_has_every_point_timed_in_full(monkeypatch):
+    """No shipped policy declines waves (TELEPORT's S-machine did before its controller's backlog was projected);
+    one that does has every point of its experiment timed in full, and says why."""
+    from ndpgpu.mechanisms.teleport.policy import TeleportPolicy
+
+    monkeypatch.setattr(TeleportPolicy, "may_decline_sampling",
+                        lambda self, kind: "a backlog" if self.config.machine == "S" else None)
+    spec = timed_spec(get_reproduction("teleport")(), "small", None)[0]
+    taken, why = paired_overlay(spec, sample_overlay("waves"))
+    assert taken is None and "teleport:S (a backlog) declines wave sampling" in why
+    assert {p.machine for p in sampled_spec(spec, sample_overlay("waves")).expand()} == \
+        {p.machine for p in spec.expand()}
+
+
+def test_a_report_says_when_sampling_was_weakened_for_every_point(tmp_path, monkeypatch):
+    from ndpgpu.mechanisms.teleport.policy import TeleportPolicy
+
+    monkeypatch.setattr(TeleportPolicy, "may_decline_sampling",  # as above: a policy that declines waves
+                        lambda self, kind: "a backlog" if self.config.machine == "S" else None)
     rep = reevaluate("teleport", "small", DOCS / "teleport" / "small" / "points.parquet", tmp_path / "t",
                      sample=True)
     data = json.loads((tmp_path / "t" / "report.json").read_text())

@@ -10,8 +10,11 @@ from tracegen import TraceBuilder, streaming_read
 from ndpgpu.timing import TimingSession, load_machine
 from ndpgpu.timing import engine as E
 from ndpgpu.timing.sampling import (
+    Counts,
+    SerialWork,
     StablePlan,
     StableWatch,
+    WindowWatch,
     extended,
     only_ctas,
     plan_sample,
@@ -45,6 +48,29 @@ def test_extension_adds_the_windows_change_per_unit_of_work():
     # 2x the window's change added; the kept entry (a maximum) stays
     assert extended(final, start, end, 2.0, 9.9, keep).tolist() == [180, 90, 7]
     assert extended(final, None, None, None, 1.5).tolist() == [150, 75, 10]  # no window: scaled
+
+
+def _at(cycle: int, units: int) -> Counts:
+    return Counts(cycle, 0, {}, {}, {"UNITS": units}, None)
+
+
+def test_serial_work_bounds_the_launch_by_its_backlog_in_two_phases():
+    """A unit that falls behind the CTAs: while they run it does the window's units per cycle, then the rest at its
+    rate once they had finished (hand-computed); one that keeps up leaves nothing to bound."""
+    watch = WindowWatch.__new__(WindowWatch)
+    watch.start, watch.end = _at(100, 100), _at(300, 300)  # 1 unit per cycle while the CTAs run
+    final = _at(700, 1000)
+    cycle = int  # times given in cycles already
+    # the sample's CTAs finished at cycle 500 with 450 units done; the last of 1,000 at 700: 2.75 per cycle alone
+    behind = SerialWork(3000, 1000, "UNITS", 500, 450, 700)
+    # the CTAs end at 500 + 2 x 200 = 900 with 450 + 2 x 200 = 850 units done; 2,150 left / 2.75 = 781.8 more
+    assert behind.cycles(final, watch, 2.0, cycle) == 1682
+    # the unit finished before the sample's CTAs did: what is left at the window's rate after the CTAs' end
+    kept_pace = SerialWork(3000, 1000, "UNITS", -1, 0, 650)
+    assert kept_pace.cycles(final, watch, 2.0, cycle) == 700 + 400 + (3000 - 1000 - 400)
+    assert SerialWork(1400, 1000, "UNITS", -1, 0, 650).cycles(final, watch, 2.0, cycle) is None  # none left
+    watch.end = None
+    assert behind.cycles(final, watch, 2.0, cycle) is None  # no window, no rate
 
 
 @pytest.fixture(scope="module")

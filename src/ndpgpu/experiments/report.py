@@ -430,9 +430,9 @@ SAMPLED_NOTE = ("Sampled timing (`--sample`, docs/sampling.md): long launches ti
 
 def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
     """How many of ``results``' points include a sampled launch (``sampling.*`` rows), with the CTAs and cycles
-    timed in detail against all, and the long launches a mechanism kept from sampling; ``None`` when none
-    was sampled or kept."""
-    n = ctas = timed = cycles = cycles_timed = declined = stable = 0
+    timed in detail against all, the long launches a mechanism kept from sampling, and the points where a
+    mechanism's serial work bounded a projection; ``None`` when none was sampled or kept."""
+    n = ctas = timed = cycles = cycles_timed = declined = stable = serial = 0
     for r in results.results:
         if r.status == "ok":
             declined += int(r.get("sampling.launches_declined") or 0)
@@ -440,6 +440,7 @@ def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
             continue
         n += 1
         stable += bool(r.get("sampling.launches_stable"))
+        serial += bool(r.get("sampling.launches_serial_bound"))
         ctas += int(r.get("sampling.ctas") or 0)
         timed += int(r.get("sampling.ctas_timed") or 0)
         cycles_timed += int(r.get("sampling.cycles_timed") or 0)
@@ -449,7 +450,7 @@ def sampling_summary(results: ResultSet) -> dict[str, Any] | None:
     return {"points_sampled": n, "points": sum(r.status == "ok" for r in results.results),
             "ctas_timed_fraction": timed / ctas if ctas else 0.0,
             "cycles_timed_fraction": cycles_timed / cycles if cycles else 0.0, "launches_declined": declined,
-            "points_stable": stable}
+            "points_stable": stable, "points_serial": serial}
 
 
 def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
@@ -463,7 +464,9 @@ def _sampling_lines(sampling: dict[str, Any] | None) -> list[str]:
             "had launches sampled and projected (long launches timed on their first waves of CTAs, launches alike "
             "projected from the first ones"
             + (f"; {sampling['points_stable']} of the points had a short launch stopped once its rate was stable"
-               if sampling.get("points_stable") else "") + ") "
+               if sampling.get("points_stable") else "")
+            + (f"; on {sampling['points_serial']} a mechanism's serial work bounded a launch's projected cycles"
+               if sampling.get("points_serial") else "") + ") "
             f"({sampling['ctas_timed_fraction']:.0%} of those points' CTAs and "
             f"{sampling['cycles_timed_fraction']:.0%} of their cycles timed in detail); "
             "every check, table and figure below says so. Not a full run."

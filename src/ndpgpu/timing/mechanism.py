@@ -21,6 +21,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from ..trace.format import KernelTrace
+    from .sampling import SerialWork
     from .session import TimingSession
     from .stats import LaunchStats
 
@@ -53,6 +54,14 @@ class MechanismHardware(abc.ABC):
         Sampling times a launch's first waves of CTAs and extends every count by the work of the CTAs not
         timed, so it assumes the mechanism's work grows with the CTAs. Decline when it does not: work queued at
         launch for the whole grid, or a backlog that grows over the launch."""
+        return None
+
+    def serial_work(self, session: TimingSession, mx: np.ndarray, ctas: int,
+                    timed: np.ndarray) -> SerialWork | None:
+        """Work one unit of the mechanism does in sequence for the whole grid, whatever CTAs run (a launch
+        sampled by waves, after it ran; ``ctas``: the launch's, ``timed``: the ids of those timed), or ``None``
+        (the default). The projection's cycles are then at least the time that unit needs for the whole grid's
+        work at the rates it had in the sample (docs/sampling.md, "Serial work")."""
         return None
 
     def declines_stable_sampling(self, mx: np.ndarray) -> str | None:

@@ -46,6 +46,18 @@ intervals; ``scale`` is the launch's recorded warp-instructions over those issue
 settles is timed in full, as are launches whose warps record fewer than ``sim.sample_stable_min_insts``
 instructions on average.
 
+Serial work. A mechanism may queue, for the whole grid, work that one unit does in sequence whatever CTAs run
+(a controller that requests every block's lines while the blocks run ahead of it): the waves timed then end when
+that unit has done their part, and the whole launch lasts at least as long as the unit needs for all of it. The
+mechanism says so (``MechanismHardware.serial_work``: its units for the whole grid and for the CTAs timed, and
+its counter of units done, and when the sample's CTAs had all finished while it still had units to do). The
+unit's time has two phases: while the CTAs run, where the steady window's projection puts their end, doing units
+at the window's rate of them; then the units left, at its rate in the sample after its CTAs had finished. The
+projected cycles are the larger of that and the CTAs' projection: where the unit keeps up with the CTAs, no
+units are left when they end and the CTAs' projection decides; where it falls behind, its backlog does. Where
+the bound decides, every count is the sample's times ``scale`` (the launch is the sample stretched, as a whole),
+and ``Projection.serial`` says so.
+
 Errors against full runs are measured, not assumed: docs/sampling.md.
 """
 
@@ -228,6 +240,44 @@ class StableWatch(WindowWatch):
 
 
 @dataclasses.dataclass(frozen=True)
+class SerialWork:
+    """Work a mechanism's one unit does in sequence for the whole grid (module docstring, "Serial work")."""
+
+    units: int  # for every CTA of the launch
+    units_timed: int  # for the CTAs timed
+    counter: str  # the mechanism's counter of units done (read at the steady window's ends)
+    ctas_done_ps: int  # when every timed CTA had finished with units still to do (-1: the unit finished first)
+    units_at_ctas_done: int  # the units done by then
+    last_ps: int  # when the sample's last unit was done
+
+    def cycles(self, final: Counts, watch: WindowWatch, f: float, cycle_of: Any) -> int | None:
+        """The launch's cycles if the unit bounds it (``None``: it does not), in two phases. While CTAs run: they
+        end where the CTAs' projection puts their end (the sample's, plus ``f`` x the window's cycles), and the
+        unit does by then the sample's units plus ``f`` x the window's. After: the units left, at the unit's rate
+        in the sample once its CTAs had finished (at the window's rate where none were left)."""
+        a, b = watch.start, watch.end
+        if a is None or b is None or b.cycle <= a.cycle:
+            return None
+        done_window = b.mechanism.get(self.counter, 0) - a.mechanism.get(self.counter, 0)
+        if self.ctas_done_ps >= 0:
+            ctas_done = cycle_of(self.ctas_done_ps)
+            tail = cycle_of(self.last_ps) - ctas_done
+            if tail <= 0 or self.units_timed <= self.units_at_ctas_done:
+                return None
+            rate = (self.units_timed - self.units_at_ctas_done) / tail
+            done = self.units_at_ctas_done
+        else:  # the unit kept up with the sample's CTAs
+            if done_window <= 0:
+                return None
+            ctas_done = final.cycle
+            rate = done_window / (b.cycle - a.cycle)
+            done = self.units_timed
+        end = ctas_done + f * (b.cycle - a.cycle)
+        left = self.units - done - f * done_window
+        return int(round(end + left / rate)) if left > 0 else None
+
+
+@dataclasses.dataclass(frozen=True)
 class Projection:
     """How a sampled launch was extended to the whole launch (``LaunchStats.sampled``)."""
 
@@ -241,17 +291,30 @@ class Projection:
     window_insts: int
     insts_timed: int = 0  # issued warp-instructions timed in detail
     kind: str = "waves"  # "waves": the first waves of CTAs; "stable": a short launch until its rate settled
+    serial: int = 0  # 1: a mechanism's serial work bounded the cycles (counts are the sample's x ``scale``)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
-def project(plan: SamplePlan | StablePlan, scale: float, final: Counts,
-            watch: WindowWatch) -> tuple[Projection, Any]:
-    """The projection and a function that extends a count field: ``extend(name, final_value, start_value,
-    end_value, keep)``. The untimed work is ``(scale - 1)`` x the sample's issued warp-instructions; each count
-    grows by its steady-window change per warp-instruction times that (cycles too). Without a usable window
-    (too short a sample) every count is multiplied by ``scale``."""
+def project(plan: SamplePlan | StablePlan, scale: float, final: Counts, watch: WindowWatch,
+            serial: SerialWork | None = None, cycle_of: Any = None) -> tuple[Projection, float | None]:
+    """The projection and the factor ``f`` of the steady window's change that extends every count (``None``:
+    every count is the sample's times ``scale``). The untimed work is ``(scale - 1)`` x the sample's issued
+    warp-instructions; each count grows by its steady-window change per warp-instruction times that (cycles
+    too). Without a usable window (too short a sample) every count is multiplied by ``scale``. A mechanism's
+    ``serial`` work (:meth:`SerialWork.cycles`; ``cycle_of(ps)``: a time's core cycle from the launch's start),
+    where it takes longer than that projection, gives the launch's cycles, every count the sample's times
+    ``scale``."""
+    p, f = _project(plan, scale, final, watch)
+    serial_cycles = serial.cycles(final, watch, f, cycle_of) if serial is not None and f is not None else None
+    if serial_cycles is not None and serial_cycles > p.cycles:
+        return dataclasses.replace(p, cycles=serial_cycles, serial=1), None
+    return p, f
+
+
+def _project(plan: SamplePlan | StablePlan, scale: float, final: Counts,
+             watch: WindowWatch) -> tuple[Projection, float | None]:
     extra = int(round((scale - 1.0) * final.insts))
     kind = "stable" if isinstance(plan, StablePlan) else "waves"
     a, b = watch.start, watch.end

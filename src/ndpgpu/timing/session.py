@@ -308,7 +308,11 @@ class TimingSession:
                 k: getattr(stats, k) for k in ("ctr", "per_sm", "per_slice", "per_channel", "per_class", "per_prio",
                                                "net_ports", "packet_kinds", "per_pc", "per_bank")}, stats.extra,
                 stats.mechanism_counters, stats.mesh)
-            projection, f = sampling.project(sample, scale, final, watch)
+            serial = None  # waves: a mechanism's work that the CTAs timed do not scale
+            if active is not None and sample is not splan:
+                serial = active.serial_work(self, mx, launch.num_ctas, timed_ctas)
+            projection, f = sampling.project(sample, scale, final, watch, serial,
+                                             lambda ps: int(E.cyc_at(clk, E.D_CORE, ps)) - k0 + 1)
             stats = sampling.project_stats(stats, projection, f, final, watch)
             stats.time_ps = int(round(time_ps * projection.cycles / cycles))
             self.now_ps = max(self.now_ps, start + stats.time_ps)

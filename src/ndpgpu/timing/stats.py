@@ -200,7 +200,8 @@ def application_ps(st: LaunchStats) -> int:
 def sampling_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
     """Under ``sampling``, for statistics that include a sampled launch (``sim.sample_waves``, docs/sampling.md):
     how many launches were sampled, the CTAs timed in detail against all, the cycles timed against those
-    reported (the rest projected), and the launches a mechanism kept from sampling (timed in full)."""
+    reported (the rest projected), the launches a mechanism kept from sampling (timed in full), and those whose
+    cycles a mechanism's serial work bounded (``sampling.SerialWork``)."""
     sp = st.sampled
     if not sp:
         return
@@ -216,6 +217,7 @@ def sampling_metrics(st: LaunchStats, put: Any, ratio: Any) -> None:
         put("sampling", "insts_timed_fraction", ratio(sp["insts_timed"], insts), "fraction")
     put("sampling", "launches_stable", int(sp.get("stable", sp.get("kind") == "stable")), "launches")
     put("sampling", "launches_declined", int(sp.get("declined", 0)), "launches")
+    put("sampling", "launches_serial_bound", int(sp.get("serial", 0)), "launches")
 
 
 def combine_sampled(stats: list[LaunchStats]) -> dict[str, Any] | None:
@@ -224,11 +226,12 @@ def combine_sampled(stats: list[LaunchStats]) -> dict[str, Any] | None:
     if not any(s.sampled for s in stats):
         return None
     out = {"launches": 0, "ctas": 0, "ctas_timed": 0, "cycles_timed": 0, "insts_timed": 0, "declined": 0,
-           "stable": 0}
+           "stable": 0, "serial": 0}
     for s in stats:
         if s.sampled:
             out["launches"] += int(s.sampled.get("launches", 1))
             out["declined"] += int(s.sampled.get("declined", 0))
+            out["serial"] += int(s.sampled.get("serial", 0))
             out["stable"] += int(s.sampled.get("stable", s.sampled.get("kind") == "stable"))
             for k in ("ctas", "ctas_timed", "cycles_timed"):
                 out[k] += int(s.sampled[k])

@@ -42,8 +42,11 @@ ARB_TPREF, ARB_CPREF, ARB_ALT = 0, 1, 2
     F_MODE, F_NSM, F_NSLOT, F_WPC, F_GX, F_GY, F_NCTA, F_NROW, F_ROW0, F_CTA0, F_Q0, F_QCAP, F_SMS0, F_TAG0,
     F_SETS, F_WAYS, F_UL0, F_NUL, F_BM0, F_NW, F_PC0, F_NPC, F_WK0, F_WKCAP, F_SMEM_LAT, F_PRIO, F_ARB, F_LSHIFT,
     F_STAMP, F_MAXOUT, F_CTR0, F_MT, F_MT0, F_MT_RINGN, F_MT_GAP, F_MT_PERIOD, F_SHARED, F_SEQN, F_SEQHEAD, F_GOUT,
-    F_SHOLD, F_MT_GID, F_GW0, F_HDR
-) = range(44)
+    F_SHOLD, F_MT_GID, F_GW0, F_TLAST, F_NHELD, F_TBLK, F_UBLK, F_HDR
+) = range(48)
+# F_TLAST: when the controller sent the launch's last request so far (ps; -1: none yet); F_NHELD: S-machine
+# blocks whose lines are not all requested; F_TBLK/F_UBLK: when every block of the launch had finished while the
+# controller still had lines to request (ps; -1: never), and the requests sent by then
 # table rows: base, typesize, min products x/y/z, min offset, max products x/y/z, max offset
 RW_BASE, RW_TS, RW_MINX, RW_MINY, RW_MINZ, RW_MINOFF, RW_MAXX, RW_MAXY, RW_MAXZ, RW_MAXOFF = range(10)
 NRW = 10
@@ -272,6 +275,19 @@ def fill_all(sm, c, mx):
 
 
 @njit
+def table_lines(ctas, mx):
+    """The lines the table gives blocks ``ctas`` (rows counted apart, as the controller requests them)."""
+    n = 0
+    sh = mx[F_LSHIFT]
+    for c in ctas:
+        for row in range(mx[F_NROW]):
+            lo, hi = row_range(c, row, mx)
+            if hi >= lo:
+                n += ((hi - lo) >> sh) + 1
+    return n
+
+
+@njit
 def cta_start(sm, cta, cslot, now, k, cfg, ctat, smt, mx):
     """The dispatcher hands block ``cta`` to the controller (Eqs. 2/3 are evaluated row by row)."""
     o = cta_base(cta, mx)
@@ -298,6 +314,7 @@ def cta_start(sm, cta, cslot, now, k, cfg, ctat, smt, mx):
             mx[o + CT_ISSUED] = 1
             return
         mx[F_SHOLD] += 1  # the launch lasts until the controller has issued this block's lines (core_service)
+        mx[F_NHELD] += 1
     elif mx[F_NROW] == 0:
         mx[o + CT_READY] = 1
         mx[o + CT_ISSUED] = 1
@@ -338,6 +355,7 @@ def issue_done(sm, c, now, k, cfg, clk, wt, subt, g, mx):
     mx[o + CT_ISSUED] = 1
     if mx[F_MODE] == MODE_S:
         g[G_CTAS_DONE] += 1
+        mx[F_NHELD] -= 1
     if mx[o + CT_EXPECT] > mx[mx[F_CTR0] + TC_MAX_LINES]:
         mx[mx[F_CTR0] + TC_MAX_LINES] = mx[o + CT_EXPECT]
     if mx[o + CT_RECV] >= mx[o + CT_EXPECT]:
@@ -353,6 +371,9 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
     if mx[F_SHOLD] > 0:
         g[G_CTAS_DONE] -= mx[F_SHOLD]
         mx[F_SHOLD] = 0
+    if mx[F_NHELD] > 0 and mx[F_TBLK] < 0 and g[G_CTAS_DONE] + mx[F_NHELD] >= cfg[C_NCTAS]:
+        mx[F_TBLK] = now  # every block has finished; the launch waits for the controller alone
+        mx[F_UBLK] = mx[mx[F_CTR0] + TC_REQS]
     b = sms_base(sm, mx)
     nw = mx[b + SS_NWK]
     if nw > 0:
@@ -406,6 +427,7 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
         rq[r, R_MXD] = c
         rq_map(rq, r, mapd, mrange, cfg[C_NRANGE], ln)
         net_push(qout, r, cfg, qb, qm, wake, NET_REQ, rq)
+        mx[F_TLAST] = now
         if mx[o + CT_T1] < 0:  # the block's first request
             mx[o + CT_T1] = now
             ctr_add(mx, TC_START_PS, now - mx[o + CT_T0])

@@ -23,7 +23,7 @@ from typing import Any
 from ..policy import PolicyError, PolicyGrammar, SessionPolicy, Setting, register_policy
 from .config import ARBITRATION, CONTROLLERS, MACHINES, MTHWP_IDS, Teleport, TeleportError
 from .params import FIELDS
-from .unit import STABLE_DECLINED, WAVES_DECLINED_S, KernelPlan, TeleportHardware, TeleportPreloader
+from .unit import STABLE_DECLINED, KernelPlan, TeleportHardware, TeleportPreloader
 
 GRAMMAR = PolicyGrammar("teleport", heads=(*(m for m in MACHINES if m != "off"), "l1", "mthwp"),
                         switches=("mthwp",), settings=(
@@ -103,15 +103,14 @@ class TeleportPolicy(SessionPolicy):
 
     def may_decline_sampling(self, kind: str) -> str | None:
         """Known from the policy string alone (it names the machine): a preloading machine may find rows to
-        preload, and the S-machine declines waves where it does; MTHWP alone (``off``) declines nothing."""
+        preload, so it declines stopping a launch once stable; waves it accepts (the S-machine's controller is
+        projected as serial work, ``TeleportHardware.serial_work``); MTHWP alone (``off``) declines nothing."""
         if self.l1:  # the session stops no launch of a preloader once stable
             return "TELEPORT into the L1: a preloader's lines are a whole block's, whatever part of its warps runs" \
                 if kind == "stable" else None
         if self.config.machine == "off":
             return None
-        if kind == "stable":
-            return STABLE_DECLINED
-        return WAVES_DECLINED_S if self.config.machine == "S" else None
+        return STABLE_DECLINED if kind == "stable" else None
 
 
 @register_policy(GRAMMAR)

@@ -19,6 +19,7 @@ import numpy as np
 from ...analysis.affine import Launch
 from ...frontend.ir import Function
 from ...timing import engine as E
+from ...timing import sampling
 from ...timing.build import launch_occupancy
 from ...timing.interfaces import Preloader
 from ...timing.mechanism import MechanismHardware, Put, Ratio
@@ -37,7 +38,6 @@ I64 = np.int64
 
 
 # why the hardware declines sampling (said by the policy before a run, too)
-WAVES_DECLINED_S = "TELEPORT's S-machine: the controller's backlog grows over the launch"
 STABLE_DECLINED = "TELEPORT: a block's preloads cover its whole tile, not the part of its warps timed"
 
 
@@ -181,7 +181,8 @@ def teleport_state(session: TimingSession, plan: KernelPlan | None, trace: Kerne
            H.F_CTR0: off["ctr"], H.F_MT: int(config.mthwp), H.F_MT0: off["mt"], H.F_MT_RINGN: ringn,
            H.F_MT_GAP: int(MT_GAP_CYCLES * core_ps), H.F_MT_PERIOD: config.mthwp_period,
            H.F_SHARED: int(config.controller == "shared"),
-           H.F_MT_GID: int(config.mthwp and config.mthwp_ids == "global"), H.F_GW0: off["gw"]}
+           H.F_MT_GID: int(config.mthwp and config.mthwp_ids == "global"), H.F_GW0: off["gw"],
+           H.F_TLAST: -1, H.F_TBLK: -1}
     for k, v in hdr.items():
         mx[k] = v
     off.view(mx, "row")[:] = rows.ravel()
@@ -217,18 +218,22 @@ class TeleportHardware(MechanismHardware):
             return None
         return teleport_state(session, plan, trace, self.config)
 
-    def declines_sampling(self, mx: np.ndarray) -> str | None:
-        """The S-machine's launch lasts until its one controller has requested every block's lines; its blocks
-        are never gated, so they run ahead and the backlog grows over the launch: no window of waves is steady."""
-        if int(mx[H.F_MODE]) == H.MODE_S and int(mx[H.F_NROW]) > 0:
-            return WAVES_DECLINED_S
-        return None
+    def serial_work(self, session: TimingSession, mx: np.ndarray, ctas: int,
+                    timed: np.ndarray) -> sampling.SerialWork | None:
+        """The S-machine's launch lasts until its controller has requested every block's lines, and its blocks are
+        never gated, so they run ahead of it: its requests, one at a time, are work the waves timed do not
+        scale (the table gives every block's lines, timed or not)."""
+        if int(mx[H.F_MODE]) != H.MODE_S or int(mx[H.F_NROW]) == 0 or int(mx[H.F_TLAST]) < 0:
+            return None
+        every = H.table_lines(np.arange(ctas, dtype=np.int64), mx)
+        return sampling.SerialWork(every, H.table_lines(np.asarray(timed, np.int64), mx), "TP_REQS",
+                                   int(mx[H.F_TBLK]), int(mx[H.F_UBLK]), int(mx[H.F_TLAST]))
 
     def declines_stable_sampling(self, mx: np.ndarray) -> str | None:
         """A block's preload covers its whole tile at dispatch, whatever share of its warps' instructions runs."""
         if int(mx[H.F_NROW]) > 0:
             return STABLE_DECLINED
-        return self.declines_sampling(mx)
+        return None
 
     def launch_begin(self, session: TimingSession, mx: np.ndarray, start_ps: int) -> None:
         for code, name in H.PACKET_NAMES.items():

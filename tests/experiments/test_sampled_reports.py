@@ -84,6 +84,19 @@ def test_a_report_on_stable_sampling_says_how_many_points_used_it(tmp_path):
     assert f"{n} of the points had a short launch stopped once its rate was stable" in text
 
 
+def test_a_report_says_on_how_many_points_serial_work_bounded_a_projection(tmp_path):
+    sampled = tmp_path / "sampled.parquet"
+    _as_sampled(POINTS, sampled, "sampled", (("launches_serial_bound", 1.0),))
+    reevaluate("ipndp", "small", sampled, tmp_path / "s", sample=True)
+    data = json.loads((tmp_path / "s" / "report.json").read_text())
+    n = data["sampling"]["points_serial"]
+    assert n == data["sampling"]["points_sampled"] > 0
+    text = (tmp_path / "s" / "report.md").read_text()
+    assert f"on {n} a mechanism's serial work bounded a launch's projected cycles" in text
+    html = (tmp_path / "s" / "report.html").read_text()
+    assert f"on {n} a mechanism&#39;s serial work bounded" in html or f"on {n} a mechanism's serial work" in html
+
+
 def test_every_point_of_a_reproduction_is_sampled_the_way_all_its_policies_accept():
     """A mechanism's point and the baseline it is compared with are timed by one kind of sampling: LLC-Compute
     and TOM decline stopping short launches (a warp waits for what it offloaded), TELEPORT too (a block's

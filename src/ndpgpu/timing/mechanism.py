@@ -52,8 +52,9 @@ class MechanismHardware(abc.ABC):
         docs/sampling.md), or ``None`` (the default) when it may be sampled.
 
         Sampling times a launch's first waves of CTAs and extends every count by the work of the CTAs not
-        timed, so it assumes the mechanism's work grows with the CTAs. Decline when it does not: work queued at
-        launch for the whole grid, or a backlog that grows over the launch."""
+        timed, so it assumes the mechanism's work grows with the CTAs. Decline when it does not and cannot be
+        projected; where it is one unit's backlog, worked through in sequence for the whole grid, say so with
+        :meth:`serial_work` instead, and the launch stays sampled."""
         return None
 
     def serial_work(self, session: TimingSession, mx: np.ndarray, ctas: int,

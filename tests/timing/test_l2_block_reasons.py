@@ -33,3 +33,31 @@ def test_a_full_dram_queue_blocks_as_dram_queue():
     st = _l2("gtx480", trace, {"dram.scheduler.queue_size": 1})
     assert st["blocked_dram_queue"] > 0 and st["blocked_pending_line"] == 0
     assert sum(st[k] for k in REASONS) == st["blocked"]
+
+
+def test_a_slice_waiting_for_its_mshrs_sleeps_and_still_counts_every_refused_cycle():
+    """One MSHR per slice, fifteen SMs missing on fifteen lines of one slice: each later miss waits at the head of
+    the slice's queue for the one before it to come back from DRAM. The slice sleeps until a fill frees its MSHR
+    (it ticks far fewer times than it refuses), and the refusals it would have met each cycle are counted all the
+    same: at least one DRAM read (tCL, in L2 cycles) for each of the fourteen misses that waited."""
+    from tracegen import TraceBuilder
+
+    from ndpgpu.timing.engine import layout as E
+
+    session = TimingSession("gtx480", {"l2.mshr_entries": 1})
+    home = session.state.map_address(BASE)["slice"]
+    lines = [a for a in range(BASE, BASE + (1 << 26), 128) if session.state.map_address(a)["slice"] == home][:15]
+    b = TraceBuilder("same_slice", 15, 32)
+    ld = b.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
+    ex = b.op("exit", "branch")
+    for w, a in enumerate(lines):
+        b.run(w, ld, base=a, stride=4)
+        b.run(w, ex)
+    st = session.run_launch(b.build())
+    l2 = {k: v[0] for k, v in st.metrics()["l2"].items()}
+    m = session.machine
+    assert l2["misses"] == 15 and l2["blocked_pending_line"] == 0
+    read = m.dram.timing.tCL * m.clocks.l2_mhz / m.clocks.dram_mhz  # L2 cycles of a column read alone
+    assert l2["blocked_mshr"] >= 14 * read
+    assert session.state.g[E.G_IT_L2] < l2["blocked_mshr"]
+    assert sum(l2[k] for k in REASONS) == l2["blocked"]

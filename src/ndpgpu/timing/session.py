@@ -277,6 +277,7 @@ class TimingSession:
                 active.launch_end(self, mx)
         k_end = int(E.cyc_at(clk, E.D_CORE, end))
         E.finalize(k_end, cfg, st.smt, st.subt, st.ctr, st.pcst, st.smst)
+        E.l2_close_waits(_last_edge(clk, E.D_L2, end), cfg, st.qm, st.ctr)
         cycles = k_end - k0 + 1 if launch.num_ctas and end > start or capped else 0
         time_ps = end - start
         self.now_ps = max(self.now_ps, end)
@@ -392,6 +393,7 @@ class TimingSession:
         # launch's end closes them
         k = int(E.cyc_at(st.clk, E.D_CORE, now)) - 1
         E.finalize(k, st.cfg, st.smt.copy(), st.subt, arrays["ctr"], arrays["per_pc"], arrays["per_sm"])
+        E.l2_close_waits(_last_edge(st.clk, E.D_L2, now), st.cfg, st.qm.copy(), arrays["ctr"])
         extra = {"pf_drop": int(st.g[E.G_PF_DROP]), **self._near_data_extra(la, links0, xl0, now)}
         mech = active.counters_now(self, mx) if active is not None else (
             dict.fromkeys(self.mechanism.counter_names, 0) if self.mechanism is not None else {})
@@ -617,6 +619,12 @@ E_PACKET_NAMES = {
     E.PK_PRELOAD: "preload", E.PK_WBACK: "l1_writeback", E.PK_DREAD: "dram_read", E.PK_DWRITE: "dram_write",
     E.PK_ACK: "write_ack", E.PK_OFFLOAD: "offload",
 }
+
+
+def _last_edge(clk: np.ndarray, domain: int, t: int) -> int:
+    """The last edge of clock ``domain`` at or before time ``t`` (ps)."""
+    k = int(E.cyc_at(clk, domain, t))
+    return k if int(E.edge(clk, domain, k)) <= t else k - 1
 
 
 def _format_summary(s: dict[str, Any]) -> str:

@@ -142,6 +142,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             return False
         if g[G_RQ_TOP] < need_dq + 1:
             g[G_L2_WHY] = WHY_MSHR
+            g[G_L2_OWN] = 0
             return False
         if wb:
             vch = map_addr(mapd, mrange, cfg[C_NRANGE], l2t[vi, LN_TAG])[0]
@@ -188,6 +189,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     if not en:
         if dram_space(cfg, chs, c) < 1 or g[G_RQ_TOP] < 1:
             g[G_L2_WHY] = WHY_DQ if dram_space(cfg, chs, c) < 1 else WHY_MSHR
+            g[G_L2_OWN] = 0
             return False
         d = rq_alloc(rq, rq_free, g)
         rq[d, R_KIND] = PK_DREAD
@@ -268,6 +270,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         return True
     if free_e < 0 or g[G_RQ_TOP] < 1:
         g[G_L2_WHY] = WHY_MSHR
+        g[G_L2_OWN] = 1 if free_e < 0 else 0
         return False
     if dram_space(cfg, chs, c) < 1:
         qm[cfg[C_Q_L2IN] + j, Q_BLOCK] = c + 1
@@ -367,6 +370,12 @@ def l2_port_cycles(kind, sect, hit, probe, cfg):
 @njit_inline
 def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
             ptype, mx, ufree):
+    qi = cfg[C_Q_L2IN] + j
+    if qm[qi, Q_WAITK] > 0:  # it slept while its head waited for an MSHR: each cycle asleep was a refusal
+        n = k - qm[qi, Q_WAITK]
+        ctr[T_L2_BLOCK] += n
+        ctr[T_L2_BLK_DQ + WHY_MSHR] += n
+        qm[qi, Q_WAITK] = 0
     progress = False
     # read data returning from DRAM: the GPU's, then the stack SMs' (a queue of its own, see build)
     for qr in (cfg[C_Q_L2RET] + j, cfg[C_Q_L2VRET] + j):
@@ -377,8 +386,8 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
                            mrange, mx):
                     q_pop(qb, qm, qr)
                     progress = True
-    qi = cfg[C_Q_L2IN] + j
     blocked = False
+    own_mshrs = False  # the head was refused because every MSHR of this slice is taken
     nports = cfg[C_L2_PORTS] if qm[qi, Q_BUSY] <= now else 0
     used = 0  # port-cycles the requests served this cycle take (one each unless l2_port_cycles says more)
     for _p in range(nports):
@@ -403,6 +412,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
             ctr[T_L2_BLOCK] += 1
             ctr[T_L2_BLK_DQ + g[G_L2_WHY]] += 1
             blocked = True
+            own_mshrs = g[G_L2_WHY] == WHY_MSHR and g[G_L2_OWN] == 1
             break
         used += l2_port_cycles(kind, sect, ctr[T_L2_HIT] > hits, probe, cfg)
         q_pop(qb, qm, qi)
@@ -457,11 +467,29 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         bc = qm[qi, Q_BLOCK] - 1
         if blocked and bc >= 0 and bc == j // cfg[C_SLICES_PER_CH] and dram_space(cfg, chs, bc) <= 0:
             t = INF  # the channel wakes its slices when a queue slot frees
+        elif own_mshrs and qm[qi, Q_BUSY] <= nxt:
+            # only a fill of this slice frees an MSHR, and its return queue wakes the slice (above): asleep
+            # until then, the refusals it would have met each cycle are counted when it wakes
+            t = INF
+            qm[qi, Q_WAITK] = k + 1
         else:
             t = nxt if blocked else max(rq[q_head(qb, qm, qi), R_READY], nxt, qm[qi, Q_BUSY])
         if t < w:
             w = t
     wake[cfg[C_WK_SL] + j] = w
+
+
+@njit
+def l2_close_waits(k, cfg, qm, ctr):
+    """Count the refusals of slices asleep on their MSHRs (``Q_WAITK``) through L2 cycle ``k``; their count
+    goes on from ``k + 1``. At a launch's end and where counts are read mid-launch (on a copy of ``qm``)."""
+    for j in range(cfg[C_NSL]):
+        qi = cfg[C_Q_L2IN] + j
+        w = qm[qi, Q_WAITK]
+        if w > 0 and k >= w:
+            ctr[T_L2_BLOCK] += k - w + 1
+            ctr[T_L2_BLK_DQ + WHY_MSHR] += k - w + 1
+            qm[qi, Q_WAITK] = k + 1
 
 
 @njit

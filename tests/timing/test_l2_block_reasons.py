@@ -61,3 +61,28 @@ def test_a_slice_waiting_for_its_mshrs_sleeps_and_still_counts_every_refused_cyc
     assert l2["blocked_mshr"] >= 14 * read
     assert session.state.g[E.G_IT_L2] < l2["blocked_mshr"]
     assert sum(l2[k] for k in REASONS) == l2["blocked"]
+
+
+def test_slices_waiting_for_reply_room_or_a_pending_line_sleep_and_count_every_refused_cycle():
+    """Fifteen SMs read the same eight lines: with one request per miss entry the later requests wait for the fill
+    (pending line), then hit; with a one-entry reply queue on a reply network of 4-byte flits (a reply takes over
+    thirty cycles to leave) the hits wait for room to reply. The slices sleep through both (they tick far fewer
+    times than they refuse) and every refused cycle is counted: 8 misses and 112 hits, refusals of both kinds."""
+    from tracegen import TraceBuilder
+
+    from ndpgpu.timing.engine import layout as E
+
+    session = TimingSession("gtx480", {"l2.response_queue": 1, "l2.mshr_merge": 1, "icnt.flit_bytes": 4})
+    b = TraceBuilder("shared_lines", 15, 32)
+    ld = b.op("ld.global.f32", "load", dst=(10,), src=(1,), space="global", width=4)
+    ex = b.op("exit", "branch")
+    for w in range(15):
+        for i in range(8):
+            b.run(w, ld, base=BASE + i * 128, stride=4)
+        b.run(w, ex)
+    st = session.run_launch(b.build())
+    l2 = {k: v[0] for k, v in st.metrics()["l2"].items()}
+    assert l2["accesses"] == 120 and l2["misses"] == 8 and l2["hits"] == 112
+    assert l2["blocked_reply_queue"] > 0 and l2["blocked_pending_line"] > 0
+    assert session.state.g[E.G_IT_L2] < l2["blocked"]
+    assert sum(l2[k] for k in REASONS) == l2["blocked"]

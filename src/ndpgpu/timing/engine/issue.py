@@ -8,7 +8,7 @@ from .caches import c_find
 from .icache import ic_access
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .ldst import l1_base, l1_mshr_cap, l1_send_miss, sm_fill, tx_process, wake_warp, warp_maybe_exit_flag
-from .queues import edge, popcount, q_head, q_pop, q_space, rq_alloc
+from .queues import edge, popcount, q_head, q_pop, q_space, rq_alloc, wake_sleeping_slices
 from .warps import (
     advance,
     barrier_arrive,
@@ -673,6 +673,7 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
                 if wt[slot, W_HOST] >= 0:
                     hooks.guest_done(cfg[C_HK_GUEST_DONE], sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd,
                                      mrange, wake, mx)
+                    wake_sleeping_slices(now, cfg, qm, wake)  # (it may have dropped lines a refusal depended on)
                 warp_exit(sm, slot, now, k, cfg, wt, ctat, smt, wake, g, ctr, smst)
                 progress = True
     w = INF

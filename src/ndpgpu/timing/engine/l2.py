@@ -304,6 +304,7 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
     qout = cfg[C_Q_L2OUT] + j
     ready = edge(clk, D_L2, k + 1)
     m = rq[d, R_MSHR]
+    g[G_FILL_OUT] = 1
     if m < 0:  # no L2: reply to the one request
         if q_space(qm, qout) <= 0:
             return False
@@ -324,6 +325,7 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
             # the write-back may take the channel's room beyond its queue (a slot per slice): a fill that
             # waited for an ordinary slot could wait forever on reads that wait for this slice's return queue
             if dram_space(cfg, chs, vch) + cfg[C_DQ_SLOTS] - cfg[C_DQ_SIZE] < 1 or g[G_RQ_TOP] < 1:
+                g[G_FILL_OUT] = 0
                 return False
             l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j)
         idx = vi
@@ -371,14 +373,20 @@ def l2_port_cycles(kind, sect, hit, probe, cfg):
 def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
             ptype, mx, ufree):
     qi = cfg[C_Q_L2IN] + j
-    if qm[qi, Q_WAITK] > 0:  # it slept while its head waited for an MSHR: each cycle asleep was a refusal
+    if qm[qi, Q_WAITK] > 0 or qm[qi, Q_WAITOUT] != 0:
+        g[G_L2_SLEEPERS] -= 1
+    if qm[qi, Q_WAITK] > 0:  # it slept on a refusal: each cycle asleep was one
         n = k - qm[qi, Q_WAITK]
         ctr[T_L2_BLOCK] += n
-        ctr[T_L2_BLK_DQ + WHY_MSHR] += n
+        ctr[T_L2_BLK_DQ + qm[qi, Q_WAITWHY]] += n
         qm[qi, Q_WAITK] = 0
+    qm[qi, Q_WAITOUT] = 0
     progress = False
-    # read data returning from DRAM: the GPU's, then the stack SMs' (a queue of its own, see build)
-    for qr in (cfg[C_Q_L2RET] + j, cfg[C_Q_L2VRET] + j):
+    # read data returning from DRAM: the GPU's, then the stack SMs' (a queue of its own, see build); a fill refused
+    # for want of room in the reply queue waits for the network to take a reply (``fill_out``)
+    fill_out = 0
+    for x in range(2):
+        qr = cfg[C_Q_L2RET] + j if x == 0 else cfg[C_Q_L2VRET] + j
         if qm[qr, Q_COUNT] > 0:
             d = q_head(qb, qm, qr)
             if rq[d, R_READY] <= now:
@@ -386,8 +394,14 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
                            mrange, mx):
                     q_pop(qb, qm, qr)
                     progress = True
+                elif g[G_FILL_OUT] != 0:
+                    fill_out |= 1 << x
     blocked = False
-    own_mshrs = False  # the head was refused because every MSHR of this slice is taken
+    # the head's refusal, when only this slice's own events can lift it (-1: none such): every MSHR of the slice
+    # taken, or the line's miss pending (both lifted by a fill of this slice, whose return wakes it), or no room in
+    # its reply queue (lifted when the network takes a reply, which wakes it)
+    sleep_why = -1
+    refused = -1
     nports = cfg[C_L2_PORTS] if qm[qi, Q_BUSY] <= now else 0
     used = 0  # port-cycles the requests served this cycle take (one each unless l2_port_cycles says more)
     for _p in range(nports):
@@ -412,7 +426,10 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
             ctr[T_L2_BLOCK] += 1
             ctr[T_L2_BLK_DQ + g[G_L2_WHY]] += 1
             blocked = True
-            own_mshrs = g[G_L2_WHY] == WHY_MSHR and g[G_L2_OWN] == 1
+            why = g[G_L2_WHY]
+            if (why == WHY_MSHR and g[G_L2_OWN] == 1) or why == WHY_PEND or why == WHY_OUT:
+                sleep_why = why
+                refused = r
             break
         used += l2_port_cycles(kind, sect, ctr[T_L2_HIT] > hits, probe, cfg)
         q_pop(qb, qm, qi)
@@ -458,37 +475,52 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
         w = max(t, nxt) if t < INF else INF
     if qm[qv, Q_COUNT] > 0:
         w = min(w, nxt if vblocked else max(rq[q_head(qb, qm, qv), R_READY], nxt))
-    for qr in (cfg[C_Q_L2RET] + j, cfg[C_Q_L2VRET] + j):
+    # the head sleeps on its refusal while it is still the one refused (a mechanism's unit here may have put a
+    # request before it) and the port is free
+    head_sleeps = (sleep_why >= 0 and qm[qi, Q_COUNT] > 0 and q_head(qb, qm, qi) == refused
+                   and qm[qi, Q_BUSY] <= nxt)
+    for x in range(2):
+        qr = cfg[C_Q_L2RET] + j if x == 0 else cfg[C_Q_L2VRET] + j
         if qm[qr, Q_COUNT] > 0:
-            w = min(w, max(rq[q_head(qb, qm, qr), R_READY], nxt))
+            if fill_out & (1 << x) and (head_sleeps or not blocked):
+                # the fill waits for the network to take a reply (a head refused otherwise keeps the slice
+                # ticking every cycle, each refusal counted, as before)
+                qm[qi, Q_WAITOUT] = 1
+            else:
+                w = min(w, max(rq[q_head(qb, qm, qr), R_READY], nxt))
     if qm[qn, Q_COUNT] > 0:
         w = min(w, nxt if nblocked else max(rq[q_head(qb, qm, qn), R_READY], nxt))
     if qm[qi, Q_COUNT] > 0:
         bc = qm[qi, Q_BLOCK] - 1
         if blocked and bc >= 0 and bc == j // cfg[C_SLICES_PER_CH] and dram_space(cfg, chs, bc) <= 0:
             t = INF  # the channel wakes its slices when a queue slot frees
-        elif own_mshrs and qm[qi, Q_BUSY] <= nxt:
-            # only a fill of this slice frees an MSHR, and its return queue wakes the slice (above): asleep
-            # until then, the refusals it would have met each cycle are counted when it wakes
+        elif head_sleeps:
+            # asleep until what lifts the refusal wakes it; the refusals it would have met each cycle meanwhile
+            # are counted when it wakes
             t = INF
             qm[qi, Q_WAITK] = k + 1
+            qm[qi, Q_WAITWHY] = sleep_why
+            if sleep_why == WHY_OUT:
+                qm[qi, Q_WAITOUT] = 1
         else:
             t = nxt if blocked else max(rq[q_head(qb, qm, qi), R_READY], nxt, qm[qi, Q_BUSY])
         if t < w:
             w = t
+    if qm[qi, Q_WAITK] > 0 or qm[qi, Q_WAITOUT] != 0:
+        g[G_L2_SLEEPERS] += 1
     wake[cfg[C_WK_SL] + j] = w
 
 
 @njit
 def l2_close_waits(k, cfg, qm, ctr):
-    """Count the refusals of slices asleep on their MSHRs (``Q_WAITK``) through L2 cycle ``k``; their count
+    """Count the refusals of slices asleep on a refusal (``Q_WAITK``) through L2 cycle ``k``; their count
     goes on from ``k + 1``. At a launch's end and where counts are read mid-launch (on a copy of ``qm``)."""
     for j in range(cfg[C_NSL]):
         qi = cfg[C_Q_L2IN] + j
         w = qm[qi, Q_WAITK]
         if w > 0 and k >= w:
             ctr[T_L2_BLOCK] += k - w + 1
-            ctr[T_L2_BLK_DQ + WHY_MSHR] += k - w + 1
+            ctr[T_L2_BLK_DQ + qm[qi, Q_WAITWHY]] += k - w + 1
             qm[qi, Q_WAITK] = k + 1
 
 

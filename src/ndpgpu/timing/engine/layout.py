@@ -76,7 +76,7 @@ CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF = 1, 2, 3, 4, 5
 # DRAM channel's queue full, the slice's reply queue full, no MSHR or request slot free, the line's miss pending
 # and unable to take it (its merge entries full or without the request's sectors); with WHY_MSHR, g[G_L2_OWN]
 # says whether the slice's own MSHRs were all taken (1: only a fill of this slice frees one) or the request pool ran
-# dry (0)
+# dry (0); l2_fill leaves in g[G_FILL_OUT] whether its refusal was for room in the reply queue (1) or not (0)
 WHY_DQ, WHY_OUT, WHY_MSHR, WHY_PEND = 0, 1, 2, 3
 # DRAM schedulers and page policies
 DS_FRFCFS, DS_FCFS = 0, 1
@@ -89,10 +89,14 @@ NET_REQ, NET_REP = 0, 1
 # visit only the non-empty queues of a range; Q_BUSY of an L2 slice's input queue: the time its port frees
 # (``l2.sector_requests`` / ``l2.data_port_bytes``: a request holds the port for several cycles); Q_RESV: slots
 # of the queue's capacity kept for pushes at its head (``q_space_head``), which ordinary pushes (``q_space``)
-# never take; Q_WAITK of an L2 slice's input queue: while the slice sleeps because its head found every MSHR of
-# the slice taken, the first L2 cycle whose refusal is not counted yet (1 + the last refused try), else 0
-Q_HEAD, Q_COUNT, Q_CAP, Q_BLOCK, Q_NZ, Q_BUSY, Q_RESV, Q_WAITK = 0, 1, 2, 3, 4, 5, 6, 7
-NQM = 8
+# never take. An L2 slice asleep on a refusal that only its own events can lift (l2.py, ``l2_tick``) keeps in its
+# input queue's row: Q_WAITK, the first L2 cycle whose refusal is not counted yet (1 + the last refused try; 0: not
+# asleep so), Q_WAITWHY, the refusal's reason (WHY_*), and Q_WAITOUT, 1 while it waits for room in its reply queue
+# (the networks wake it when they take a packet from that queue: ``slice_reply_taken``); g[G_L2_SLEEPERS] counts
+# the slices with either set, and while any is, the loop runs the L2 domain at every L2 edge, as it did when they
+# polled (a slice woken within a time step then ticks in it before the network and the cores, as before)
+Q_HEAD, Q_COUNT, Q_CAP, Q_BLOCK, Q_NZ, Q_BUSY, Q_RESV, Q_WAITK, Q_WAITWHY, Q_WAITOUT = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+NQM = 10
 # slots of each L2 slice's input queue kept for the slice's own unit (a mechanism's reads of lines the slice
 # holds, put at the head): the network and ordinary pushes see the queue's capacity without them
 L2_HEAD_SLOTS = 8
@@ -162,7 +166,7 @@ NCFG = len(CFG_NAMES)
 G_NAMES = columns("G_", """
     NOW NEXT_CTA CTAS_DONE WARPS_ISSUED_TOTAL CAP LAST_PROGRESS RQ_TOP LD_TOP RR_SM TS_NEXT TS_N DLOG_N
     DISPATCH_AT AGE STATUS START_PS LIVE_CTAS STAMP DQ_SEQ PF_DROP IT_LOOP IT_SM IT_L2 IT_DRAM IT_NET
-    IT_TRY IT_TX SAMPLE_AT L2_WHY SAMPLE_INSTS L2_OWN
+    IT_TRY IT_TX SAMPLE_AT L2_WHY SAMPLE_INSTS L2_OWN FILL_OUT L2_SLEEPERS
 """)
 NG = len(G_NAMES)
 

@@ -173,6 +173,8 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
         for j in range(nsl):
             if wake[wk_sl + j] < m_l2:
                 m_l2 = wake[wk_sl + j]
+        if g[G_L2_SLEEPERS] > 0:  # slices asleep on a refusal: the L2 domain runs every cycle, as when they polled
+            m_l2 = min(m_l2, edge(clk, D_L2, clk[D_L2, K_NEXT]))
         m_dram = INF
         for c in range(nch):
             if wake[wk_ch + c] < m_dram:

@@ -14,7 +14,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .queues import cyc_at, edge, q_head, q_next_busy, q_pop, q_push, q_space
+from .queues import cyc_at, edge, q_head, q_next_busy, q_pop, q_push, q_space, slice_reply_taken
 
 
 @njit
@@ -390,6 +390,8 @@ def mesh_inject(net, q, term, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
     if net == NET_REQ and q_space(qm, q) <= 0 and now < wake[wcomp]:
         wake[wcomp] = now  # the source may be blocked on this full queue
     q_pop(qb, qm, q)
+    if net == NET_REP:
+        slice_reply_taken(q, now, cfg, qm, wake)
     d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
     if rq[r, R_DEST] >= 0:
         d = rq[r, R_DEST]

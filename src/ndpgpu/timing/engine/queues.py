@@ -23,6 +23,27 @@ def cyc_at(clk, d, t):
 
 
 @njit
+def slice_reply_taken(q, now, cfg, qm, wake):
+    """A network took a packet from source queue ``q``: if that is an L2 slice's reply queue and the slice sleeps
+    until it has room (``Q_WAITOUT``), wake the slice at its first edge after ``now`` (the loop runs the L2
+    domain before the network's: an L2 edge at ``now`` came before the room, as it did for a slice that polled)."""
+    j = q - cfg[C_Q_L2OUT]
+    if 0 <= j < cfg[C_NSL] and qm[cfg[C_Q_L2IN] + j, Q_WAITOUT] != 0 and now + 1 < wake[cfg[C_WK_SL] + j]:
+        wake[cfg[C_WK_SL] + j] = now + 1
+
+
+@njit
+def wake_sleeping_slices(now, cfg, qm, wake):
+    """Wake every L2 slice asleep on a refusal (``Q_WAITK``, ``Q_WAITOUT``): after something outside the slices
+    changed their lines (a mechanism's ``guest_done``, in the core domain, which the loop runs after the L2's), a
+    refusal may no longer hold: from their first edge after ``now``."""
+    for j in range(cfg[C_NSL]):
+        qi = cfg[C_Q_L2IN] + j
+        if (qm[qi, Q_WAITK] > 0 or qm[qi, Q_WAITOUT] != 0) and now + 1 < wake[cfg[C_WK_SL] + j]:
+            wake[cfg[C_WK_SL] + j] = now + 1
+
+
+@njit
 def q_push(qb, qm, q, v):
     i = (qm[q, Q_HEAD] + qm[q, Q_COUNT]) % qm[q, Q_CAP]
     qb[q, i] = v

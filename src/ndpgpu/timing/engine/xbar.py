@@ -11,7 +11,7 @@ passed at that rate) and meets each slice at a vault-side port of its own, so it
 """
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .queues import cyc_at, edge, popcount, q_head, q_pop, q_push, q_space, rq_release
+from .queues import cyc_at, edge, popcount, q_head, q_pop, q_push, q_space, rq_release, slice_reply_taken
 
 
 @njit
@@ -116,6 +116,8 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
             if net == NET_REQ and q_space(qm, q) <= 0 and now < wake[s]:
                 wake[s] = now  # the SM may be blocked on this full queue
             q_pop(qb, qm, q)
+            if net == NET_REP:
+                slice_reply_taken(q, now, cfg, qm, wake)
             flits = (hdr + rq[r, R_BYTES] + flit - 1) // flit
             if flits < 1:
                 flits = 1

@@ -355,8 +355,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             if chs[c, H_NQ] >= dqs:
                 spc = cfg[C_SLICES_PER_CH]
                 for j in range(c * spc, c * spc + spc):
-                    # (not a slice asleep on a refusal that no DRAM slot lifts, ``Q_WAITK``: it would tick later in
-                    # this time step than a slice that polled, after the network and the cores)
+                    # (not a slice asleep on a refusal that no DRAM slot lifts, ``Q_WAITK``: the tick would only
+                    # be refused again)
                     if j < cfg[C_NSL] and now < wake[cfg[C_WK_SL] + j] and qm[cfg[C_Q_L2IN] + j, Q_WAITK] == 0:
                         wake[cfg[C_WK_SL] + j] = now
             chs[c, H_NQ] -= 1

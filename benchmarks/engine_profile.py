@@ -74,8 +74,8 @@ def patches() -> list[tuple[str, str, str]]:
     p12 = " " * 12
     p20 = " " * 20
     out: list[tuple[str, str, str]] = [
-        (layout, "IT_TRY IT_TX SAMPLE_AT L2_WHY SAMPLE_INSTS\n",
-         f"IT_TRY IT_TX SAMPLE_AT L2_WHY SAMPLE_INSTS {COUNTERS}\n"),
+        (layout, "IT_TRY IT_TX SAMPLE_AT L2_WHY SAMPLE_INSTS L2_OWN FILL_OUT L2_SLEEPERS\n",
+         f"IT_TRY IT_TX SAMPLE_AT L2_WHY SAMPLE_INSTS L2_OWN FILL_OUT L2_SLEEPERS {COUNTERS}\n"),
         (layout, 'NG = len(G_NAMES)\n', 'NG = len(G_NAMES)\n' + RDTSC),
         (loop, "    cap = g[G_CAP]\n    while True:\n", "    cap = g[G_CAP]\n    _tl = rdtsc()\n    while True:\n"),
         (loop, "        now = tn\n", "        now = tn\n        g[G_PR_LOOP] += rdtsc() - _tl\n"),

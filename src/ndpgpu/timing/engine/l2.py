@@ -376,9 +376,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
     if qm[qi, Q_WAITK] > 0 or qm[qi, Q_WAITOUT] != 0:
         g[G_L2_SLEEPERS] -= 1
     if qm[qi, Q_WAITK] > 0:  # it slept on a refusal: each cycle asleep was one
-        n = k - qm[qi, Q_WAITK]
-        ctr[T_L2_BLOCK] += n
-        ctr[T_L2_BLK_DQ + qm[qi, Q_WAITWHY]] += n
+        l2_count_waits(qi, k - 1, qm, ctr)
         qm[qi, Q_WAITK] = 0
     qm[qi, Q_WAITOUT] = 0
     progress = False
@@ -512,15 +510,23 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
 
 
 @njit
+def l2_count_waits(qi, k, qm, ctr):
+    """Count the refusals of the slice whose input queue is ``qi``, asleep on a refusal (``Q_WAITK``), from its
+    first uncounted cycle through L2 cycle ``k``: one per cycle, under the refusal's reason."""
+    w = qm[qi, Q_WAITK]
+    if w > 0 and k >= w:
+        ctr[T_L2_BLOCK] += k - w + 1
+        ctr[T_L2_BLK_DQ + qm[qi, Q_WAITWHY]] += k - w + 1
+
+
+@njit
 def l2_close_waits(k, cfg, qm, ctr):
     """Count the refusals of slices asleep on a refusal (``Q_WAITK``) through L2 cycle ``k``; their count
     goes on from ``k + 1``. At a launch's end and where counts are read mid-launch (on a copy of ``qm``)."""
     for j in range(cfg[C_NSL]):
         qi = cfg[C_Q_L2IN] + j
-        w = qm[qi, Q_WAITK]
-        if w > 0 and k >= w:
-            ctr[T_L2_BLOCK] += k - w + 1
-            ctr[T_L2_BLK_DQ + qm[qi, Q_WAITWHY]] += k - w + 1
+        if qm[qi, Q_WAITK] > 0 and k >= qm[qi, Q_WAITK]:
+            l2_count_waits(qi, k, qm, ctr)
             qm[qi, Q_WAITK] = k + 1
 
 

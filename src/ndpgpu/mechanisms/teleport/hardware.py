@@ -363,6 +363,21 @@ def issue_done(sm, c, now, k, cfg, clk, wt, subt, g, mx):
 
 
 @njit
+def wake_seq_head(sm, now, wake, mx):
+    """The shared controller moved on to the next block in dispatch order: wake the core that holds it (now: a
+    core after ``sm`` ticks later in this cycle, one before it at the next, as when the cores waited by polling)."""
+    cap = mx[F_QCAP]
+    for s in range(mx[F_NSM]):
+        if s == sm:
+            continue
+        b = sms_base(s, mx)
+        if mx[b + SS_QN] > 0 and mx[cta_base(mx[mx[F_Q0] + s * cap + mx[b + SS_QH]], mx) + CT_SEQ] == mx[F_SEQHEAD]:
+            if now < wake[s]:
+                wake[s] = now
+            return
+
+
+@njit
 def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm, wake, g, mapd, mrange, mx):
     """Buffer hits' wake-ups; the controller's next line request for this core's oldest waiting block.
 
@@ -394,13 +409,16 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
         o = cta_base(c, mx)
         shared = mx[F_SHARED] != 0
         if shared and mx[o + CT_SEQ] != mx[F_SEQHEAD]:
-            return nxt  # one controller for every core: an earlier block (another core's) is being served
+            # one controller for every core: an earlier block (another core's) is being served; this core sleeps
+            # until that block is done (wake_seq_head)
+            return INF
         ln = next_line(c, mx)
         if ln < 0:
             mx[b + SS_QH] = (mx[b + SS_QH] + 1) % cap
             mx[b + SS_QN] -= 1
             if shared:
                 mx[F_SEQHEAD] += 1
+                wake_seq_head(sm, now, wake, mx)
             issue_done(sm, c, now, k, cfg, clk, wt, subt, g, mx)
             continue
         if mx[F_MODE] == MODE_REAL and buf_find(sm, ln, mx) >= 0:

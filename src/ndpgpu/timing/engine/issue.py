@@ -551,9 +551,14 @@ def schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt
 
 
 @njit
-def account_skipped(sm, cycles, cfg, subt, ctr, pcst):
+def account_skipped(sm, cycles, cfg, smt, subt, ctr, pcst):
+    """Count the cycles SM ``sm`` skipped as its ticks would have: each scheduler stalled for its last reason, and
+    an LD/ST unit asleep on a refusal only a fill lifts (``S_LDST_STOP``) refused once a cycle."""
     if cycles <= 0:
         return
+    stop = smt[sm, S_LDST_STOP]
+    if stop >= STOP_MERGE_CAP:
+        ctr[T_CC_MSHR_FULL if stop == STOP_CC_MSHR else T_L1_MSHR_FULL] += cycles
     nsub = cfg[C_NSUB]
     for s in range(nsub):
         sb = sm * nsub + s
@@ -579,7 +584,7 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     nsub = cfg[C_NSUB]
     nsl = cfg[C_NSLOT]
     if k - smt[sm, S_LAST_TICK] > 1:  # (a call only when cycles were skipped: most ticks follow the last)
-        account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
+        account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, smt, subt, ctr, pcst)
     smt[sm, S_LAST_TICK] = k
     progress = False
     arrival = INF
@@ -609,6 +614,7 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
                   qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
         progress = True
     # LD/ST unit: transactions of the current memory instruction against L1
+    smt[sm, S_LDST_STOP] = 0
     if smt[sm, S_LDST_REC] >= 0:
         nports = cfg[C_CC_PORTS] if rec[smt[sm, S_LDST_REC], RC_SPACE] == SP_CONST else cfg[C_L1_PORTS]
         for _p in range(nports):
@@ -637,6 +643,7 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
                         wt[slot, W_READY] = INF
                         wake_warp(slot, t, cfg, wt, subt)
     # CTA preloads (one line per cycle)
+    freed = False  # a warp retired: its slot is free for what a mechanism's hook starts at the next tick
     pre_busy = smt[sm, S_PRE_PENDING] > 0
     if pre_busy:
         ncs = cfg[C_NCTA_SLOTS]
@@ -676,6 +683,7 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
                     wake_sleeping_slices(now, cfg, qm, wake)  # (it may have dropped lines a refusal depended on)
                 warp_exit(sm, slot, now, k, cfg, wt, ctat, smt, wake, g, ctr, smst)
                 progress = True
+                freed = True
     w = INF
     for s in range(nsub):
         t = subt[sm * nsub + s, SB_MINREADY]
@@ -684,8 +692,9 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     nxt = edge(clk, D_CORE, k + 1)
     ldst_poll = smt[sm, S_LDST_REC] >= 0 and not (
         (smt[sm, S_LDST_BLOCK] == 1 and smt[sm, S_MSHR_USED] >= l1_mshr_cap(sm, cfg))
-        or (smt[sm, S_LDST_BLOCK] == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0))
-    if progress or pre_busy or ldst_poll:
+        or (smt[sm, S_LDST_BLOCK] == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0)
+        or smt[sm, S_LDST_STOP] >= STOP_MERGE_CAP)  # (4-6: only this SM's fill lifts it, and wakes the SM)
+    if pre_busy or ldst_poll or freed:
         w = nxt
     if smt[sm, S_LDST_FREE] > now and smt[sm, S_LDST_FREE] < w:
         w = smt[sm, S_LDST_FREE]
@@ -718,7 +727,7 @@ def core_model_tick(sm, now, k, cfg, clk, seg, rec, pct, txl, txs, wt, regrdy, u
     due core: inlined into one call per cycle, as the SM's tick is, it measured 1.12-1.15x slower
     (benchmarks/README.md)."""
     if k - smt[sm, S_LAST_TICK] > 1:  # (a call only when cycles were skipped: most ticks follow the last)
-        account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, subt, ctr, pcst)
+        account_skipped(sm, k - smt[sm, S_LAST_TICK] - 1, cfg, smt, subt, ctr, pcst)
     smt[sm, S_LAST_TICK] = k
     progress = hooks.core_receive(cfg[C_HK_CORE_RECEIVE], sm, now, k, cfg, clk, wt, regrdy, smt, subt, ldo, ld_free,
                                   rq, rq_free, qb, qm, g, ctr, pcst, mx) != 0

@@ -35,6 +35,11 @@ INF = 1 << 62
 NEG = -(1 << 40)
 WAIT_LDST = INF - 1  # a warp's READY while it waits for the SM's LD/ST unit to finish an instruction
 WAIT_FETCH = INF - 2  # a warp's READY while its instruction buffer is empty (``core.ibuffer`` > 0)
+# why the LD/ST unit stopped in a tick (``S_LDST_STOP``; 0: a reason only a new tick can see, so it polls). The
+# first five are also ``S_LDST_BLOCK``'s codes: 1 the L1's MSHRs all taken, 2 no room in the SM's request queue, 3
+# no request entry, 4 the line's MSHR at its merge limit, 5 the constant cache's MSHRs; 6: every line of the L1
+# set already reserved for a miss. 4, 5 and 6 are lifted only by a fill of this SM's, which wakes it.
+STOP_MERGE_CAP, STOP_CC_MSHR, STOP_SET_RESERVED = 4, 5, 6
 
 D_CORE, D_ICNT, D_L2, D_DRAM = 0, 1, 2, 3
 NDOM = 4
@@ -193,7 +198,7 @@ NWT = len(WT_NAMES)
 SM_NAMES = columns("S_", """
     CTAS THREADS REGS SMEM WARPS LDST_FREE OCC_T OCC_ACC ACTIVE_T MSHR_USED LAST_TICK LDST_REC LDST_TX
     LDST_TXEND LDST_LDOP LDST_SLOT LDST_KIND LDST_START BUSY_T LDST_BLOCK LDST_WAITERS RETIRE
-    PRE_PENDING FETCH_WANT FETCH_RR FETCH_PRIO BATCH_SHUT IC_READY
+    PRE_PENDING FETCH_WANT FETCH_RR FETCH_PRIO BATCH_SHUT IC_READY LDST_STOP
 """)
 NSMT = len(SM_NAMES)
 

@@ -179,6 +179,7 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
         res = cc_access(sm, line, ldop, pc, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, smt,
                         mapd, mrange)
         if res == 0:
+            smt[sm, S_LDST_STOP] = smt[sm, S_LDST_BLOCK]  # (cc_access set it)
             return False
         if res == 1:
             ready = edge(clk, D_CORE, k + cfg[C_CC_LAT])
@@ -228,6 +229,7 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
             vi = c_victim_free(l1t, base, assoc)
             if vi < 0:
                 ctr[T_L1_MSHR_FULL] += 1
+                smt[sm, S_LDST_STOP] = STOP_SET_RESERVED
                 return False
             if l1t[vi, LN_VALID] != 0 and l1t[vi, LN_DIRTY] != 0 and (
                     q_space(qm, cfg[C_Q_SMOUT] + sm) < 2 or g[G_RQ_TOP] < 2):
@@ -236,6 +238,7 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
                            l1m, l1w, qb, qm, wake, g, mapd, mrange, smt)
         if res == 0:
             ctr[T_L1_MSHR_FULL] += 1
+            smt[sm, S_LDST_STOP] = smt[sm, S_LDST_BLOCK]  # (l1_send_miss set it)
             return False
         if vi >= 0:
             l1_reserve(sm, vi, line, now, k, cfg, clk, rq, rq_free, l1t, qb, qm, wake, g, ctr, mapd, mrange)

@@ -259,7 +259,7 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
 def finalize(k_end, cfg, smt, subt, ctr, pcst, smst):
     """Close per-SM occupancy and stall accounting at core cycle ``k_end`` (inclusive)."""
     for sm in range(cfg[C_NSM]):
-        account_skipped(sm, k_end - smt[sm, S_LAST_TICK], cfg, subt, ctr, pcst)
+        account_skipped(sm, k_end - smt[sm, S_LAST_TICK], cfg, smt, subt, ctr, pcst)
         smt[sm, S_LAST_TICK] = k_end
         occ_update(sm, k_end + 1, smt)
         smst[sm, SMS_OCC] = smt[sm, S_OCC_ACC]

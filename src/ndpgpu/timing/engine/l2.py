@@ -7,7 +7,7 @@ from .caches import c_find, c_set, c_victim, expand
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 from .links import dram_enqueue, dram_space, src_stack
 from .mapping import map_addr, rq_map
-from .queues import edge, popcount, q_head, q_pop, q_space, rq_alloc, rq_release
+from .queues import edge, popcount, q_head, q_pop, q_space, rq_alloc, rq_release, slice_asleep
 from .xbar import net_push
 
 
@@ -373,7 +373,7 @@ def l2_port_cycles(kind, sect, hit, probe, cfg):
 def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd, mrange,
             ptype, mx, ufree):
     qi = cfg[C_Q_L2IN] + j
-    if qm[qi, Q_WAITK] > 0 or qm[qi, Q_WAITOUT] != 0:
+    if slice_asleep(qm, qi):
         g[G_L2_SLEEPERS] -= 1
     if qm[qi, Q_WAITK] > 0:  # it slept on a refusal: each cycle asleep was one
         l2_count_waits(qi, k - 1, qm, ctr)
@@ -504,7 +504,7 @@ def l2_tick(j, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g
             t = nxt if blocked else max(rq[q_head(qb, qm, qi), R_READY], nxt, qm[qi, Q_BUSY])
         if t < w:
             w = t
-    if qm[qi, Q_WAITK] > 0 or qm[qi, Q_WAITOUT] != 0:
+    if slice_asleep(qm, qi):
         g[G_L2_SLEEPERS] += 1
     wake[cfg[C_WK_SL] + j] = w
 

@@ -23,6 +23,13 @@ def cyc_at(clk, d, t):
 
 
 @njit
+def slice_asleep(qm, qi):
+    """Whether the L2 slice whose input queue is ``qi`` sleeps on a refusal only its own events lift (``Q_WAITK``:
+    its head's, ``Q_WAITOUT``: waiting for room in its reply queue)."""
+    return qm[qi, Q_WAITK] > 0 or qm[qi, Q_WAITOUT] != 0
+
+
+@njit
 def slice_reply_taken(q, now, cfg, qm, wake):
     """A network took a packet from source queue ``q``: if that is an L2 slice's reply queue and the slice sleeps
     until it has room (``Q_WAITOUT``), wake the slice at its first edge after ``now`` (the loop runs the L2
@@ -39,7 +46,7 @@ def wake_sleeping_slices(now, cfg, qm, wake):
     refusal may no longer hold: from their first edge after ``now``."""
     for j in range(cfg[C_NSL]):
         qi = cfg[C_Q_L2IN] + j
-        if (qm[qi, Q_WAITK] > 0 or qm[qi, Q_WAITOUT] != 0) and now + 1 < wake[cfg[C_WK_SL] + j]:
+        if slice_asleep(qm, qi) and now + 1 < wake[cfg[C_WK_SL] + j]:
             wake[cfg[C_WK_SL] + j] = now + 1
 
 

@@ -255,13 +255,13 @@ def _run_json(run, args: argparse.Namespace, m, seconds: dict[str, float]) -> di
 
 
 def _parse_override(text: str) -> tuple[str, object]:
-    if "=" not in text:
-        raise UsageError(f"--set expects KEY=VALUE, got {text!r}")
-    key, value = text.split("=", 1)
+    from .timing.presets import parse_override
+    from .timing.spec import MachineConfigError
+
     try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
+        return parse_override(text)
+    except MachineConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _cmd_warmup(args: argparse.Namespace) -> int:

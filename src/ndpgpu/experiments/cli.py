@@ -182,6 +182,15 @@ def add_subcommands(subparsers: Any) -> None:
         "reports/<paper>-<scale>-<overlay> with every check and figure marked",
     )
     p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a sensitivity study: every point's machine with this field changed (repeatable; e.g. "
+        "l1d.set_index=xor); stored as its own experiment and reported to reports/<paper>-<scale>-set-<fields> with "
+        "every check, table and figure marked; a field the reproduction itself sweeps is refused",
+    )
+    p.add_argument(
         "--column",
         action="append",
         default=[],
@@ -364,6 +373,17 @@ def results_main(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _parse_sets(items: list[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` arguments as a dict (values as ``ndpgpu run --set`` reads them)."""
+    from ..timing.presets import parse_override
+    from ..timing.spec import MachineConfigError
+
+    try:
+        return dict(parse_override(item) for item in items)
+    except MachineConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def reproduce_main(args: argparse.Namespace) -> int:
     """``ndpgpu reproduce PAPER``."""
     from .dask_pool import SchedulerError
@@ -375,6 +395,7 @@ def reproduce_main(args: argparse.Namespace) -> int:
         reproduce,
         sample_overlay,
         sample_pairing,
+        sets_slug,
         write_document,
     )
     from .store import StoreError
@@ -385,7 +406,15 @@ def reproduce_main(args: argparse.Namespace) -> int:
         return EXIT_OK if args.list else EXIT_USAGE
     opts = _executor_options(args.executor_option)
     progress = False if args.no_progress else None
+    try:
+        sets = _parse_sets(getattr(args, "set", None) or [])
+    except UsageError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
     if args.paper == "all":
+        if sets:
+            _err("--set changes one reproduction's machines: name it (ndpgpu reproduce teleport --set KEY=VALUE)")
+            return EXIT_USAGE
         if getattr(args, "from_points", None) is not None:
             _err("--from-points re-evaluates one reproduction: name it (ndpgpu reproduce tom --scale paper ...)")
             return EXIT_USAGE
@@ -404,9 +433,10 @@ def reproduce_main(args: argparse.Namespace) -> int:
                 columns[flavour] = file
             sample = getattr(args, "sample", False)
             overlay = sample_overlay(sample)
-            out = args.out or Path("reports") / f"{args.paper}-{args.scale}{'-' + overlay if overlay else ''}"
+            suffix = ("-" + overlay if overlay else "") + ("-" + sets_slug(sets) if sets else "")
+            out = args.out or Path("reports") / f"{args.paper}-{args.scale}{suffix}"
             report = reevaluate(args.paper, args.scale, args.from_points, out,
-                                timing=getattr(args, "timing", None), columns=columns, sample=sample)
+                                timing=getattr(args, "timing", None), columns=columns, sample=sample, sets=sets)
         else:
             paired = sample_pairing(args.paper, args.scale, getattr(args, "timing", None),
                                     getattr(args, "sample", False))
@@ -416,7 +446,7 @@ def reproduce_main(args: argparse.Namespace) -> int:
             report = reproduce(args.paper, args.scale, args.out, args.jobs, args.store, args.traces, args.executor,
                                opts, progress, getattr(args, "scheduler", None),
                                stored_only=getattr(args, "stored_only", False), timing=getattr(args, "timing", None),
-                               sample=getattr(args, "sample", False))
+                               sample=getattr(args, "sample", False), sets=sets)
         if args.doc:
             write_document(report, args.doc)
             print(f"wrote {args.doc}")

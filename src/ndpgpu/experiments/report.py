@@ -504,6 +504,7 @@ def _markdown(
            f"not counted): {s['unreproducible']}"] if s.get("unreproducible") else []),
         *_timing_lines(data.get("timing")),
         *_sampling_lines(data.get("sampling")),
+        *([f"- **{data['sensitivity']['note']}**"] if data.get("sensitivity") else []),
         f"- Points: {s['points_ok']} of {s['points']} ran"
         + (f", **{s['points_failed']} failed**" if s["points_failed"] else "")
         + (f", **{s['points_not_run']} not run**" if s.get("points_not_run") else ""),
@@ -595,10 +596,11 @@ def _markdown(
 def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: ResultSet, out_dir: str | Path,
                  index_href: str | None = None, reevaluated_from: str | None = None,
                  timing: str | None = None, columns: dict[str, ResultSet] | None = None,
-                 sample_paired: str = "") -> Report:
+                 sample_paired: str = "", sets: dict[str, Any] | None = None) -> Report:
     """Write ``report.md``, ``report.html``, ``report.json`` and the figures of ``repro`` from ``results``
     (``index_href``: a link from the HTML page back to an index of reports; ``sample_paired``: why the sampling
-    asked for was weakened for every point, :func:`paired_overlay`)."""
+    asked for was weakened for every point, :func:`paired_overlay`; ``sets``: the machine fields every point was
+    run with, ``--set``, which every check, table and figure then names)."""
     from .htmlreport import write_report_html
 
     out = Path(out_dir)
@@ -616,6 +618,14 @@ def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: Resu
             t.note = f"{SAMPLED_NOTE} {t.note}".strip() if getattr(t, "note", None) is not None else SAMPLED_NOTE
         charts = [dataclasses.replace(c, title=f"{c.title} (sampled timing)",
                                       caption=f"{SAMPLED_NOTE} {c.caption or ''}".strip()) for c in charts]
+    if sets:  # a sensitivity run: said on every check, table and figure
+        mark = sets_label(sets)
+        note = sensitivity_note(sets)
+        checks = [dataclasses.replace(c, name=f"{c.name} [{mark}]") for c in checks]
+        for t in tables:
+            t.note = f"{note} {t.note}".strip() if getattr(t, "note", None) is not None else note
+        charts = [dataclasses.replace(c, title=f"{c.title} ({mark})", caption=f"{note} {c.caption or ''}".strip())
+                  for c in charts]
     figures = []
     for chart in charts:
         file = f"figures/{chart.name}.png"
@@ -630,6 +640,8 @@ def build_report(repro: Reproduction, scale: str, spec: SweepSpec, results: Resu
         sampled["paired"] = sample_paired
     if sampled is not None:
         data["sampling"] = sampled
+    if sets:
+        data["sensitivity"] = {"overrides": dict(sets), "note": sensitivity_note(sets)}
     if repro.baseline_timing is not None:
         data["timing"] = repro.baseline_timing.to_json(repro.baseline_timing.resolve(timing))
     validate_report(data)
@@ -655,6 +667,7 @@ def reproduce(
     stored_only: bool = False,
     timing: str | None = None,
     sample: bool | str = False,
+    sets: dict[str, Any] | None = None,
 ) -> Report:
     """Run reproduction ``paper`` at ``scale`` (default its own) and write its report to ``out_dir``
     (default ``reports/<paper>-<scale>``); results are stored (and reused) in ``store``; ``scheduler``: a
@@ -666,7 +679,9 @@ def reproduce(
     its checks. ``sample``: every machine takes a sampling overlay (:func:`sample_overlay`: ``sampled``, long
     launches timed on their first waves and projected, or ``sampled-all``, short launches too, until their rate
     is stable; docs/sampling.md), stored as its own experiment (``NAME-<overlay>``); the report says so
-    throughout and goes to ``reports/<paper>-<scale>[-<timing>]-<overlay>``."""
+    throughout and goes to ``reports/<paper>-<scale>[-<timing>]-<overlay>``. ``sets``: machine fields every
+    point is run with (``--set KEY=VALUE``, a sensitivity study: :func:`with_sets`), stored as its own experiment
+    and reported, marked throughout, to ``reports/<paper>-<scale>[...]-set-<fields>``."""
     from .runner import default_store_path, plan_sweep
 
     repro = get_reproduction(paper)()
@@ -674,7 +689,7 @@ def reproduce(
     spec, named, flavour = timed_spec(repro, scale, timing)
     overlay = sample_overlay(sample)
     paired = _pairing(spec, sample)
-    spec = _sampled(spec, sample).with_executor(executor, executor_options)
+    spec = with_sets(_sampled(spec, sample), sets).with_executor(executor, executor_options)
     own = not isinstance(store, ResultStore)
     db = ResultStore(store if store is not None else default_store_path()) if own else store
     assert isinstance(db, ResultStore)
@@ -687,7 +702,7 @@ def reproduce(
             sweep = run_sweep(spec, jobs=jobs, store=db, traces=traces, progress=progress, scheduler=scheduler)
             results = ResultSet.load(db, [p.point for p in sweep.points], sweep.keys)
         bt = repro.baseline_timing
-        if bt is not None and flavour == bt.flavour and not sample:
+        if bt is not None and flavour == bt.flavour and not sample and not sets:
             for other in bt.columns:
                 col_spec, col_named, _ = timed_spec(repro, scale, other)
                 plan = plan_sweep(col_spec.with_executor(executor, executor_options), db)
@@ -697,9 +712,58 @@ def reproduce(
             db.close()
     suffix = "" if repro.baseline_timing is None or flavour == repro.baseline_timing.flavour else f"-{flavour}"
     suffix += f"-{overlay}" if overlay else ""
+    suffix += f"-{sets_slug(sets)}" if sets else ""
     return build_report(repro, scale, spec, results.as_named(named),
                         out_dir or Path("reports") / f"{paper}-{scale}{suffix}", index_href, timing=flavour,
-                        columns=columns, sample_paired=paired)
+                        columns=columns, sample_paired=paired, sets=sets)
+
+
+# ``--set KEY=VALUE``: a reproduction run with machine fields changed on every point (a sensitivity study)
+
+
+def sets_label(sets: dict[str, Any]) -> str:
+    """How a sensitivity run's fields are named on its checks and figures: ``with l1d.set_index=xor``."""
+    return "with " + ", ".join(f"{k}={sets[k]}" for k in sorted(sets))
+
+
+def sets_slug(sets: dict[str, Any]) -> str:
+    """The fields as a name for the experiment and the report's folder: ``set-l1d.set_index=xor``."""
+    text = ",".join(f"{k}={sets[k]}" for k in sorted(sets))
+    return "set-" + "".join(ch if ch.isalnum() or ch in "._=,-" else "_" for ch in text)
+
+
+def sensitivity_note(sets: dict[str, Any]) -> str:
+    """The sentence every table of a sensitivity run carries."""
+    return (f"Sensitivity run (`--set`): every machine {sets_label(sets)}; not the reproduction's configuration, "
+            "and not a check of the paper's.")
+
+
+def with_sets(spec: SweepSpec, sets: dict[str, Any] | None) -> SweepSpec:
+    """``spec`` with every point's machine taking the fields ``sets`` gives (itself when none), as experiment
+    ``NAME-set-<fields>``. A point that already sets one of those fields to another value (a sweep of the
+    reproduction's own) is refused, as is a field a point's machine does not have."""
+    if not sets:
+        return spec
+    from ..timing.presets import load_machine
+    from ..timing.spec import MachineConfigError
+
+    points = []
+    checked: set[tuple[str, str]] = set()
+    for p in spec.expand():
+        clash = sorted(k for k in sets if k in p.overrides and p.overrides[k] != sets[k])
+        if clash:
+            raise ReproductionError(f"--set {', '.join(clash)}: point {p.label} of {spec.name} already sets it to "
+                                    f"{', '.join(str(p.overrides[k]) for k in clash)} (the reproduction sweeps it)")
+        point = p.model_copy(update={"overrides": {**p.overrides, **sets}})
+        ident = (point.machine, point.overrides_json)
+        if ident not in checked:
+            checked.add(ident)
+            try:
+                load_machine(point.machine, point.overrides)
+            except MachineConfigError as exc:
+                raise ReproductionError(f"--set on machine {point.machine} (point {p.label}): {exc}") from None
+        points.append(point)
+    return spec.model_copy(update={"name": f"{spec.name}-{sets_slug(sets)}", "grid": [], "points": points})
 
 
 SAMPLED_OVERLAY = "sampled"
@@ -801,18 +865,20 @@ def timed_spec(repro: Reproduction, scale: str, timing: str | None) -> tuple[Swe
 
 def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | Path,
                index_href: str | None = None, timing: str | None = None,
-               columns: dict[str, str | Path] | None = None, sample: bool | str = False) -> Report:
+               columns: dict[str, str | Path] | None = None, sample: bool | str = False,
+               sets: dict[str, Any] | None = None) -> Report:
     """Write reproduction ``paper``'s report at ``scale`` from the metric rows of a points file (a committed
     report's ``points.parquet``) without running anything: the checks, tables and figures are computed anew by
     today's code from rows stored by the run that made the file (points matched by identity, not key). The
     report says so. ``ndpgpu reproduce NAME --scale S --from-points FILE``. ``timing`` as for
     :func:`reproduce`, except that ``None`` takes the timing whose points the file holds (the declared one where
-    it holds as many); ``columns``: a points file per labelled second column (``--column FLAVOUR=FILE``)."""
+    it holds as many); ``columns``: a points file per labelled second column (``--column FLAVOUR=FILE``);
+    ``sets``: the fields a sensitivity run's points were run with (``--set``)."""
     repro = get_reproduction(paper)()
-    results, flavour = results_from_points(repro, scale, points_file, timing, sample)
+    results, flavour = results_from_points(repro, scale, points_file, timing, sample, sets)
     spec = timed_spec(repro, scale, flavour)[0]
     paired = _pairing(spec, sample)
-    spec = _sampled(spec, sample)
+    spec = with_sets(_sampled(spec, sample), sets)
     cols = {}
     for other, file in (columns or {}).items():
         col_spec, col_named, _ = timed_spec(repro, scale, other)
@@ -820,23 +886,24 @@ def reevaluate(paper: str, scale: str, points_file: str | Path, out_dir: str | P
     versions = sorted({_row_code_version(points_file)} - {""})
     source = f"`{Path(points_file).as_posix()}`" + (f" (rows of ndpgpu {', '.join(versions)})" if versions else "")
     return build_report(repro, scale, spec, results, out_dir, index_href, reevaluated_from=source, timing=flavour,
-                        columns=cols, sample_paired=paired)
+                        columns=cols, sample_paired=paired, sets=sets)
 
 
 def results_from_points(repro: Reproduction, scale: str, points_file: str | Path,
-                        timing: str | None = None, sample: bool | str = False) -> tuple[ResultSet, str | None]:
+                        timing: str | None = None, sample: bool | str = False,
+                        sets: dict[str, Any] | None = None) -> tuple[ResultSet, str | None]:
     """``repro``'s results at ``scale`` from a points file, under the names the reproduction gives its points, and
     the timing flavour they ran on (``timing`` None: the flavour of which the file holds the most points, the
     declared one first among equals)."""
     bt = repro.baseline_timing
     if timing is not None or bt is None:
         spec, named, flavour = timed_spec(repro, scale, timing)
-        spec = _sampled(spec, sample)
+        spec = with_sets(_sampled(spec, sample), sets)
         return ResultSet.from_points_file(points_file, spec.expand()).as_named(named), flavour
     best: tuple[int, ResultSet, str | None] | None = None
     for candidate in dict.fromkeys((bt.flavour, *bt.columns, *FLAVOURS)):
         spec, named, flavour = timed_spec(repro, scale, candidate)
-        spec = _sampled(spec, sample)
+        spec = with_sets(_sampled(spec, sample), sets)
         rs = ResultSet.from_points_file(points_file, spec.expand()).as_named(named)
         found = sum(r.status == "ok" for r in rs.results)
         if best is None or found > best[0]:

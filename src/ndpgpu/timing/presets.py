@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,18 @@ def _validate(tree: dict, source: str) -> Machine:
         return Machine.model_validate(tree)
     except ValidationError as e:
         raise MachineConfigError(_format_errors(e, source)) from None
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` (a ``--set`` argument) as (key, value): the value read as JSON where it is (numbers, true,
+    false, null, lists), else kept as text."""
+    if "=" not in text:
+        raise MachineConfigError(f"--set expects KEY=VALUE, got {text!r}")
+    key, value = text.split("=", 1)
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def apply_overrides(tree: dict, overrides: dict[str, Any]) -> dict:

@@ -115,6 +115,9 @@ CLI_PLAN: dict[str, str | NotRun] = {
     "ndpgpu reproduce all --scale small": NotRun("every reproduction (tens of minutes); "
                                                  "tests/experiments/test_exp_html.py runs `reproduce all` with a "
                                                  "fast fake executor"),
+    "ndpgpu reproduce teleport --scale paper --set l1d.set_index=xor": NotRun(
+        "113 points at paper scale (about 40 minutes); tests/experiments/test_sensitivity_reports.py tests the "
+        "sensitivity spec, its refusals and its report"),
     "ndpgpu reproduce ipndp --scale paper --sample": NotRun("paper scale takes tens of minutes even sampled; "
                                                              "tests/experiments/test_sampled_reports.py tests a "
                                                              "sampled report and the pairing, "

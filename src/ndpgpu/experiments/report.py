@@ -747,22 +747,19 @@ def with_sets(spec: SweepSpec, sets: dict[str, Any] | None) -> SweepSpec:
     from ..timing.presets import load_machine
     from ..timing.spec import MachineConfigError
 
-    points = []
-    checked: set[tuple[str, str]] = set()
-    for p in spec.expand():
+    given = spec.expand()
+    for p in given:
         clash = sorted(k for k in sets if k in p.overrides and p.overrides[k] != sets[k])
         if clash:
             raise ReproductionError(f"--set {', '.join(clash)}: point {p.label} of {spec.name} already sets it to "
                                     f"{', '.join(str(p.overrides[k]) for k in clash)} (the reproduction sweeps it)")
-        point = p.model_copy(update={"overrides": {**p.overrides, **sets}})
-        ident = (point.machine, point.overrides_json)
-        if ident not in checked:
-            checked.add(ident)
-            try:
-                load_machine(point.machine, point.overrides)
-            except MachineConfigError as exc:
-                raise ReproductionError(f"--set on machine {point.machine} (point {p.label}): {exc}") from None
-        points.append(point)
+    points = [p.model_copy(update={"overrides": {**p.overrides, **sets}}) for p in given]
+    machines = {(p.machine, p.overrides_json): p.label for p in reversed(points)}  # each with its first point
+    for (machine, overrides_json), label in sorted(machines.items()):
+        try:
+            load_machine(machine, json.loads(overrides_json))
+        except MachineConfigError as exc:
+            raise ReproductionError(f"--set on machine {machine} (point {label}): {exc}") from None
     return spec.model_copy(update={"name": f"{spec.name}-{sets_slug(sets)}", "grid": [], "points": points})
 
 

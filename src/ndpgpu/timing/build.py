@@ -18,9 +18,9 @@ from . import registry
 from .interfaces import DispatchPlan
 from .occupancy import Occupancy, occupancy
 from .spec import UNIT_NAMES, Machine
+from .topology import topology_of
 
 SET_INDEX_CODES = {"linear": 0, "xor": 1, "fermi": 2}  # CacheSpec.set_index -> caches.c_set's code
-from .topology import topology_of
 
 I64 = np.int64
 UNIT_CODE = {name: i for i, name in enumerate(UNIT_NAMES)}

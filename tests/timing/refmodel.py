@@ -54,11 +54,26 @@ def map_address(m: Machine, addr: int) -> dict[str, int]:
 # caches
 
 
-def cache_set(line_index: int, sets: int, set_index: str, xor_bits: int) -> int:
+def fermi_set(addr: int, sets: int, line_bytes: int = 128) -> int:
+    """Fermi's L1 set (Nugteren et al., HPCA 2014, as GPGPU-Sim 4.0 writes it), bit by bit: the five line-index
+    bits above the offset, each XORed with address bit 13, 14, 15, 17, 19 in turn; with 64 sets, bit 12 on top."""
+    line_log2 = line_bytes.bit_length() - 1
+    upper = [13, 14, 15, 17, 19]
+    s = 0
+    for i in range(5):
+        s |= (((addr >> (line_log2 + i)) & 1) ^ ((addr >> upper[i]) & 1)) << i
+    if sets == 64:
+        s |= ((addr >> 12) & 1) << 5
+    return s
+
+
+def cache_set(line_index: int, sets: int, set_index: str, xor_bits: int, line_bytes: int = 128) -> int:
     """Set of a line: ``linear`` takes line_index mod sets; ``xor`` XORs the line index's
-    ``xor_bits``-wide chunks together first (xor_bits = bits of sets - 1)."""
+    ``xor_bits``-wide chunks together first (xor_bits = bits of sets - 1); ``fermi`` Fermi's hash."""
     if set_index == "linear":
         return line_index % sets
+    if set_index == "fermi":
+        return fermi_set(line_index * line_bytes, sets, line_bytes)
     h = 0
     x = line_index
     while x:
@@ -69,7 +84,8 @@ def cache_set(line_index: int, sets: int, set_index: str, xor_bits: int) -> int:
 
 def l1_set(m: Machine, addr: int) -> int:
     c = m.l1d
-    return cache_set(addr // c.line_bytes, c.num_sets, c.set_index, max(1, (c.num_sets - 1).bit_length()))
+    return cache_set(addr // c.line_bytes, c.num_sets, c.set_index, max(1, (c.num_sets - 1).bit_length()),
+                     c.line_bytes)
 
 
 def lru_hits(accesses: list[int], sets_of: dict[int, int], assoc: int) -> int:

@@ -45,12 +45,27 @@ def test_pinned_mapping_keeps_one_channel():
     assert st.map_address((1 << 32) + (1 << 20))["channel"] == map_address(m, (1 << 32) + (1 << 20))["channel"]
 
 
-@pytest.mark.parametrize("sets,mode", [(32, "xor"), (32, "linear"), (4, "linear"), (64, "xor"), (1, "linear")])
+@pytest.mark.parametrize("sets,mode", [(32, "xor"), (32, "linear"), (4, "linear"), (64, "xor"), (1, "linear"),
+                                       (32, "fermi"), (64, "fermi")])
 def test_cache_set_index_matches_reference(sets, mode):
     xbits = max(1, (sets - 1).bit_length())
+    code = {"linear": 0, "xor": 1, "fermi": 2}[mode]
     rng = np.random.default_rng(2)
     for key in [int(k) for k in rng.integers(0, 1 << 40, 300)] + list(range(200)):
-        assert E.c_set(key, sets, 1 if mode == "xor" else 0, xbits) == cache_set(key, sets, mode, xbits)
+        assert E.c_set(key, sets, code, xbits, 7) == cache_set(key, sets, mode, xbits)
+
+
+def test_fermi_hash_by_hand():
+    """Worked by hand from the hash's definition (bits 7-11 XOR bits 13, 14, 15, 17, 19; bit 12 on top with 64
+    sets): rows 4 KB apart, which one linear 16 KB L1 set holds, spread over sets in pairs."""
+    line = 128
+    assert [E.c_set((r * 4096) // line, 32, 2, 5, 7) for r in range(8)] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert [E.c_set((r * 4096) // line, 32, 0, 5, 7) for r in range(8)] == [0] * 8  # 3.2.2's linear index
+    assert [E.c_set((r * 4096) // line, 64, 2, 6, 7) for r in range(4)] == [0, 32, 1, 33]
+    assert E.c_set(0x20000 // line, 32, 2, 5, 7) == 0b01000  # bit 17 -> set bit 3
+    assert E.c_set(0x80000 // line, 32, 2, 5, 7) == 0b10000  # bit 19 -> set bit 4
+    assert E.c_set(0x40000 // line, 32, 2, 5, 7) == 0  # bit 18 is not in the hash
+    assert E.c_set((0x2000 + 0x80) // line, 32, 2, 5, 7) == 0  # bit 13 cancels bit 7
 
 
 @pytest.mark.parametrize("stride", [0, 1, 2, 3, 4, 8, 16, 17, 32, 64])
@@ -92,3 +107,13 @@ def test_coalescing_matches_reference():
     for i, ref in enumerate(want):
         s, n = co.rec_tx_start[i], co.rec_ntx[i]
         assert list(zip(co.tx_line[s:s + n].tolist(), co.tx_sectors[s:s + n].tolist(), strict=True)) == ref
+
+
+def test_fermi_hash_is_refused_where_it_is_undefined():
+    from ndpgpu.timing.spec import MachineConfigError
+
+    with pytest.raises(MachineConfigError, match="set_index=fermi needs 32 or 64 sets"):
+        load_machine("gtx480", {"l1d.size_kb": 8, "l1d.set_index": "fermi"})
+    with pytest.raises(MachineConfigError, match="l2.set_index=fermi"):
+        load_machine("gtx480", {"l2.set_index": "fermi"})
+    assert load_machine("gtx480", {"l1d.size_kb": 48, "l1d.assoc": 6, "l1d.set_index": "fermi"}).l1d.num_sets == 64

@@ -20,6 +20,8 @@ from .occupancy import Occupancy, occupancy
 from .spec import UNIT_NAMES, Machine
 from .topology import topology_of
 
+SET_INDEX_CODES = {"linear": 0, "xor": 1, "fermi": 2}  # CacheSpec.set_index -> caches.c_set's code
+
 I64 = np.int64
 UNIT_CODE = {name: i for i, name in enumerate(UNIT_NAMES)}
 MAX_REG_ID = 1 << 16
@@ -107,7 +109,7 @@ class EngineState:
             l1.write_policy]
         cfg[E.C_L1_WALLOC] = int(l1.write_allocate)
         cfg[E.C_L1_REPL] = 0 if l1.replacement == "lru" else 1
-        cfg[E.C_L1_SETIDX] = 0 if l1.set_index == "linear" else 1
+        cfg[E.C_L1_SETIDX] = SET_INDEX_CODES[l1.set_index]
         cfg[E.C_L1_XOR_BITS] = max(1, (l1.num_sets - 1).bit_length())
         cfg[E.C_L1_MSHR] = l1.mshr_entries
         cfg[E.C_L1_MERGE] = l1.mshr_merge
@@ -161,7 +163,7 @@ class EngineState:
                                 "write_evict": E.WP_THROUGH}[l2.write_policy]
             cfg[E.C_L2_WALLOC] = int(l2.write_allocate)
             cfg[E.C_L2_REPL] = 0 if l2.replacement == "lru" else 1
-            cfg[E.C_L2_SETIDX] = 0 if l2.set_index == "linear" else 1
+            cfg[E.C_L2_SETIDX] = SET_INDEX_CODES[l2.set_index]
             cfg[E.C_L2_XOR_BITS] = max(1, (l2.num_sets - 1).bit_length())
             cfg[E.C_L2_MSHR] = l2.mshr_entries
             cfg[E.C_L2_MERGE] = l2.mshr_merge

@@ -245,7 +245,9 @@ class CacheSpec(Spec):
     write_policy: WritePolicy = F("write_through", "name", "write_back | write_through | write_evict")
     write_allocate: bool = F(False, "flag", "allocate a line on a write miss (write-validate sectors, no fetch)")
     replacement: Literal["lru", "fifo"] = F("lru", "name", "replacement policy")
-    set_index: Literal["linear", "xor"] = F("linear", "name", "set index: low line bits, or XOR-folded")
+    set_index: Literal["linear", "xor", "fermi"] = F(
+        "linear", "name", "set index: low line bits (linear), XOR-folded upper bits (xor), or Fermi's hash "
+        "(fermi: GPGPU-Sim 4.0's 'H', after Nugteren et al. HPCA 2014; 32 or 64 sets, L1 only)")
     mshr_entries: int = F(32, "entries", "miss status holding registers", ge=1, le=4096)
     mshr_merge: int = F(8, "requests", "requests merged into one MSHR entry", ge=1, le=64)
     ports: int = F(1, "accesses/cycle", "tag lookups per cycle", ge=1, le=16)
@@ -273,6 +275,8 @@ class CacheSpec(Spec):
         if round(size) % (self.line_bytes * self.assoc) or self.num_sets < 1:
             raise ValueError(
                 f"size_kb={self.size_kb} is not a whole number of sets of {self.assoc} ways x {self.line_bytes} B")
+        if self.set_index == "fermi" and self.num_sets not in (32, 64):
+            raise ValueError(f"set_index=fermi needs 32 or 64 sets (Fermi's 16 KB and 48 KB L1), not {self.num_sets}")
         return self
 
 
@@ -966,6 +970,9 @@ class Machine(Spec):
 
     @model_validator(mode="after")
     def _cross(self) -> Machine:
+        if self.l2 is not None and self.l2.set_index == "fermi":
+            raise ValueError("l2.set_index=fermi: Fermi's hash indexes an L1's sets by whole-address bits; an L2 "
+                             "slice takes linear or xor")
         if self.l2 is not None and self.l2.line_bytes != self.l1d.line_bytes:
             raise ValueError(f"l2.line_bytes={self.l2.line_bytes} must equal l1d.line_bytes={self.l1d.line_bytes}")
         if self.const_cache_on and self.l1c.line_bytes > self.l1d.line_bytes:

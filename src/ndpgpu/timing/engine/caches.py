@@ -5,7 +5,16 @@ from .layout import *  # noqa: F403  (columns and codes: see layout.py)
 
 
 @njit
-def c_set(key, sets, setidx, xbits):
+def c_set(key, sets, setidx, xbits, shift):
+    """The set of line ``key`` (its address >> ``shift``): linear (0), XOR-folded (1), or Fermi's hash (2:
+    address bits 7-11 XOR bits 13, 14, 15, 17, 19; with 64 sets bit 12 above them, as GPGPU-Sim 4.0's
+    FERMI_HASH_SET_FUNCTION after Nugteren et al., HPCA 2014)."""
+    if setidx == 2:
+        a = key << shift
+        s = (key & 31) ^ (((a >> 13) & 7) | (((a >> 17) & 1) << 3) | (((a >> 19) & 1) << 4))
+        if sets == 64:
+            s |= ((a >> 12) & 1) << 5
+        return s
     if setidx == 1:
         h = key
         y = key >> xbits

@@ -57,7 +57,7 @@ def l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, sls
 def l2_lookup(j, line, key, cfg, l2t):
     sets = cfg[C_L2_SETS]
     assoc = cfg[C_L2_ASSOC]
-    s = c_set(key, sets, cfg[C_L2_SETIDX], cfg[C_L2_XOR_BITS])
+    s = c_set(key, sets, cfg[C_L2_SETIDX], cfg[C_L2_XOR_BITS], 0)
     base = (j * sets + s) * assoc
     return base, c_find(l2t, base, assoc, line)
 

@@ -16,7 +16,7 @@ from .xbar import net_push
 def l1_base(sm, line, cfg):
     sets = cfg[C_L1_SETS]
     key = line >> cfg[C_L1_LINE_SHIFT]
-    s = c_set(key, sets, cfg[C_L1_SETIDX], cfg[C_L1_XOR_BITS])
+    s = c_set(key, sets, cfg[C_L1_SETIDX], cfg[C_L1_XOR_BITS], cfg[C_L1_LINE_SHIFT])
     return (sm * sets + s) * cfg[C_L1_ASSOC]
 
 

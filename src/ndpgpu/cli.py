@@ -377,7 +377,7 @@ def build_parser(argv: list[str] | None = None, *, complete: bool = True) -> arg
     p.add_argument("--scale", default="tiny", help="tiny | small | paper, or one with some of its parameters "
                    "set: paper:m=384,n=384,k=384 (default tiny)")
     p.add_argument("--machine", help="time it on this machine preset (see `ndpgpu machines`)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="machine override, e.g. l1d.size_kb=48")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="machine override, e.g. l2.size_kb=1536")
     p.add_argument("--policy", help="time with a mechanism's session policy, e.g. tom:ctrl+tmap (needs --machine)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout: checks, statistics, timing "
                    "(every row of the totals, and under `launch_stats` every row of each launch)")

@@ -20,7 +20,7 @@ from ndpgpu.experiments.store import Filters, ResultStore
 @pytest.fixture
 def filled_store(tmp_path: Path) -> Path:
     spec = fake_spec(name="exp", workloads=["saxpy", "vecadd"])
-    spec.grid[0].overrides = [{}, {"l1d.size_kb": 48}]
+    spec.grid[0].overrides = [{}, {"l1d.size_kb": 48, "l1d.assoc": 6}]
     run_sweep(spec, jobs=0, store=tmp_path / "r.duckdb")
     return tmp_path / "r.duckdb"
 
@@ -29,7 +29,8 @@ def test_pivot_is_a_workload_by_config_table(filled_store: Path) -> None:
     with ResultStore(filled_store, read_only=True) as store:
         rows = query(store, Filters(experiment="exp"))
     table = pivot(rows, "cycles")
-    assert table.columns == ["workload", "gtx480", "gtx480{l1d.size_kb=48}", "v100", "v100{l1d.size_kb=48}"]
+    assert table.columns == ["workload", "gtx480", "gtx480{l1d.assoc=6,l1d.size_kb=48}", "v100",
+                             "v100{l1d.assoc=6,l1d.size_kb=48}"]
     assert [r[0] for r in table.rows] == ["saxpy@tiny", "vecadd@tiny"]
     assert all(isinstance(v, float) for r in table.rows for v in r[1:])
     assert table.title == "cycles [cycle]"
@@ -160,7 +161,7 @@ def test_a_bundle_resumes_a_sweep_in_another_store(filled_store: Path, tmp_path:
                      "--workload", "saxpy"]) == 0
     assert cli.main(["results", "--store", str(other), "--import-bundle", str(bundle)]) == 0
     spec = fake_spec(name="exp", workloads=["saxpy", "vecadd"])
-    spec.grid[0].overrides = [{}, {"l1d.size_kb": 48}]
+    spec.grid[0].overrides = [{}, {"l1d.size_kb": 48, "l1d.assoc": 6}]
     result = run_sweep(spec, jobs=0, store=other)
     assert result.reused == 4 and result.computed == 4  # saxpy's four points came with the bundle
     assert cli.main(["results", "--store", str(other), "--import-bundle", str(tmp_path / "none")]) == cli.EXIT_USAGE

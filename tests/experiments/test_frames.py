@@ -68,7 +68,7 @@ def test_a_missing_library_says_how_to_install_it(monkeypatch: pytest.MonkeyPatc
 def test_results_frame_has_swept_overrides_as_columns_with_defaults(tmp_path: Path) -> None:
     spec = spec_from_dict({"name": "frames", "executor": "fake",
                            "grid": {"workloads": ["saxpy", "vecadd"], "scales": ["tiny"], "machines": ["gtx480"],
-                                    "overrides": [{}, {"l1d.size_kb": 48}]}})
+                                    "overrides": [{}, {"l1d.size_kb": 48, "l1d.assoc": 6}]}})
     db = tmp_path / "r.duckdb"
     run_sweep(spec, jobs=0, store=db, traces=tmp_path / "traces", progress=False)
     with ResultStore(db, read_only=True) as store:
@@ -79,7 +79,7 @@ def test_results_frame_has_swept_overrides_as_columns_with_defaults(tmp_path: Pa
     default = load_machine("gtx480").l1d.size_kb
     assert sorted(df["l1d.size_kb"].tolist()) == sorted([default, default, 48, 48])
     assert df["l1d.size_kb"].dtype.kind in "if"  # numeric, as the machine's field (not an object column)
-    assert df.attrs["overrides"] == ["l1d.size_kb"]
+    assert df.attrs["overrides"] == ["l1d.assoc", "l1d.size_kb"]
     metric = rows[0]["name"]
     assert str(df[metric].dtype) == "float64" and df.attrs["units"][metric] == rows[0]["unit"]
     one = next(r for r in rows if r["name"] == metric)

@@ -9,7 +9,7 @@ explicitly and/or as grids (cross products)::
       scales: [tiny]
       machines: [gtx480, v100]
       policies: [baseline]
-      overrides: [{}, {l1d.size_kb: 48}]
+      overrides: [{}, {l1d.size_kb: 48, l1d.assoc: 6}]
     points:
       - {workload: saxpy, scale: small, machine: gtx480, overrides: {l2.size_kb: 1536}}
 

@@ -1,7 +1,7 @@
 """The timing engine: machines as typed configs, a compiled trace-driven GPU model, statistics.
 
     from ndpgpu.timing import load_machine, list_machines, TimingSession
-    m = load_machine("gtx480", overrides={"l1d.size_kb": 48})
+    m = load_machine("gtx480", overrides={"l1d.size_kb": 48, "l1d.assoc": 6})
     sess = TimingSession(m)
     st = sess.run_launch(trace)      # one KernelTrace per launch
     st.rows(); st.table(); sess.totals()

@@ -6,7 +6,7 @@ latency tables), ``l1d``, ``l1c`` (the constant cache), ``l2`` (optional), ``par
 has a default, a range and a unit (in its description); pluggable parts carry ``impl:`` naming a registered
 implementation.
 
-    m = load_machine("gtx480", overrides={"l1d.size_kb": 48})
+    m = load_machine("gtx480", overrides={"l1d.size_kb": 48, "l1d.assoc": 6})
     m.config_hash()   # stable across runs and library versions
 
 This module holds the specs; loading presets, overlays and overrides is :mod:`.presets`, the config hash
@@ -276,7 +276,9 @@ class CacheSpec(Spec):
             raise ValueError(
                 f"size_kb={self.size_kb} is not a whole number of sets of {self.assoc} ways x {self.line_bytes} B")
         if self.set_index == "fermi" and self.num_sets not in (32, 64):
-            raise ValueError(f"set_index=fermi needs 32 or 64 sets (Fermi's 16 KB and 48 KB L1), not {self.num_sets}")
+            raise ValueError(f"set_index=fermi needs 32 or 64 sets (Fermi's 16 KB L1: 32 sets of 4 ways; its 48 KB L1: "
+                             f"64 sets of 6 ways, assoc 6), not {self.num_sets}: change assoc, or take set_index "
+                             "linear or xor")
         return self
 
 

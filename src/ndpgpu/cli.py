@@ -14,7 +14,7 @@ import sys
 import time
 
 from . import __version__
-from .cliargs import EXIT_USAGE, Subcommands, UsageError, positive_int
+from .cliargs import EXIT_USAGE, Subcommands, UsageError, machine_overrides, positive_int
 
 SUBCOMMAND_MODULES = ("ndpgpu.experiments.cli", "ndpgpu.mechanisms.cli", "ndpgpu.experiments.explore.cli")
 
@@ -105,7 +105,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"ndpgpu run {args.workload}: a kernel file has the one size its launch gives; drop "
                          f"--scale {args.scale}")
     scale = args.scale if isinstance(target, str) else "given"
-    overrides = dict(_parse_override(o) for o in args.set or [])
+    overrides = machine_overrides(args.set)
     for flag, given in (("--set", bool(overrides)), ("--policy", bool(args.policy)), ("--no-copies", args.no_copies),
                         ("--all", getattr(args, "all", False)), ("--plot", bool(getattr(args, "plot", None))),
                         ("--pcs", bool(getattr(args, "pcs", None)))):
@@ -254,16 +254,6 @@ def _run_json(run, args: argparse.Namespace, m, seconds: dict[str, float]) -> di
     }
 
 
-def _parse_override(text: str) -> tuple[str, object]:
-    from .timing.presets import parse_override
-    from .timing.spec import MachineConfigError
-
-    try:
-        return parse_override(text)
-    except MachineConfigError as exc:
-        raise UsageError(str(exc)) from None
-
-
 def _cmd_warmup(args: argparse.Namespace) -> int:
     """Compile (or load from numba's cache) both engines now, instead of at their first use."""
     from .warmup import warmup_both
@@ -276,7 +266,7 @@ def _cmd_machines(args: argparse.Namespace) -> int:
     from .timing import cli as timing_cli
 
     words = list(args.words)
-    overrides = dict(_parse_override(o) for o in args.set or [])
+    overrides = machine_overrides(args.set)
     if words[:1] == ["diff"]:
         if len(words) != 3:
             raise UsageError("ndpgpu machines diff: name two machines, e.g. `ndpgpu machines diff gtx480 v100` "

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import EXIT_USAGE as _EXIT_USAGE
-from ..cliargs import UsageError, nonnegative_int
+from ..cliargs import UsageError, machine_overrides, nonnegative_int
 
 EXIT_OK, EXIT_FAILED_POINTS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, _EXIT_USAGE, 130
 # Ctrl-C reaches a running DuckDB query as its own exception (or a RuntimeError "Query interrupted"),
@@ -373,17 +373,6 @@ def results_main(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _parse_sets(items: list[str]) -> dict[str, Any]:
-    """``--set KEY=VALUE`` arguments as a dict (values as ``ndpgpu run --set`` reads them)."""
-    from ..timing.presets import parse_override
-    from ..timing.spec import MachineConfigError
-
-    try:
-        return dict(parse_override(item) for item in items)
-    except MachineConfigError as exc:
-        raise UsageError(str(exc)) from None
-
-
 def reproduce_main(args: argparse.Namespace) -> int:
     """``ndpgpu reproduce PAPER``."""
     from .dask_pool import SchedulerError
@@ -407,7 +396,7 @@ def reproduce_main(args: argparse.Namespace) -> int:
     opts = _executor_options(args.executor_option)
     progress = False if args.no_progress else None
     try:
-        sets = _parse_sets(getattr(args, "set", None) or [])
+        sets = machine_overrides(getattr(args, "set", None))
     except UsageError as exc:
         _err(str(exc))
         return EXIT_USAGE

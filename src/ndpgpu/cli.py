@@ -14,7 +14,7 @@ import sys
 import time
 
 from . import __version__
-from .cliargs import EXIT_USAGE, Subcommands, UsageError, machine_overrides, positive_int
+from .cliargs import EXIT_USAGE, Subcommands, UsageError, positive_int
 
 SUBCOMMAND_MODULES = ("ndpgpu.experiments.cli", "ndpgpu.mechanisms.cli", "ndpgpu.experiments.explore.cli")
 
@@ -105,6 +105,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"ndpgpu run {args.workload}: a kernel file has the one size its launch gives; drop "
                          f"--scale {args.scale}")
     scale = args.scale if isinstance(target, str) else "given"
+    from .timing.cli import machine_overrides
+
     overrides = machine_overrides(args.set)
     for flag, given in (("--set", bool(overrides)), ("--policy", bool(args.policy)), ("--no-copies", args.no_copies),
                         ("--all", getattr(args, "all", False)), ("--plot", bool(getattr(args, "plot", None))),
@@ -266,7 +268,7 @@ def _cmd_machines(args: argparse.Namespace) -> int:
     from .timing import cli as timing_cli
 
     words = list(args.words)
-    overrides = machine_overrides(args.set)
+    overrides = timing_cli.machine_overrides(args.set)
     if words[:1] == ["diff"]:
         if len(words) != 3:
             raise UsageError("ndpgpu machines diff: name two machines, e.g. `ndpgpu machines diff gtx480 v100` "

@@ -28,18 +28,6 @@ def _integer(text: str, low: int, what: str) -> int:
     return value
 
 
-def machine_overrides(items: list[str] | None) -> dict[str, Any]:
-    """``--set KEY=VALUE`` arguments as one dict of machine overrides (each value read as JSON where it is, else
-    kept as text); a malformed one is a :class:`UsageError`."""
-    from .timing.presets import parse_override
-    from .timing.spec import MachineConfigError
-
-    try:
-        return dict(parse_override(item) for item in items or [])
-    except MachineConfigError as exc:
-        raise UsageError(str(exc)) from None
-
-
 def positive_int(text: str) -> int:
     """An integer >= 1 (worker counts)."""
     return _integer(text, 1, "a positive")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import EXIT_USAGE as _EXIT_USAGE
-from ..cliargs import UsageError, machine_overrides, nonnegative_int
+from ..cliargs import UsageError, nonnegative_int
 
 EXIT_OK, EXIT_FAILED_POINTS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, _EXIT_USAGE, 130
 # Ctrl-C reaches a running DuckDB query as its own exception (or a RuntimeError "Query interrupted"),
@@ -395,6 +395,8 @@ def reproduce_main(args: argparse.Namespace) -> int:
         return EXIT_OK if args.list else EXIT_USAGE
     opts = _executor_options(args.executor_option)
     progress = False if args.no_progress else None
+    from ..timing.cli import machine_overrides
+
     try:
         sets = machine_overrides(getattr(args, "set", None))
     except UsageError as exc:

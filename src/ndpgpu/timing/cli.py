@@ -1,11 +1,23 @@
-"""Text for ``ndpgpu machines`` and ``ndpgpu machines show NAME``."""
+"""Text for ``ndpgpu machines`` and ``ndpgpu machines show NAME``, and the machine overrides of ``--set``."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from ..cliargs import UsageError
 from .peaks import dram_peak_gbs
-from .presets import list_machines, load_machine, overlay_files, preset_files
+from .presets import list_machines, load_machine, overlay_files, parse_override, preset_files
+from .spec import MachineConfigError
+
+
+def machine_overrides(items: list[str] | None) -> dict[str, Any]:
+    """``--set KEY=VALUE`` arguments as one dict of machine overrides (each value read as JSON where it is, else
+    kept as text); a malformed one is a :class:`UsageError`."""
+    try:
+        return dict(parse_override(item) for item in items or [])
+    except MachineConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def machines_list() -> str:

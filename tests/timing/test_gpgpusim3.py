@@ -22,7 +22,7 @@ GPGPUSIM3_FIELDS = {"core.smem.latency", "l1d.latency", "l1d.sector_bytes", "l1d
                     "dram.mapping.bank_xor",
                     "core.ibuffer", "core.fetch_at_barrier", "l1c.kernel_params", "l1c.keep_across_launches",
                     "l1i.enabled", "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate",
-                    "l2.data_port_bytes"}
+                    "l2.data_port_bytes", "l2.write_miss_fetch"}
 
 
 def _flat(tree: dict, prefix: str = "") -> dict:
@@ -127,6 +127,41 @@ def test_misses_read_whole_lines():
     assert hw.get("dram", "read_bytes") == 32
     assert g3.get("dram", "read_bytes") == 128
     assert g3.get("dram", "reads") == hw.get("dram", "reads") == 1
+
+
+def stores_then_load(lines: list[int], load_line: int) -> object:
+    """One warp stores a full 128-B line at each address of ``lines`` (32 lanes x 4 B), then loads one lane of
+    ``load_line`` and waits for it."""
+    b = TraceBuilder("wa", 1, 32)
+    st = b.op("st.global.f32", "store", src=(1, 2), space="global", width=4)
+    ld = b.op("ld.global.f32", "load", dst=(3,), src=(1,), space="global", width=4)
+    use = b.op("add.f32", "fp32", dst=(4,), src=(3,))
+    ex = b.op("exit", "branch")
+    for a in lines:
+        b.run(0, st, base=a, stride=4)
+    b.run(0, ld, addrs=[load_line] * 32)
+    b.run(0, use)
+    b.run(0, ex)
+    return b.build()
+
+
+def test_a_write_miss_goes_through_and_reads_its_line_in_under_3x():
+    """3.2.2's L2 write-allocate ('W'): each full-line store that misses the L2 is one DRAM write of its 128 B
+    and one DRAM read of its line. The load right behind the stores waits on its line's outstanding read instead
+    of reading it again (4 reads in all), and a later launch's load of another stored line hits the L2, whose
+    lines came in clean (no write-back). The hardware-faithful preset (4.0's lazy fetch-on-read) moves nothing
+    to or from DRAM: the stored lines are valid in the L2, dirty."""
+    lines = [BASE + i * 128 for i in range(4)]
+    assert load_machine("gtx480+gpgpusim3").l2.write_miss_fetch and not load_machine("gtx480").l2.write_miss_fetch
+    sess = TimingSession("gtx480+gpgpusim3", {**NO_REFRESH, **IDEAL_FRONT})
+    g3 = sess.run_launch(stores_then_load(lines, lines[2]))
+    assert (g3.get("dram", "writes"), g3.get("dram", "write_bytes")) == (4, 4 * 128)
+    assert (g3.get("dram", "reads"), g3.get("dram", "read_bytes")) == (4, 4 * 128)
+    assert (g3.get("l2", "misses"), g3.get("l2", "mshr_merges"), g3.get("l2", "writebacks")) == (5, 1, 0)
+    later = sess.run_launch(pointer_chase([lines[1]]))
+    assert (later.get("l2", "hits"), later.get("dram", "reads")) == (1, 0)
+    hw = TimingSession("gtx480", {**NO_REFRESH, **IDEAL_FRONT}).run_launch(stores_then_load(lines, lines[2]))
+    assert (hw.get("dram", "writes"), hw.get("dram", "reads"), hw.get("l2", "hits")) == (0, 0, 1)
 
 
 def test_host_copies_leave_the_l2_cold():

@@ -162,6 +162,7 @@ class EngineState:
             cfg[E.C_L2_WPOL] = {"write_back": E.WP_BACK, "write_through": E.WP_THROUGH,
                                 "write_evict": E.WP_THROUGH}[l2.write_policy]
             cfg[E.C_L2_WALLOC] = int(l2.write_allocate)
+            cfg[E.C_L2_WFETCH] = int(l2.write_miss_fetch)
             cfg[E.C_L2_REPL] = 0 if l2.replacement == "lru" else 1
             cfg[E.C_L2_SETIDX] = SET_INDEX_CODES[l2.set_index]
             cfg[E.C_L2_XOR_BITS] = max(1, (l2.num_sets - 1).bit_length())

@@ -325,6 +325,9 @@ class L2Spec(CacheSpec):
                               "cycle per port")
     data_port_bytes: int = F(0, "bytes/cycle", "width of a slice's data port: a hit holds the port for its bytes "
                              "over this width in cycles (0: no data-port limit)", ge=0, le=4096)
+    write_miss_fetch: bool = F(False, "flag", "a write that misses is written through to DRAM and its whole line "
+                               "read in, the line allocated clean when the read returns (GPGPU-Sim 3.x's "
+                               "write-allocate 'W'); False: write_allocate's write-validate, or no allocation")
 
     @model_validator(mode="after")
     def _fill_fits(self) -> L2Spec:
@@ -1057,6 +1060,8 @@ class Machine(Spec):
             del tree["l1c"]["kernel_params"], tree["l1c"]["param_base"]
         if not tree["l1c"]["keep_across_launches"]:  # and the constant cache invalidated at each launch
             del tree["l1c"]["keep_across_launches"]
+        if tree["l2"] is not None and not tree["l2"]["write_miss_fetch"]:  # and an L2 write miss without a fetch
+            del tree["l2"]["write_miss_fetch"]
         if not tree["mechanisms"]:  # and no mechanism's machine parameters
             del tree["mechanisms"]
         sim, default_sim = tree["sim"], SimSpec().model_dump(mode="json")

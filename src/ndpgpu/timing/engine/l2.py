@@ -96,6 +96,22 @@ def l2_count_miss(j, r, kd, rq, ctr, slst, pcst):
 
 
 @njit_inline
+def l2_fetch_entry(j, line, cfg, l2m):
+    """For a write miss under ``l2.write_miss_fetch``: the free MSHR entry of slice ``j`` its line's read would
+    take (-1 if none), and whether a miss to ``line`` is already outstanding (then no read is sent: that fill
+    allocates the line)."""
+    nm = cfg[C_L2_MSHR]
+    free_e = -1
+    for m in range(j * nm, (j + 1) * nm):
+        if l2m[m, M_NREQ] > 0:
+            if l2m[m, M_LINE] == line:
+                return -1, True
+        elif free_e < 0:
+            free_e = m
+    return free_e, False
+
+
+@njit_inline
 def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake, g, ctr, slst, pcst, mapd,
               mrange, ptype, mx):
     """Serve the request at the head of slice ``j``'s input queue; False when blocked (nothing changed)."""
@@ -128,7 +144,16 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         idx = -1
         if en:
             base, idx = l2_lookup(j, line, rq[r, R_KEY], cfg, l2t)
-        alloc = en and idx < 0 and cfg[C_L2_WALLOC] != 0
+        # l2.write_miss_fetch (GPGPU-Sim 3.x's write-allocate): a miss is written through and its line read in
+        fetch = en and idx < 0 and cfg[C_L2_WFETCH] != 0
+        fe = -1  # the MSHR entry the line's read takes (-1: none needed, a miss to the line is outstanding)
+        if fetch:
+            fe, pend = l2_fetch_entry(j, line, cfg, l2m)
+            if fe < 0 and not pend:
+                g[G_L2_WHY] = WHY_MSHR
+                g[G_L2_OWN] = 1
+                return False
+        alloc = en and idx < 0 and cfg[C_L2_WALLOC] != 0 and not fetch
         vi = -1
         wb = False
         if alloc:
@@ -136,7 +161,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             wb = l2_evict_needs_wb(l2t, vi, cfg)
         if not en or (idx < 0 and not alloc):
             through = True
-        need_dq = (1 if through else 0) + (1 if wb else 0)
+        need_dq = (1 if through else 0) + (1 if wb else 0) + (1 if fe >= 0 else 0)
         if dram_space(cfg, chs, c) < need_dq or (wb and dram_space(cfg, chs, rq[r, R_CHAN]) < need_dq):
             g[G_L2_WHY] = WHY_DQ
             return False
@@ -178,6 +203,24 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             rq[d, R_XSTK] = xs
             rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
             dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+        if fe >= 0:  # the write-allocate read of the written sectors (an unsectored L2: the line), no waiter
+            fm = expand(sect, cfg[C_L2_SECT_ATOMS], line_atoms)
+            d = rq_alloc(rq, rq_free, g)
+            rq[d, R_KIND] = PK_DREAD
+            rq[d, R_LINE] = line
+            rq[d, R_SECT] = fm
+            rq[d, R_PRIO] = rq[r, R_PRIO]
+            rq[d, R_MSHR] = fe
+            rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
+            rq[d, R_SLICE] = j
+            dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+            l2m[fe, M_LINE] = line
+            l2m[fe, M_SECT] = fm
+            l2m[fe, M_NWAIT] = 0
+            l2m[fe, M_NREQ] = 1
+            l2m[fe, M_HEAD] = -1
+            l2m[fe, M_TAIL] = -1
+            l2m[fe, M_DREQ] = d
         if need_ack:
             rq[r, R_LEVEL] = 2
             l2_reply(j, r, edge(clk, D_L2, k + cfg[C_L2_LAT]), now, cfg, rq, rq_free, qb, qm, wake, g, mx)
@@ -261,7 +304,10 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
                     dq[ch, i, DQ_KEY] = (NPRIO - 1 - rq[dr, R_PRIO]) * (1 << 48) + rq[dr, R_SEQ]
                     break
         rq[r, R_NEXT] = -1
-        rq[l2m[ent, M_TAIL], R_NEXT] = r
+        if l2m[ent, M_TAIL] >= 0:
+            rq[l2m[ent, M_TAIL], R_NEXT] = r
+        else:  # the first request on a write-allocate read
+            l2m[ent, M_HEAD] = r
         l2m[ent, M_TAIL] = r
         l2m[ent, M_NWAIT] += 1
         ctr[T_L2_MERGE] += 1

@@ -113,7 +113,8 @@ def markdown(rows: list[dict], title: str) -> str:
             lines.append(f"| {name} | {s['n']} | {s['mape_pct']:.1f}% | {s['log_r']:.3f} | {s['geomean_ratio']:.3f} "
                          f"| {s['within_25pct']} | {s['max_err_pct']:.0f}% |")
     lines += ["", "| kernel | set | GS cycles | ours | err % | insn ours/GS | L1D acc GS / ours | L1D miss GS / ours "
-              "| L2 miss GS / ours | DRAM rd GS / ours (32 B) | DRAM wr GS / ours | occupancy GS / ours "
+              "| L2 miss GS / ours | DRAM rd GS (column commands: 64 B on SM2_GTX480) / ours (32 B) "
+              "| DRAM wr GS / ours (same units) | occupancy GS / ours "
               "| issue frac GS / ours |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in sorted(rows, key=lambda r: r["key"]):

@@ -81,13 +81,22 @@ KERNELS: list[Kernel] = [
     Kernel("tp_reduction", "tiny", "third-sdk", "third"),
 ]
 
+# Probes run only when named (``--only``): not in either correlation list. A 3x3 stencil whose image rows are
+# 4 KB apart (1,024 floats) puts a warp's three rows, and a CTA's ten, in one set of a 32-set L1 indexed linearly
+# (GPGPU-Sim 3.2.2's), and the 1,000-float control does not: the L1 set-index dependence of TELEPORT's result
+# (docs/teleport.md), measured in GPGPU-Sim itself.
+PROBES: list[Kernel] = [
+    Kernel("ipndp_conv2d", "tiny", "probe-l1-sets", "probe", params={"width": 1024, "height": 64}),
+    Kernel("ipndp_conv2d", "tiny", "probe-l1-sets", "probe", params={"width": 1000, "height": 64}),
+]
+
 
 def select(config: str, only: list[str] | None, shard: str | None = None) -> list[Kernel]:
     """The kernels for ``config`` (SM7_QV100: the ``v100`` ones), or those named in ``only``; ``shard`` "i/n"
     keeps every n-th from the i-th (0-based), to run the list in n processes."""
     ks = [k for k in KERNELS if config != "SM7_QV100" or k.v100]
     if only:
-        ks = [k for k in KERNELS if k.key in only or k.workload in only]
+        ks = [k for k in KERNELS + PROBES if k.key in only or (k.workload in only and k.set != "probe")]
     if shard:
         i, n = (int(x) for x in shard.split("/"))
         ks = ks[i::n]

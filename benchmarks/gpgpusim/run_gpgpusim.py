@@ -36,6 +36,28 @@ from parse_log import failure, field_order, parse  # noqa: E402
 
 NUM_SMS = {"SM2_GTX480": 15, "SM7_QV100": 80}  # -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster
 
+# ``--values 3.2.2``: GPGPU-Sim 4.0 given, on SM2_GTX480, every value in which GPGPU-Sim 3.2.2's GTX480
+# configuration (configs/GTX480/gpgpusim.config at commit 24f29469, "version 3.2.2") differs from 4.0's and which
+# 4.0 has an option for: the L1D and L2 geometry, policies and MSHRs (3.2.2's lines 50 and 58: a linear set index,
+# no sectors, the L2's write-allocate 'W'), no L1 latency queue beyond one cycle and 3-cycle shared loads (3.2.2
+# has no such options; 4.0's defaults), 3.2.2's default partition queues (8:8:8:8), no copies into the L2, its
+# FR-FCFS queue (line 94), its L1I and constant-cache MSHRs ('A', lines 61 and 63) and its bank groups (the bank
+# index's high bits, dram.cc:75). What 4.0 changed without an option cannot be set back.
+VALUES = {
+    "3.2.2": [
+        "-gpgpu_cache:dl1 N:32:128:4,L:L:m:N:L,A:32:8,8",
+        "-gpgpu_l1_latency 1",
+        "-gpgpu_smem_latency 3",
+        "-gpgpu_cache:dl2 N:64:128:8,L:B:m:W:L,A:32:4,4:0,32",
+        "-gpgpu_dram_partition_queues 8:8:8:8",
+        "-gpgpu_perf_sim_memcpy 0",
+        "-gpgpu_frfcfs_dram_sched_queue_size 16",
+        "-gpgpu_cache:il1 N:4:128:4,L:R:f:N:L,A:2:32,4",
+        "-gpgpu_const_cache:l1 N:64:64:2,L:R:f:N:L,A:2:32,4",
+        "-dram_bnkgrp_indexing_policy 0",
+    ],
+}
+
 CUOBJDUMP_SHIM = """#!/bin/sh
 # stand-in for cuobjdump: lists and extracts the one PTX file captured for this run ($NDPGPU_GS_PTX)
 case "$1" in
@@ -98,7 +120,7 @@ def run_one(k: Kernel, args: argparse.Namespace, libdir: Path, tools: Path, play
     cfg = Path(args.gpgpusim_root) / "configs" / "tested-cfgs" / args.config
     for f in cfg.iterdir():
         shutil.copy(f, rundir / f.name)
-    extra = ([] if args.power else ["-power_simulation_enabled 0"]) + list(args.option)
+    extra = ([] if args.power else ["-power_simulation_enabled 0"]) + VALUES.get(args.values, []) + list(args.option)
     if extra:  # GPUWattch observes the run and changes no timing (its set-up crashes on some hosts)
         with (rundir / "gpgpusim.config").open("a") as f:
             f.write("\n" + "\n".join(extra) + "\n")
@@ -140,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--power", action="store_true", help="keep GPUWattch on where the config turns it on")
     ap.add_argument("--option", action="append", default=[],
                     help="a GPGPU-Sim option line appended to the config (a diagnostic run; recorded per row)")
+    ap.add_argument("--values", choices=sorted(VALUES), help="another version's configuration values, given to "
+                    "GPGPU-Sim 4.0 as options (see VALUES); --option lines come after them")
     ap.add_argument("--tag", default="", help="names the work folder of a diagnostic run")
     ap.add_argument("--shard", help="i/n: run every n-th kernel from the i-th (several processes)")
     ap.add_argument("--timeout", type=int, default=1800)

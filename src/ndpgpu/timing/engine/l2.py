@@ -96,6 +96,28 @@ def l2_count_miss(j, r, kd, rq, ctr, slst, pcst):
 
 
 @njit_inline
+def l2_miss_read(j, line, sect, e, head, prio, now, cfg, clk, rq, rq_free, l2m, dq, chs, wake, g, mapd, mrange):
+    """Send slice ``j``'s DRAM read of ``sect`` of ``line`` for MSHR entry ``e``, whose first waiter is request
+    ``head`` (-1: none, a write-allocate's read)."""
+    d = rq_alloc(rq, rq_free, g)
+    rq[d, R_KIND] = PK_DREAD
+    rq[d, R_LINE] = line
+    rq[d, R_SECT] = sect
+    rq[d, R_PRIO] = prio
+    rq[d, R_MSHR] = e
+    rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
+    rq[d, R_SLICE] = j
+    dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+    l2m[e, M_LINE] = line
+    l2m[e, M_SECT] = sect
+    l2m[e, M_NWAIT] = 1 if head >= 0 else 0
+    l2m[e, M_NREQ] = 1
+    l2m[e, M_HEAD] = head
+    l2m[e, M_TAIL] = head
+    l2m[e, M_DREQ] = d
+
+
+@njit_inline
 def l2_fetch_entry(j, line, cfg, l2m):
     """For a write miss under ``l2.write_miss_fetch``: the free MSHR entry of slice ``j`` its line's read would
     take (-1 if none), and whether a miss to ``line`` is already outstanding (then no read is sent: that fill
@@ -204,23 +226,8 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
             dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
         if fe >= 0:  # the write-allocate read of the written sectors (an unsectored L2: the line), no waiter
-            fm = expand(sect, cfg[C_L2_SECT_ATOMS], line_atoms)
-            d = rq_alloc(rq, rq_free, g)
-            rq[d, R_KIND] = PK_DREAD
-            rq[d, R_LINE] = line
-            rq[d, R_SECT] = fm
-            rq[d, R_PRIO] = rq[r, R_PRIO]
-            rq[d, R_MSHR] = fe
-            rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
-            rq[d, R_SLICE] = j
-            dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
-            l2m[fe, M_LINE] = line
-            l2m[fe, M_SECT] = fm
-            l2m[fe, M_NWAIT] = 0
-            l2m[fe, M_NREQ] = 1
-            l2m[fe, M_HEAD] = -1
-            l2m[fe, M_TAIL] = -1
-            l2m[fe, M_DREQ] = d
+            l2_miss_read(j, line, expand(sect, cfg[C_L2_SECT_ATOMS], line_atoms), fe, -1, rq[r, R_PRIO], now, cfg,
+                         clk, rq, rq_free, l2m, dq, chs, wake, g, mapd, mrange)
         if need_ack:
             rq[r, R_LEVEL] = 2
             l2_reply(j, r, edge(clk, D_L2, k + cfg[C_L2_LAT]), now, cfg, rq, rq_free, qb, qm, wake, g, mx)
@@ -322,22 +329,8 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         qm[cfg[C_Q_L2IN] + j, Q_BLOCK] = c + 1
         g[G_L2_WHY] = WHY_DQ
         return False
-    d = rq_alloc(rq, rq_free, g)
-    rq[d, R_KIND] = PK_DREAD
-    rq[d, R_LINE] = line
-    rq[d, R_SECT] = mm
-    rq[d, R_PRIO] = rq[r, R_PRIO]
-    rq[d, R_MSHR] = free_e
-    rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
-    rq[d, R_SLICE] = j
-    dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
-    l2m[free_e, M_LINE] = line
-    l2m[free_e, M_SECT] = mm
-    l2m[free_e, M_NWAIT] = 1
-    l2m[free_e, M_NREQ] = 1
-    l2m[free_e, M_HEAD] = r
-    l2m[free_e, M_TAIL] = r
-    l2m[free_e, M_DREQ] = d
+    l2_miss_read(j, line, mm, free_e, r, rq[r, R_PRIO], now, cfg, clk, rq, rq_free, l2m, dq, chs, wake, g, mapd,
+                 mrange)
     rq[r, R_NEXT] = -1
     rq[r, R_TDQ] = now
     l2_count_miss(j, r, kd, rq, ctr, slst, pcst)

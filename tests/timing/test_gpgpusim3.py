@@ -22,7 +22,7 @@ GPGPUSIM3_FIELDS = {"core.smem.latency", "l1d.latency", "l1d.sector_bytes", "l1d
                     "dram.mapping.bank_xor",
                     "core.ibuffer", "core.fetch_at_barrier", "l1c.kernel_params", "l1c.keep_across_launches",
                     "l1i.enabled", "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate",
-                    "l2.data_port_bytes", "l2.write_miss_fetch"}
+                    "l2.data_port_bytes", "l2.write_miss_fetch", "dram.partition_queue", "sim.drain_memory"}
 
 
 def _flat(tree: dict, prefix: str = "") -> dict:
@@ -224,3 +224,75 @@ def test_rows_one_bank_period_apart_conflict_in_one_bank_under_3x():
     assert len({lin.map_address(a)["row"] for a in addrs}) == 16
     assert len({xor.map_address(a)["bank"] for a in addrs}) == 16
     assert load_machine("llc-mesh").dram.mapping == load_machine("llc-mesh+gpgpusim3").dram.mapping
+
+
+def loads_of(lines: list[int]) -> object:
+    """One warp loads one lane of each line in ``lines`` (one instruction, a line a lane) and uses the result."""
+    b = TraceBuilder("spread", 1, 32)
+    ld = b.op("ld.global.f32", "load", dst=(3,), src=(1,), space="global", width=4)
+    use = b.op("add.f32", "fp32", dst=(4,), src=(3,))
+    ex = b.op("exit", "branch")
+    b.run(0, ld, addrs=lines)
+    b.run(0, use)
+    b.run(0, ex)
+    return b.build()
+
+
+def one_channels_lines(name: str, n: int) -> list[int]:
+    """``n`` lines of one DRAM channel, each in a bank or row of its own, at most two to an L1D set (3.x's L1D
+    allocates a line when its miss is sent, so more lines of one 4-way set than its ways would wait there)."""
+    st = TimingSession(name).state
+    l1d = load_machine(name).l1d
+    sets = int(l1d.size_kb * 1024) // (l1d.assoc * l1d.line_bytes)
+    seen, per_set, out = set(), {}, []
+    addr = BASE
+    while len(out) < n:
+        got = st.map_address(addr)
+        l1_set = (addr // l1d.line_bytes) % sets
+        if got["channel"] == 0 and (got["bank"], got["row"]) not in seen and per_set.get(l1_set, 0) < 2:
+            seen.add((got["bank"], got["row"]))
+            per_set[l1_set] = per_set.get(l1_set, 0) + 1
+            out.append(addr)
+        addr += l1d.line_bytes
+    return out
+
+
+def test_the_dram_latency_queue_is_not_counted_by_the_scheduler_queue():
+    """3.2.2's memory partition (l2cache.cc:195-250) keeps a request its dram_latency in a queue of its own, which
+    the FR-FCFS queue's size does not count. With a one-entry scheduler queue, 32 reads of one channel therefore
+    overlap their latencies under the overlay's front end, where without it each holds the only entry through
+    its controller latency: at least 32 x 132 DRAM cycles, about 3,200 core cycles (700 / 924 MHz)."""
+    m = load_machine("gtx480+gpgpusim3")
+    assert (m.dram.partition_queue, m.dram.controller_latency) == (8, 132)
+    lines = one_channels_lines("gtx480+gpgpusim3", 32)
+    one = {**IDEAL_FRONT, "dram.scheduler.queue_size": 1}
+    front = TimingSession("gtx480+gpgpusim3", one).run_launch(loads_of(lines))
+    direct = TimingSession("gtx480+gpgpusim3", {**one, "dram.partition_queue": 0}).run_launch(loads_of(lines))
+    bound = 32 * 132 * 700 / 924
+    assert direct.cycles >= bound
+    assert front.cycles < bound / 2
+    # one request a DRAM cycle enters the latency queue: the last read is served at least 31 + 132 DRAM cycles
+    # after the first arrives
+    assert front.cycles >= (132 + 31) * 700 / 924
+    assert front.get("dram", "reads") == direct.get("dram", "reads") == 32
+
+
+def test_a_launch_under_3x_ends_when_its_stores_have_reached_dram():
+    """GPGPU-Sim runs a kernel until its memory partitions are idle (gpu-sim.cc:655-676), so its cycles include
+    the DRAM writes of its last stores (under 3.x's write-allocate each full-line store that misses is one DRAM
+    write and one read of its line). Without ``sim.drain_memory`` the launch ends at its last CTA's end, its
+    writes still in flight."""
+    lines = [BASE + i * 128 for i in range(16)]
+    b = TraceBuilder("st", 1, 32)
+    st = b.op("st.global.f32", "store", src=(1, 2), space="global", width=4)
+    ex = b.op("exit", "branch")
+    for a in lines:
+        b.run(0, st, base=a, stride=4)
+    b.run(0, ex)
+    trace = b.build()
+    assert load_machine("gtx480+gpgpusim3").sim.drain_memory and not load_machine("gtx480").sim.drain_memory
+    drained = TimingSession("gtx480+gpgpusim3", IDEAL_FRONT).run_launch(trace)
+    assert (drained.get("dram", "write_bytes"), drained.get("dram", "read_bytes")) == (16 * 128, 16 * 128)
+    cut = TimingSession("gtx480+gpgpusim3", {**IDEAL_FRONT, "sim.drain_memory": False}).run_launch(trace)
+    assert cut.get("dram", "write_bytes") < 16 * 128
+    assert cut.cycles < drained.cycles

@@ -223,12 +223,18 @@ class EngineState:
         cfg[E.C_DRAM_SCHED] = registry.lookup("dram_scheduler", dr.scheduler.impl).code
         cfg[E.C_DQ_SIZE] = dr.scheduler.queue_size
         cfg[E.C_DQ_SLOTS] = dr.scheduler.queue_size + max(1, nsl // nch)  # + a fill write-back per slice
+        if dr.partition_queue and m.l2 is not None and m.stacks is None:
+            # the memory-partition front end: its L2-to-DRAM entries, a fill write-back's spare room per slice,
+            # and a latency queue that takes one request a DRAM cycle for controller_latency cycles
+            cfg[E.C_PQ_CAP] = dr.partition_queue * max(1, nsl // nch)
+            cfg[E.C_PQ_RING] = cfg[E.C_PQ_CAP] + max(1, nsl // nch) + dr.controller_latency + 2
         for name in ("tRCD", "tRP", "tRAS", "tRC", "tCL", "tCWL", "tCCD_S", "tCCD_L", "tRRD_S", "tRRD_L", "tFAW",
                      "tWR", "tWTR", "tRTW", "tRTP", "tREFI", "tRFC"):
             cfg[getattr(E, "C_" + name)] = getattr(t, name)
         # run control
         core_ps = 1e6 / m.clocks.core_mhz
         cfg[E.C_WATCHDOG_PS] = int(m.sim.watchdog_cycles * core_ps)
+        cfg[E.C_DRAIN] = int(m.sim.drain_memory)
         cfg[E.C_TS_INTERVAL_PS] = int(m.sim.time_series_interval * core_ps)
         cfg[E.C_RECORD_DLOG] = int(m.sim.record_dram_commands)
         # queues
@@ -291,10 +297,11 @@ class EngineState:
         cfg[E.C_IC_M0] = l1m_entries + cc_mshrs
         ic_mshrs = nsm * m.l1i.mshr_entries if self.ic_on else 0
         npool = int(caps.sum() + nsl * l2_mshr * (cfg[E.C_L2_MERGE] + 1) + nch * dr.scheduler.queue_size
-                    + l1m_entries * 4 + cc_mshrs + ic_mshrs + 1024)
+                    + l1m_entries * 4 + cc_mshrs + ic_mshrs + nch * int(cfg[E.C_PQ_RING]) + 1024)
         self.rq = np.zeros((npool, E.NRQ), I64)
         self.rq_free = np.arange(npool, dtype=I64)[::-1].copy()
         self.g[E.G_RQ_TOP] = npool
+        cfg[E.C_NRQP] = npool
         nldo = nsm * nslot * 8
         self.ldo = np.zeros((nldo, E.NLD), I64)
         self.ld_free = np.arange(nldo, dtype=I64)[::-1].copy()
@@ -317,7 +324,7 @@ class EngineState:
         self.l2m[:, E.M_LINE] = -1
         self.l2m[:, E.M_HEAD] = -1
         # DRAM state
-        self.dq = np.zeros((nch, int(cfg[E.C_DQ_SLOTS]), E.NDQF), I64)
+        self.dq = np.zeros((nch, int(cfg[E.C_DQ_SLOTS] + cfg[E.C_PQ_RING]), E.NDQF), I64)
         self.dq[:, :, E.DQ_RID] = -1
         self.bank = np.zeros((nch * dr.banks * dr.subarrays_per_bank, E.NBANKT), I64)  # a row per subarray
         self.bank[:, E.B_ROW] = -1

@@ -661,6 +661,15 @@ class DramSpec(Spec):
                                     "(GPGPU-Sim's sectored L2); off: a request's sectors share the bursts they touch")
     controller_latency: int = F(0, "tCK", "fixed controller + PHY latency added to every request", ge=0,
                                 le=100000)
+    partition_queue: int = F(0, "requests", "0: an L2 miss enters the scheduler's queue directly and holds its "
+                             "entry through controller_latency; N > 0: GPGPU-Sim's memory-partition front end: each "
+                             "L2 slice's DRAM requests wait in an N-entry L2-to-DRAM queue (its slices' entries "
+                             "pooled per channel), one a DRAM cycle moves on, when the scheduler's queue has room, "
+                             "into a latency queue that scheduler.queue_size does not count, and leaves it for the "
+                             "scheduler's queue after controller_latency, again one a cycle and when there is room "
+                             "(-gpgpu_dram_partition_queues, memory_partition_unit::dram_cycle); only where L2 slices "
+                             "sit in front of the channels: a machine without an L2, or with memory stacks, keeps "
+                             "0's path", ge=0, le=1024)
     timing: DramTiming = DramTiming()
     scheduler: DramSchedulerSpec = DramSchedulerSpec()
     mapping: MappingSpec = MappingSpec()
@@ -709,6 +718,10 @@ class SimSpec(Spec):
     max_warp_instructions: int = F(0, "warp-instr", "stop all timing after this many (0: unlimited)", ge=0)
     time_series_interval: int = F(0, "cycles", "sample counters every N core cycles (0: off)", ge=0)
     record_dram_commands: bool = F(False, "flag", "keep a DRAM command log (tests; slow for large runs)")
+    drain_memory: bool = F(False, "flag", "a launch ends when its last CTA has finished and every memory request "
+                           "it made has completed, its stores' DRAM writes included (GPGPU-Sim, whose "
+                           "gpgpu_sim::active() holds the kernel while a memory partition is busy); off: at its "
+                           "last CTA's end, what is still in flight finishing under the next launch")
     sample_waves: int = F(0, "waves", "sampled timing: time the first N waves of CTAs of a long launch in detail "
                           "and project the rest from their steady state (0: every CTA timed; docs/sampling.md)",
                           ge=0, le=1000)
@@ -1060,6 +1073,10 @@ class Machine(Spec):
             del tree["l1c"]["kernel_params"], tree["l1c"]["param_base"]
         if not tree["l1c"]["keep_across_launches"]:  # and the constant cache invalidated at each launch
             del tree["l1c"]["keep_across_launches"]
+        if not tree["sim"]["drain_memory"]:  # and a launch that ends with its last CTA
+            del tree["sim"]["drain_memory"]
+        if not tree["dram"]["partition_queue"]:  # and an L2 miss in the scheduler's queue from its arrival
+            del tree["dram"]["partition_queue"]
         if tree["l2"] is not None and not tree["l2"]["write_miss_fetch"]:  # and an L2 write miss without a fetch
             del tree["l2"]["write_miss_fetch"]
         if not tree["mechanisms"]:  # and no mechanism's machine parameters

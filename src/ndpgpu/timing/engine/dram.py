@@ -4,7 +4,7 @@ of timing constraints, open or closed pages, refresh and subarray-level parallel
 
 from . import hooks
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .links import link_data_flits, link_send
+from .links import dram_place, link_data_flits, link_send
 from .queues import cyc_at, edge, popcount, q_push, q_space, rq_release
 
 
@@ -117,6 +117,60 @@ def dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw):
     return min(minready, edge(clk, D_DRAM, max(min(kb, ref), k + 1)))
 
 
+@njit
+def wake_channel_slices(c, now, cfg, qm, wake):
+    """Room has freed for channel ``c``'s requests: wake its slices (not one asleep on a refusal that no DRAM
+    room lifts, ``Q_WAITK``: its tick would only be refused again)."""
+    spc = cfg[C_SLICES_PER_CH]
+    for j in range(c * spc, c * spc + spc):
+        if j < cfg[C_NSL] and now < wake[cfg[C_WK_SL] + j] and qm[cfg[C_Q_L2IN] + j, Q_WAITK] == 0:
+            wake[cfg[C_WK_SL] + j] = now
+
+
+@njit_inline
+def pq_tick(c, now, k, cfg, clk, rq, dq, chs, qm, wake):
+    """The memory-partition front end's DRAM cycle (``dram.partition_queue``; GPGPU-Sim's
+    memory_partition_unit::dram_cycle): while the scheduler's queue has room, the L2-to-DRAM queue's oldest request
+    enters the latency queue, ready after ``controller_latency``; then the latency queue's head, if ready, enters
+    the scheduler's queue. One request a cycle each way."""
+    n = chs[c, H_PQ_N]
+    if n == 0:
+        return
+    ring = cfg[C_PQ_RING]
+    base = cfg[C_DQ_SLOTS]
+    head = chs[c, H_PQ_HEAD]
+    adm = chs[c, H_PQ_ADM]
+    if n > adm and chs[c, H_NQ] < cfg[C_DQ_SIZE] and adm < cfg[C_CTRL_LAT] + 2:
+        d = dq[c, base + (head + adm) % ring, DQ_RID]
+        rq[d, R_READY] = edge(clk, D_DRAM, k + cfg[C_CTRL_LAT])
+        chs[c, H_PQ_ADM] = adm + 1
+        if n - adm >= cfg[C_PQ_CAP]:  # it was full: the slices blocked on it may go on
+            wake_channel_slices(c, now, cfg, qm, wake)
+    if chs[c, H_PQ_ADM] > 0 and chs[c, H_NQ] < cfg[C_DQ_SIZE]:
+        d = dq[c, base + head, DQ_RID]
+        if rq[d, R_READY] <= now:
+            dq[c, base + head, DQ_RID] = -1
+            chs[c, H_PQ_HEAD] = (head + 1) % ring
+            chs[c, H_PQ_N] = n - 1
+            chs[c, H_PQ_ADM] -= 1
+            dram_place(d, c, cfg, rq, dq, chs)
+
+
+@njit_inline
+def pq_wake(c, now, k, cfg, clk, rq, dq, chs):
+    """When channel ``c`` must tick again for its front end: the next cycle while a request waits to move and the
+    scheduler's queue has room, else at the latency queue head's ready time; never while that queue is full
+    (the command that frees an entry sets the channel's next tick)."""
+    n = chs[c, H_PQ_N]
+    if n == 0 or chs[c, H_NQ] >= cfg[C_DQ_SIZE]:
+        return INF
+    adm = chs[c, H_PQ_ADM]
+    if n > adm:
+        return edge(clk, D_DRAM, k + 1)
+    t = rq[dq[c, cfg[C_DQ_SLOTS] + chs[c, H_PQ_HEAD], DQ_RID], R_READY]
+    return t if t > now else edge(clk, D_DRAM, k + 1)
+
+
 @njit_inline
 def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, bkst, dlog,
               hitpend, mx):
@@ -128,6 +182,9 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     dqs = cfg[C_DQ_SIZE]  # admission capacity; the slots (C_DQ_SLOTS) add the fills' write-back room
     nslot = cfg[C_DQ_SLOTS]
     capo = cfg[C_MAXOPEN]
+    pq = cfg[C_PQ_CAP] > 0
+    if pq:
+        pq_tick(c, now, k, cfg, clk, rq, dq, chs, qm, wake)
     n = chs[c, H_NQ]
     progress = False
     # ---------------------------------------------------------------- refresh
@@ -189,7 +246,7 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         wake[cfg[C_WK_CH] + c] = edge(clk, D_DRAM, k + 1)
         return
     if n == 0:
-        wake[cfg[C_WK_CH] + c] = INF
+        wake[cfg[C_WK_CH] + c] = pq_wake(c, now, k, cfg, clk, rq, dq, chs) if pq else INF
         return
     # ---------------------------------------------------------------- candidates (one pass)
     # hitpend[b]: the best key of a ready request hitting bank b's open row (INF: none); [nb_ + b]: best PRE
@@ -265,7 +322,10 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
             hitpend[nb_ + b] = key
             hitpend[2 * nb_ + b] = i
     if oldest < 0:
-        wake[cfg[C_WK_CH] + c] = min(minready, edge(clk, D_DRAM, k + 1)) if ret_blocked else minready
+        w = min(minready, edge(clk, D_DRAM, k + 1)) if ret_blocked else minready
+        if pq:
+            w = min(w, pq_wake(c, now, k, cfg, clk, rq, dq, chs))
+        wake[cfg[C_WK_CH] + c] = w
         return
     # FR-FCFS with priority classes: among the commands ready this cycle the best class goes first (a row hit
     # before a row command of the same class, the oldest within each), and a channel with any ready command
@@ -352,13 +412,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         rq[r, R_BURSTS] -= 1
         if rq[r, R_BURSTS] <= 0:
             dq[c, col, DQ_RID] = -1
-            if chs[c, H_NQ] >= dqs:
-                spc = cfg[C_SLICES_PER_CH]
-                for j in range(c * spc, c * spc + spc):
-                    # (not a slice asleep on a refusal that no DRAM slot lifts, ``Q_WAITK``: the tick would only
-                    # be refused again)
-                    if j < cfg[C_NSL] and now < wake[cfg[C_WK_SL] + j] and qm[cfg[C_Q_L2IN] + j, Q_WAITK] == 0:
-                        wake[cfg[C_WK_SL] + j] = now
+            if chs[c, H_NQ] >= dqs and not pq:  # (with the front end, its L2-to-DRAM queue's room: pq_tick)
+                wake_channel_slices(c, now, cfg, qm, wake)
             chs[c, H_NQ] -= 1
             nbytes = popcount(rq[r, R_SECT]) * 32
             chst[c, CHS_BYTES] += nbytes
@@ -440,6 +495,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
     w = dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw)
     if ret_blocked:
         w = min(w, edge(clk, D_DRAM, k + 1))
+    if pq:
+        w = min(w, pq_wake(c, now, k, cfg, clk, rq, dq, chs))
     wake[cfg[C_WK_CH] + c] = w
 
 

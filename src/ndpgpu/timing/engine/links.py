@@ -50,14 +50,10 @@ def link_data_flits(s, nbytes, chs):
 
 @njit
 def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
-    """Put DRAM request ``d`` (kind DREAD/DWRITE, mapped) into its channel's scheduler queue."""
+    """Put DRAM request ``d`` (kind DREAD/DWRITE, mapped) into its channel's scheduler queue, or, with the
+    memory-partition front end (``dram.partition_queue``), at the tail of its L2-to-DRAM queue
+    (``dram.pq_tick`` moves it on)."""
     c = rq[d, R_CHAN]
-    slot = 0
-    for i in range(cfg[C_DQ_SLOTS]):
-        if dq[c, i, DQ_RID] < 0:
-            slot = i
-            break
-    chs[c, H_NQ] += 1
     rq[d, R_SEQ] = g[G_DQ_SEQ]
     g[G_DQ_SEQ] += 1
     t_in = now
@@ -78,16 +74,6 @@ def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
                              now, chs)
         else:
             t_in = link_send(ls, ldir, chs[ls, H_LK_REQ_FL], now, chs)
-    # whole DRAM cycles from the first DRAM edge at or after ``now`` (a rounded period would drift)
-    rq[d, R_READY] = edge(clk, D_DRAM, cyc_at(clk, D_DRAM, t_in) + cfg[C_CTRL_LAT])
-    dq[c, slot, DQ_RID] = d
-    dq[c, slot, DQ_READY] = rq[d, R_READY]
-    dq[c, slot, DQ_BANK] = rq[d, R_BANK] * cfg[C_NSA] + rq[d, R_ROW] % cfg[C_NSA]  # row-buffer unit
-    dq[c, slot, DQ_ROW] = rq[d, R_ROW]
-    dq[c, slot, DQ_KEY] = (NPRIO - 1 - rq[d, R_PRIO]) * (1 << 48) + rq[d, R_SEQ]
-    dq[c, slot, DQ_WR] = 1 if rq[d, R_KIND] == PK_DWRITE else 0
-    dq[c, slot, DQ_BG] = rq[d, R_BG]
-    dq[c, slot, DQ_SLICE] = rq[d, R_SLICE]
     rq[d, R_TDQ] = now
     rq[d, R_TDS] = -1
     rq[d, R_HIT] = 0
@@ -105,12 +91,47 @@ def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
                 nb_ += 1
         rq[d, R_BURSTS] = nb_
     w = cfg[C_WK_CH] + c
+    if cfg[C_PQ_CAP] > 0:
+        # the front end: waits in the L2-to-DRAM queue; the channel looks at it from its next edge
+        dq[c, cfg[C_DQ_SLOTS] + (chs[c, H_PQ_HEAD] + chs[c, H_PQ_N]) % cfg[C_PQ_RING], DQ_RID] = d
+        chs[c, H_PQ_N] += 1
+        rq[d, R_READY] = INF
+        t = edge(clk, D_DRAM, cyc_at(clk, D_DRAM, now + 1))
+        if t < wake[w]:
+            wake[w] = t
+        return
+    # whole DRAM cycles from the first DRAM edge at or after ``now`` (a rounded period would drift)
+    rq[d, R_READY] = edge(clk, D_DRAM, cyc_at(clk, D_DRAM, t_in) + cfg[C_CTRL_LAT])
+    dram_place(d, c, cfg, rq, dq, chs)
     if rq[d, R_READY] < wake[w]:
         wake[w] = rq[d, R_READY]
 
 
 @njit
+def dram_place(d, c, cfg, rq, dq, chs):
+    """Request ``d`` takes a free entry of channel ``c``'s scheduler queue."""
+    slot = 0
+    for i in range(cfg[C_DQ_SLOTS]):
+        if dq[c, i, DQ_RID] < 0:
+            slot = i
+            break
+    chs[c, H_NQ] += 1
+    dq[c, slot, DQ_RID] = d
+    dq[c, slot, DQ_READY] = rq[d, R_READY]
+    dq[c, slot, DQ_BANK] = rq[d, R_BANK] * cfg[C_NSA] + rq[d, R_ROW] % cfg[C_NSA]  # row-buffer unit
+    dq[c, slot, DQ_ROW] = rq[d, R_ROW]
+    dq[c, slot, DQ_KEY] = (NPRIO - 1 - rq[d, R_PRIO]) * (1 << 48) + rq[d, R_SEQ]
+    dq[c, slot, DQ_WR] = 1 if rq[d, R_KIND] == PK_DWRITE else 0
+    dq[c, slot, DQ_BG] = rq[d, R_BG]
+    dq[c, slot, DQ_SLICE] = rq[d, R_SLICE]
+
+
+@njit
 def dram_space(cfg, chs, c):
+    """Requests channel ``c`` can take now: room in its scheduler's queue, or with the memory-partition front end
+    in its L2-to-DRAM queue."""
+    if cfg[C_PQ_CAP] > 0:
+        return cfg[C_PQ_CAP] - (chs[c, H_PQ_N] - chs[c, H_PQ_ADM])
     return cfg[C_DQ_SIZE] - chs[c, H_NQ]
 
 

@@ -158,7 +158,11 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
     cap = g[G_CAP]
     while True:
         if g[G_CTAS_DONE] >= cfg[C_NCTAS]:
-            return ST_DONE
+            if cfg[C_DRAIN] == 0:
+                return ST_DONE
+            if g[G_RQ_TOP] >= cfg[C_NRQP]:  # (sim.drain_memory) the last of its requests has completed
+                ctr[T_END_PS] = max(ctr[T_END_PS], g[G_NOW])
+                return ST_DONE
         if g[G_SAMPLE_AT] > 0 and g[G_NEXT_CTA] >= g[G_SAMPLE_AT]:
             g[G_SAMPLE_AT] = 0
             return ST_SAMPLE
@@ -190,6 +194,8 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
         if m_net < INF:
             tn = min(tn, edge(clk, D_ICNT, max(cyc_at(clk, D_ICNT, m_net), clk[D_ICNT, K_NEXT])))
         if tn >= INF:
+            if g[G_CTAS_DONE] >= cfg[C_NCTAS]:  # draining, and nothing left that moves
+                return ST_DONE
             return ST_DEADLOCK
         now = tn
         g[G_NOW] = now
@@ -249,7 +255,8 @@ def run_loop(cfg, clk, g, wake, launch, core, mem, network, stats, mx):
                 sm_ticks(now, kk, cfg, clk, wake, g, mx, launch, core, mem, stats)
             if g[G_CTAS_DONE] >= cfg[C_NCTAS]:
                 ctr[T_END_PS] = now
-                return ST_DONE
+                if cfg[C_DRAIN] == 0:
+                    return ST_DONE
             if cap > 0 and ctr[T_WARP_INSTS] >= cap:
                 ctr[T_END_PS] = now
                 return ST_CAP

@@ -296,3 +296,41 @@ def test_a_launch_under_3x_ends_when_its_stores_have_reached_dram():
     cut = TimingSession("gtx480+gpgpusim3", {**IDEAL_FRONT, "sim.drain_memory": False}).run_launch(trace)
     assert cut.get("dram", "write_bytes") < 16 * 128
     assert cut.cycles < drained.cycles
+
+
+def test_fills_write_back_their_victims_behind_a_full_front_end():
+    """Under the front end with one-entry queues (scheduler, L2-to-DRAM, DRAM-to-L2), eight warps each make eight
+    lines of one L2 set dirty (a load, then a full-line store that hits) and then read 32 other lines of that
+    set: every fill evicts, so the 64 dirty lines are written back while reads wait for the scheduler. A fill's
+    write-back takes the scheduler's own spare room, never a place behind the L2-to-DRAM queue (where it could
+    wait on reads that cannot finish while their slice's return queue is full): the launch completes, each
+    dirty line written back once (64 x 128 B) and each line read once (8 x 40 x 128 B)."""
+    name = "gtx480+gpgpusim3"
+    st = TimingSession(name).state
+    home = st.map_address(BASE)["channel"]
+    sets: dict[tuple[int, int], list[int]] = {}
+    addr = BASE
+    while len(sets) < 8 or any(len(v) < 40 for v in sets.values()):
+        got = st.map_address(addr)
+        key = (got["slice"], got["key"] % 64)  # an L2 slice's set (64 sets of 8 ways)
+        if got["channel"] == home and (key in sets or len(sets) < 8) and len(sets.setdefault(key, [])) < 40:
+            sets[key].append(addr)
+        addr += 128
+    b = TraceBuilder("wbfill", 8, 32)
+    ld = b.op("ld.global.cg.f32", "load", dst=(3,), src=(1,), space="global", width=4)
+    st_ = b.op("st.global.f32", "store", src=(1, 2), space="global", width=4)
+    use = b.op("add.f32", "fp32", dst=(4,), src=(3,))
+    ex = b.op("exit", "branch")
+    for w, lines in enumerate(sets.values()):
+        dirty, evict = lines[:8], lines[8:]
+        b.run(w, ld, addrs=dirty * 4)
+        b.run(w, use)
+        for a in dirty:
+            b.run(w, st_, base=a, stride=4)
+        b.run(w, ld, addrs=evict)
+        b.run(w, use)
+        b.run(w, ex)
+    ones = {**IDEAL_FRONT, "dram.scheduler.queue_size": 1, "dram.partition_queue": 1, "l2.return_queue": 1}
+    r = TimingSession(name, ones).run_launch(b.build())
+    assert (r.get("l2", "writebacks"), r.get("dram", "write_bytes")) == (64, 64 * 128)
+    assert r.get("dram", "read_bytes") == 8 * 40 * 128

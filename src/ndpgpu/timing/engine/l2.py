@@ -37,8 +37,9 @@ def l2_evict_needs_wb(l2t, vi, cfg):
 
 
 @njit
-def l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j):
-    """Write the dirty atoms of victim line ``vi`` to DRAM (caller checked DRAM queue space)."""
+def l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j, at_fill):
+    """Write the dirty atoms of victim line ``vi`` to DRAM (caller checked DRAM queue space). A fill's write-back
+    (``at_fill``) goes straight into the scheduler's queue, into the room it keeps beyond its size for them."""
     d = rq_alloc(rq, rq_free, g)
     if d < 0:
         return False
@@ -47,7 +48,7 @@ def l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, sls
     rq[d, R_LINE] = line
     rq[d, R_SECT] = l2t[vi, LN_DIRTY]
     rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
-    dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+    dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g, at_fill)
     ctr[T_L2_WB] += 1
     slst[j, SLS_WB] += 1
     return True
@@ -107,7 +108,7 @@ def l2_miss_read(j, line, sect, e, head, prio, now, cfg, clk, rq, rq_free, l2m, 
     rq[d, R_MSHR] = e
     rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
     rq[d, R_SLICE] = j
-    dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+    dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g, False)
     l2m[e, M_LINE] = line
     l2m[e, M_SECT] = sect
     l2m[e, M_NWAIT] = 1 if head >= 0 else 0
@@ -196,7 +197,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             if dram_space(cfg, chs, vch) < 1 + (1 if (through and vch == c) else 0):
                 g[G_L2_WHY] = WHY_DQ
                 return False
-            l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j)
+            l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j, False)
         if xs < 0:
             ctr[T_L2_ST] += 1
             ctr[T_L2_ACC] += 1
@@ -224,7 +225,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             rq[d, R_PRIO] = rq[r, R_PRIO]
             rq[d, R_XSTK] = xs
             rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
-            dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+            dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g, False)
         if fe >= 0:  # the write-allocate read of the written sectors (an unsectored L2: the line), no waiter
             l2_miss_read(j, line, expand(sect, cfg[C_L2_SECT_ATOMS], line_atoms), fe, -1, rq[r, R_PRIO], now, cfg,
                          clk, rq, rq_free, l2m, dq, chs, wake, g, mapd, mrange)
@@ -251,7 +252,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         rq[d, R_XSTK] = xs
         rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
         rq[d, R_SLICE] = j
-        dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g)
+        dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g, False)
         rq[r, R_TDQ] = now
         if xs < 0:  # (a stack SM's request passes the L2 by)
             ctr[T_L2_ACC] += 1
@@ -363,10 +364,12 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
             vch = map_addr(mapd, mrange, cfg[C_NRANGE], l2t[vi, LN_TAG])[0]
             # the write-back may take the channel's room beyond its queue (a slot per slice): a fill that
             # waited for an ordinary slot could wait forever on reads that wait for this slice's return queue
-            if dram_space(cfg, chs, vch) + cfg[C_DQ_SLOTS] - cfg[C_DQ_SIZE] < 1 or g[G_RQ_TOP] < 1:
+            # (with the memory-partition front end too: a write-back that waited behind its L2-to-DRAM queue could
+            # wait forever on reads the scheduler cannot finish while their slice's return queue is full)
+            if cfg[C_DQ_SLOTS] - chs[vch, H_NQ] < 1 or g[G_RQ_TOP] < 1:
                 g[G_FILL_OUT] = 0
                 return False
-            l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j)
+            l2_writeback(vi, now, cfg, clk, rq, rq_free, l2t, dq, chs, wake, g, ctr, slst, mapd, mrange, j, True)
         idx = vi
     dirty = 0
     r = l2m[m, M_HEAD]

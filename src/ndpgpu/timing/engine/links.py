@@ -49,10 +49,11 @@ def link_data_flits(s, nbytes, chs):
 
 
 @njit
-def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
+def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g, direct):
     """Put DRAM request ``d`` (kind DREAD/DWRITE, mapped) into its channel's scheduler queue, or, with the
-    memory-partition front end (``dram.partition_queue``), at the tail of its L2-to-DRAM queue
-    (``dram.pq_tick`` moves it on)."""
+    memory-partition front end (``dram.partition_queue``) and not ``direct`` (an L2 fill's write-back, which
+    takes the scheduler's room beyond its size), at the tail of its L2-to-DRAM queue (``dram.pq_tick`` moves it
+    on)."""
     c = rq[d, R_CHAN]
     rq[d, R_SEQ] = g[G_DQ_SEQ]
     g[G_DQ_SEQ] += 1
@@ -91,7 +92,7 @@ def dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g):
                 nb_ += 1
         rq[d, R_BURSTS] = nb_
     w = cfg[C_WK_CH] + c
-    if cfg[C_PQ_CAP] > 0:
+    if cfg[C_PQ_CAP] > 0 and not direct:
         # the front end: waits in the L2-to-DRAM queue; the channel looks at it from its next edge
         dq[c, cfg[C_DQ_SLOTS] + (chs[c, H_PQ_HEAD] + chs[c, H_PQ_N]) % cfg[C_PQ_RING], DQ_RID] = d
         chs[c, H_PQ_N] += 1

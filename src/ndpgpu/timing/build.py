@@ -224,10 +224,10 @@ class EngineState:
         cfg[E.C_DQ_SIZE] = dr.scheduler.queue_size
         cfg[E.C_DQ_SLOTS] = dr.scheduler.queue_size + max(1, nsl // nch)  # + a fill write-back per slice
         if dr.partition_queue and m.l2 is not None and m.stacks is None:
-            # the memory-partition front end: its L2-to-DRAM entries, a fill write-back's spare room per slice,
-            # and a latency queue that takes one request a DRAM cycle for controller_latency cycles
+            # the memory-partition front end: its L2-to-DRAM entries and a latency queue that takes one request a
+            # DRAM cycle for controller_latency cycles (a fill's write-back skips both: the scheduler's spare slots)
             cfg[E.C_PQ_CAP] = dr.partition_queue * max(1, nsl // nch)
-            cfg[E.C_PQ_RING] = cfg[E.C_PQ_CAP] + max(1, nsl // nch) + dr.controller_latency + 2
+            cfg[E.C_PQ_RING] = cfg[E.C_PQ_CAP] + dr.controller_latency + 2
         for name in ("tRCD", "tRP", "tRAS", "tRC", "tCL", "tCWL", "tCCD_S", "tCCD_L", "tRRD_S", "tRRD_L", "tFAW",
                      "tWR", "tWTR", "tRTW", "tRTP", "tREFI", "tRFC"):
             cfg[getattr(E, "C_" + name)] = getattr(t, name)

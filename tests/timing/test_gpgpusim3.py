@@ -334,3 +334,31 @@ def test_fills_write_back_their_victims_behind_a_full_front_end():
     r = TimingSession(name, ones).run_launch(b.build())
     assert (r.get("l2", "writebacks"), r.get("dram", "write_bytes")) == (64, 64 * 128)
     assert r.get("dram", "read_bytes") == 8 * 40 * 128
+
+
+def test_the_front_end_holds_a_full_latency_queue_and_its_waiting_requests():
+    """The front end's ring per channel holds its L2-to-DRAM entries (8 a slice) and the latency queue, which takes
+    one request a DRAM cycle and keeps each ``controller_latency`` (132) DRAM cycles: at most 16 + 133 requests.
+    Fifteen SMs' warps stream 1,920 L1-bypassing reads at one channel, the scheduler queue made large enough never
+    to hold the latency queue back and the L2 given enough MSHRs to keep both full; every read still reaches DRAM
+    once (a ring too small would overwrite requests it still holds)."""
+    name = "gtx480+gpgpusim3"
+    st = TimingSession(name).state
+    home = st.map_address(BASE)["channel"]
+    lines, addr = [], BASE
+    while len(lines) < 15 * 4 * 32:
+        if st.map_address(addr)["channel"] == home:
+            lines.append(addr)
+        addr += 128
+    b = TraceBuilder("flood", 15, 32)
+    ld = b.op("ld.global.cg.f32", "load", dst=(3,), src=(1,), space="global", width=4)
+    use = b.op("add.f32", "fp32", dst=(4,), src=(3,))
+    ex = b.op("exit", "branch")
+    for w in range(15):
+        for i in range(4):
+            b.run(w, ld, addrs=lines[(w * 4 + i) * 32:(w * 4 + i + 1) * 32])
+        b.run(w, use)
+        b.run(w, ex)
+    deep = {**IDEAL_FRONT, "dram.scheduler.queue_size": 1024, "l2.mshr_entries": 1024}
+    r = TimingSession(name, deep).run_launch(b.build())
+    assert r.get("dram", "reads") == len(lines)

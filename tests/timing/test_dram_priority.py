@@ -20,9 +20,10 @@ TOP, CORE = 3, 0  # TELEPORT's class, the cores' class
 def _channel(pre_ready: int):
     """Channel 0 with two ready reads: rq 0 (class 3, older) to bank 0 row 5 while bank 0 holds row 7 open (its
     PRE allowed from cycle ``pre_ready``), rq 1 (class 0) to bank 1's open row 9."""
-    st = EngineState(load_machine("gtx480-gpgpusim3"))
+    # the pooled FR-FCFS (GPGPU-Sim's per-bank scheduler is tests/timing/test_dram_bank_scheduler.py's)
+    st = EngineState(load_machine("gtx480-gpgpusim3", {"dram.scheduler.impl": "frfcfs"}))
     cfg = st.cfg
-    assert cfg[E.C_DRAM_SCHED] != E.DS_FCFS and cfg[E.C_NSA] == 1
+    assert cfg[E.C_DRAM_SCHED] == E.DS_FRFCFS and cfg[E.C_NSA] == 1
     nb = int(cfg[E.C_NBANK])
     st.chs[0, E.H_NEXT_REF] = 1 << 40  # no refresh due
     for r, (bank, row, prio, seq) in enumerate([(0, 5, TOP, 1), (1, 9, CORE, 2)]):

@@ -223,6 +223,8 @@ class EngineState:
         cfg[E.C_DRAM_SCHED] = registry.lookup("dram_scheduler", dr.scheduler.impl).code
         cfg[E.C_DQ_SIZE] = dr.scheduler.queue_size
         cfg[E.C_DQ_SLOTS] = dr.scheduler.queue_size + max(1, nsl // nch)  # + a fill write-back per slice
+        if cfg[E.C_DRAM_SCHED] == E.DS_FRFCFS_BANK:
+            cfg[E.C_DQ_SLOTS] += dr.banks  # the requests the banks serve leave the queue but keep their entry
         if dr.partition_queue and m.l2 is not None and m.stacks is None:
             # the memory-partition front end: its L2-to-DRAM entries and a latency queue that takes one request a
             # DRAM cycle for controller_latency cycles (a fill's write-back skips both: the scheduler's spare slots)
@@ -328,6 +330,7 @@ class EngineState:
         self.dq[:, :, E.DQ_RID] = -1
         self.bank = np.zeros((nch * dr.banks * dr.subarrays_per_bank, E.NBANKT), I64)  # a row per subarray
         self.bank[:, E.B_ROW] = -1
+        self.bank[:, E.B_SVC] = -1
         self.bgt = np.full((nch * dr.bank_groups, 2), E.NEG, I64)
         nstk = m.stacks.count if m.stacks is not None else 0
         self.chs = np.zeros((max(nch, nstk + nstk * (nstk - 1) // 2), E.NCHT), I64)  # links may use extra rows

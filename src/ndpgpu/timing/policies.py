@@ -55,6 +55,15 @@ class Fcfs(CompiledVariant):
         return "strict FCFS per channel (priority classes first)"
 
 
+@register("dram_scheduler", "frfcfs_bank")
+class FrFcfsBank(CompiledVariant):
+    code = E.DS_FRFCFS_BANK
+
+    def describe(self) -> str:
+        return ("GPGPU-Sim's FR-FCFS: each bank serves one request at a time, taken from the queue (its open row's "
+                "oldest, else its oldest) one bank a cycle; commands only for those, banks in round robin")
+
+
 @register("interconnect", "crossbar")
 class Crossbar(CompiledVariant):
     code = 0

@@ -628,8 +628,12 @@ class MappingSpec(Spec):
 
 
 class DramSchedulerSpec(Spec):
-    impl: str = F("frfcfs", "name", "registered dram_scheduler: frfcfs, fcfs")
-    queue_size: int = F(64, "requests", "scheduler queue per channel", ge=1, le=4096)
+    impl: str = F("frfcfs", "name", "registered dram_scheduler: frfcfs (row hits first, then oldest, over the "
+                  "whole queue), fcfs, frfcfs_bank (GPGPU-Sim's: each bank serves one request at a time, taken "
+                  "from the queue one bank a cycle, its open row's oldest else its oldest; dram_sched.cc, "
+                  "dram.cc)")
+    queue_size: int = F(64, "requests", "scheduler queue per channel (frfcfs_bank: the requests no bank has "
+                        "taken yet, as GPGPU-Sim's -gpgpu_frfcfs_dram_sched_queue_size counts them)", ge=1, le=4096)
 
     check_impl = _impl_validator("dram_scheduler")
 
@@ -681,6 +685,10 @@ class DramSpec(Spec):
         if self.max_open_subarrays > self.subarrays_per_bank:
             raise ValueError(f"max_open_subarrays={self.max_open_subarrays} exceeds subarrays_per_bank="
                              f"{self.subarrays_per_bank}")
+        if self.scheduler.impl == "frfcfs_bank" and (self.subarrays_per_bank != 1 or self.page_policy != "open"):
+            raise ValueError(f"dram.scheduler.impl=frfcfs_bank models GPGPU-Sim's banks (one row buffer, open rows): "
+                             f"it needs subarrays_per_bank=1 and page_policy=open, not {self.subarrays_per_bank} "
+                             f"and {self.page_policy}")
         return self
 
     @property

@@ -140,13 +140,14 @@ def pq_tick(c, now, k, cfg, clk, rq, dq, chs, qm, wake):
     base = cfg[C_DQ_SLOTS]
     head = chs[c, H_PQ_HEAD]
     adm = chs[c, H_PQ_ADM]
-    if n > adm and chs[c, H_NQ] < cfg[C_DQ_SIZE] and adm < cfg[C_CTRL_LAT] + 2:
+    room = chs[c, H_NQ] - chs[c, H_NSVC] < cfg[C_DQ_SIZE]  # (requests a bank serves leave the queue's count)
+    if n > adm and room and adm < cfg[C_CTRL_LAT] + 2:
         d = dq[c, base + (head + adm) % ring, DQ_RID]
         rq[d, R_READY] = edge(clk, D_DRAM, k + cfg[C_CTRL_LAT])
         chs[c, H_PQ_ADM] = adm + 1
         if n - adm >= cfg[C_PQ_CAP]:  # it was full: the slices blocked on it may go on
             wake_channel_slices(c, now, cfg, qm, wake)
-    if chs[c, H_PQ_ADM] > 0 and chs[c, H_NQ] < cfg[C_DQ_SIZE]:
+    if chs[c, H_PQ_ADM] > 0 and room:
         d = dq[c, base + head, DQ_RID]
         if rq[d, R_READY] <= now:
             dq[c, base + head, DQ_RID] = -1
@@ -162,13 +163,275 @@ def pq_wake(c, now, k, cfg, clk, rq, dq, chs):
     scheduler's queue has room, else at the latency queue head's ready time; never while that queue is full
     (the command that frees an entry sets the channel's next tick)."""
     n = chs[c, H_PQ_N]
-    if n == 0 or chs[c, H_NQ] >= cfg[C_DQ_SIZE]:
+    if n == 0 or chs[c, H_NQ] - chs[c, H_NSVC] >= cfg[C_DQ_SIZE]:
         return INF
     adm = chs[c, H_PQ_ADM]
     if n > adm:
         return edge(clk, D_DRAM, k + 1)
     t = rq[dq[c, cfg[C_DQ_SLOTS] + chs[c, H_PQ_HEAD], DQ_RID], R_READY]
     return t if t > now else edge(clk, D_DRAM, k + 1)
+
+
+@njit_inline
+def dram_issue_col(c, col, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, qb, qm, wake, g, ctr, chst, bkst, dlog,
+                   mx, base, gbase, nsa, nslot, dqs, pq):
+    """Issue the column command of the request in channel ``c``'s slot ``col``; on its last burst the request
+    leaves the queue (a read's data to its slice's return queue, a write acknowledged)."""
+    r = dq[c, col, DQ_RID]
+    b = rq[r, R_BANK]
+    u = dq[c, col, DQ_BANK]
+    bi = base + u
+    grp = gbase + rq[r, R_BG]
+    is_wr = rq[r, R_KIND] == PK_DWRITE
+    bc = cfg[C_BURST_CYC]
+    chs[c, H_LAST_COL] = k
+    bgt[grp, BG_LAST_COL] = k
+    bank[bi, B_LAST_COL] = k
+    bank[bi, B_USE] = k
+    dirn = 2 if is_wr else 1
+    if chs[c, H_LAST_DIR] != 0 and chs[c, H_LAST_DIR] != dirn:
+        if is_wr:
+            ctr[T_DR_RTW] += 1
+        else:
+            ctr[T_DR_WTR] += 1
+    chs[c, H_LAST_DIR] = dirn
+    if rq[r, R_TDS] < 0:
+        rq[r, R_TDS] = now
+        h = rq[r, R_HIT]
+        if h == 0:
+            ctr[T_DR_ROWHIT] += 1
+            chst[c, CHS_ROWHIT] += 1
+            bkst[c * cfg[C_NBANK] + b, BKS_ROWHIT] += 1
+        elif h == 1:
+            ctr[T_DR_ROWMISS] += 1
+        else:
+            ctr[T_DR_ROWCONF] += 1
+    if is_wr:
+        ctr[T_DR_WBURST] += 1
+        dend = k + cfg[C_tCWL] + bc
+        chs[c, H_LAST_WR_END] = dend
+        bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], dend + cfg[C_tWR])
+        dram_log(dlog, g, cfg, k, c, CMD_WR, b, rq[r, R_ROW], mx)
+    else:
+        dend = k + cfg[C_tCL] + bc
+        chs[c, H_LAST_RD] = k
+        bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], k + cfg[C_tRTP])
+        dram_log(dlog, g, cfg, k, c, CMD_RD, b, rq[r, R_ROW], mx)
+    chs[c, H_BUS_FREE] = dend
+    ctr[T_DR_BURST] += 1
+    chst[c, CHS_BUSY] += bc
+    rq[r, R_BURSTS] -= 1
+    if rq[r, R_BURSTS] <= 0:
+        dq[c, col, DQ_RID] = -1
+        if bank[bi, B_SVC] == col:
+            # the per-bank scheduler: the bank is free for its next request (its queue entry was freed when taken)
+            bank[bi, B_SVC] = -1
+            chs[c, H_NSVC] -= 1
+        elif chs[c, H_NQ] >= dqs and not pq:  # (with the front end, its L2-to-DRAM queue's room: pq_tick)
+            wake_channel_slices(c, now, cfg, qm, wake)
+        chs[c, H_NQ] -= 1
+        nbytes = popcount(rq[r, R_SECT]) * 32
+        chst[c, CHS_BYTES] += nbytes
+        bkst[c * cfg[C_NBANK] + b, BKS_REQ] += 1
+        if cfg[C_PAGE_POLICY] == PAGE_CLOSED:
+            other = False
+            for i in range(nslot):
+                if dq[c, i, DQ_RID] >= 0 and dq[c, i, DQ_BANK] == u and dq[c, i, DQ_ROW] == rq[r, R_ROW]:
+                    other = True
+                    break
+            if not other:
+                bank[bi, B_ROW] = -1
+                bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], bank[bi, B_PRE_READY] + cfg[C_tRP])
+                bank[bi, B_FREE] = bank[bi, B_PRE_READY] + cfg[C_tRP]
+                ctr[T_DR_PRE] += 1
+        if is_wr:
+            ctr[T_DR_WR] += 1
+            ctr[T_DR_WR_BYTES] += nbytes
+            chst[c, CHS_WR] += 1
+            ls = rq[r, R_LROW]
+            if ls >= 0:  # the write acknowledgement returns over RX
+                link_send(ls, 1 - rq[r, R_LDIR], chs[ls, H_LK_ACK_FL], edge(clk, D_DRAM, dend), chs)
+            rq_release(rq_free, g, r)
+        else:
+            ctr[T_DR_RD] += 1
+            ctr[T_DR_RD_BYTES] += nbytes
+            chst[c, CHS_RD] += 1
+            t = edge(clk, D_DRAM, dend)
+            ls = rq[r, R_LROW]
+            if ls >= 0:  # read data returns over RX before the L2 fill
+                t = link_send(ls, 1 - rq[r, R_LDIR], chs[ls, H_LK_RESP_HDR] + link_data_flits(ls, nbytes, chs), t,
+                              chs)
+            rq[r, R_READY] = t
+            rq[r, R_T4] = t
+            q = return_queue(r, rq[r, R_SLICE], cfg, rq)
+            q_push(qb, qm, q, r)
+            w = cfg[C_WK_SL] + rq[r, R_SLICE]
+            if t < wake[w]:
+                wake[w] = t
+
+
+@njit_inline
+def dram_issue_row(c, row_i, row_cmd, row_u, k, cfg, rq, dq, bank, bgt, chs, faw, ctr, chst, bkst, dlog, g, mx, base,
+                   gbase, nsa):
+    """Issue an ACT (of the request in slot ``row_i``'s row) or a PRE (of row-buffer unit ``row_u``) on channel
+    ``c``."""
+    r = dq[c, row_i, DQ_RID]
+    b = rq[r, R_BANK]
+    u = row_u  # the request's unit; for a PRE at the bank's cap, the LRU unit of its bank
+    bi = base + u
+    grp = gbase + rq[r, R_BG]
+    if row_cmd == CMD_ACT:
+        bank[bi, B_ROW] = rq[r, R_ROW]
+        bank[bi, B_USE] = k
+        bank[bi, B_RCD_READY] = k + cfg[C_tRCD]
+        bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], k + cfg[C_tRAS])
+        bank[bi, B_ACT_READY] = k + cfg[C_tRC]
+        chs[c, H_LAST_ACT] = k
+        bgt[grp, BG_LAST_ACT] = k
+        fi = chs[c, H_FAW_I]
+        faw[c, fi] = k
+        chs[c, H_FAW_I] = (fi + 1) % 4
+        if rq[r, R_HIT] == 0:
+            rq[r, R_HIT] = 1
+        ctr[T_DR_ACT] += 1
+        chst[c, CHS_ACT] += 1
+        bkst[c * cfg[C_NBANK] + b, BKS_ACT] += 1
+        dram_log(dlog, g, cfg, k, c, CMD_ACT, b, rq[r, R_ROW], mx)
+    else:
+        bank[bi, B_ROW] = -1
+        bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
+        bank[bi, B_FREE] = k + cfg[C_tRP]
+        rq[r, R_HIT] = 2
+        ctr[T_DR_PRE] += 1
+        dram_log(dlog, g, cfg, k, c, CMD_PRE, b, -1 - u % nsa, mx)
+    if rq[r, R_TDS] < 0:
+        rq[r, R_TDS] = -2  # marks "row command issued" without counting it as the data start
+    # (a row command alone is not progress: a read that can never return its data may have its row
+    # closed by a refresh and opened again, forever; only data moved counts for the watchdog)
+
+
+@njit_inline
+def dram_tick_banks(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, bkst, dlog,
+                    hitpend, mx, pq):
+    """Channel ``c``'s cycle under GPGPU-Sim's scheduler (``frfcfs_bank``; 3.2.2 and 4.0 ``dram.cc``
+    ``dram_t::cycle``, ``dram_sched.cc``): each bank serves one request at a time. First, at most one bank without
+    one, in round robin from the channel's pointer, takes the best of its queued requests (priority class, then its
+    open row's, then the oldest), which leaves the queue's count; then, banks in round robin from the pointer, the
+    first served request that may issue a command does (a read or write to its open row, an ACT of an idle bank, a
+    PRE of a bank open on another row; with a dual command bus one column and one row command), an ACT or PRE
+    moving the pointer past its bank. A bank's request is done at its last column command."""
+    nb_ = cfg[C_NBANK]  # one row buffer per bank (the spec refuses subarrays with this scheduler)
+    base = c * nb_
+    gbase = c * cfg[C_NBG]
+    nslot = cfg[C_DQ_SLOTS]
+    dqs = cfg[C_DQ_SIZE]
+    # ------------------------------------------------ a free bank takes a request: per bank, the best queued one
+    for b in range(nb_):
+        hitpend[b] = INF
+        hitpend[nb_ + b] = -1
+    minready = INF
+    for i in range(nslot):
+        if dq[c, i, DQ_RID] < 0:
+            continue
+        b = dq[c, i, DQ_BANK]
+        if bank[base + b, B_SVC] >= 0:
+            continue  # its bank is serving (this request or another)
+        rr = dq[c, i, DQ_READY]
+        if rr > now:
+            minready = min(minready, rr)
+            continue
+        key = dq[c, i, DQ_KEY]
+        # class, then a row hit, then age: the class in the top bits, the row-miss flag below them
+        rank = ((key >> 48) << 50) + (0 if dq[c, i, DQ_ROW] == bank[base + b, B_ROW] else 1 << 49) + (
+            key & ((1 << 48) - 1))
+        if rank < hitpend[b]:
+            hitpend[b] = rank
+            hitpend[nb_ + b] = i
+    prio = chs[c, H_DPRIO]
+    assigned = False
+    waiting = 0  # free banks with a request for them, after this cycle's one assignment
+    for j in range(nb_):
+        b = (j + prio) % nb_
+        if hitpend[nb_ + b] < 0:
+            continue
+        if not assigned:
+            assigned = True
+            bank[base + b, B_SVC] = hitpend[nb_ + b]
+            if chs[c, H_NQ] - chs[c, H_NSVC] >= dqs and not pq:
+                wake_channel_slices(c, now, cfg, qm, wake)  # the queue had been full
+            chs[c, H_NSVC] += 1
+            chs[c, H_DPRIO] = (prio + 1) % nb_
+        else:
+            waiting += 1
+    # ------------------------------------------------ one command (one column and one row with a dual bus)
+    prio = chs[c, H_DPRIO]
+    dual = cfg[C_DUAL_CMD] != 0
+    issued_col = False
+    issued_row = False
+    ret_blocked = False
+    for j in range(nb_):
+        b = (j + prio) % nb_
+        bi = base + b
+        i = bank[bi, B_SVC]
+        if i < 0:
+            continue
+        grp = gbase + dq[c, i, DQ_BG]
+        orow = bank[bi, B_ROW]
+        if orow == dq[c, i, DQ_ROW]:
+            if issued_col:
+                continue
+            if k < bank[bi, B_RCD_READY] or k < chs[c, H_LAST_COL] + cfg[C_tCCD_S]:
+                continue
+            if k < bgt[grp, BG_LAST_COL] + cfg[C_tCCD_L]:
+                continue
+            if dq[c, i, DQ_WR] != 0:
+                if k < chs[c, H_LAST_RD] + cfg[C_tRTW] or k + cfg[C_tCWL] < chs[c, H_BUS_FREE]:
+                    continue
+            else:
+                if k < chs[c, H_LAST_WR_END] + cfg[C_tWTR] or k + cfg[C_tCL] < chs[c, H_BUS_FREE]:
+                    continue
+                r = dq[c, i, DQ_RID]
+                if rq[r, R_BURSTS] == 1 and q_space(qm, return_queue(r, dq[c, i, DQ_SLICE], cfg, rq)) <= 0:
+                    ret_blocked = True  # its data has nowhere to go: the bank waits, polling
+                    continue
+            dram_issue_col(c, i, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, qb, qm, wake, g, ctr, chst, bkst,
+                           dlog, mx, base, gbase, 1, nslot, dqs, pq)
+            g[G_LAST_PROGRESS] = now
+            issued_col = True
+        else:
+            if issued_row or (issued_col and not dual):
+                continue
+            if orow < 0:
+                if k < bank[bi, B_ACT_READY] or k < chs[c, H_LAST_ACT] + cfg[C_tRRD_S]:
+                    continue
+                if k < bgt[grp, BG_LAST_ACT] + cfg[C_tRRD_L]:
+                    continue
+                if cfg[C_tFAW] != 0 and k < faw[c, chs[c, H_FAW_I]] + cfg[C_tFAW]:
+                    continue
+                dram_issue_row(c, i, CMD_ACT, b, k, cfg, rq, dq, bank, bgt, chs, faw, ctr, chst, bkst, dlog, g, mx,
+                               base, gbase, 1)
+            else:
+                if k < bank[bi, B_PRE_READY]:
+                    continue
+                dram_issue_row(c, i, CMD_PRE, b, k, cfg, rq, dq, bank, bgt, chs, faw, ctr, chst, bkst, dlog, g, mx,
+                               base, gbase, 1)
+            chs[c, H_DPRIO] = (b + 1) % nb_
+            issued_row = True
+        if not dual or (issued_col and issued_row):
+            break
+    # ------------------------------------------------ the next tick
+    if waiting > 0 or ret_blocked:
+        w = edge(clk, D_DRAM, k + 1)
+    else:
+        w = dram_next_cmd(c, now, k, cfg, clk, dq, bank, bgt, chs, faw)
+        # a bank freed by this cycle's last column command takes its next request in the next cycle
+        if issued_col:
+            w = min(w, edge(clk, D_DRAM, k + 1))
+        w = min(w, minready)
+    if pq:
+        w = min(w, pq_wake(c, now, k, cfg, clk, rq, dq, chs))
+    wake[cfg[C_WK_CH] + c] = w
+
 
 
 @njit_inline
@@ -247,6 +510,10 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         return
     if n == 0:
         wake[cfg[C_WK_CH] + c] = pq_wake(c, now, k, cfg, clk, rq, dq, chs) if pq else INF
+        return
+    if cfg[C_DRAM_SCHED] == DS_FRFCFS_BANK:
+        dram_tick_banks(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm, wake, g, ctr, chst, bkst,
+                        dlog, hitpend, mx, pq)
         return
     # ---------------------------------------------------------------- candidates (one pass)
     # hitpend[b]: the best key of a ready request hitting bank b's open row (INF: none); [nb_ + b]: best PRE
@@ -366,129 +633,13 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
         col = -1  # one command bus: a better class's ACT or PRE goes before a lesser class's column command
     issued_col = False
     if col >= 0:
-        r = dq[c, col, DQ_RID]
-        b = rq[r, R_BANK]
-        u = dq[c, col, DQ_BANK]
-        bi = base + u
-        grp = gbase + rq[r, R_BG]
-        is_wr = rq[r, R_KIND] == PK_DWRITE
-        bc = cfg[C_BURST_CYC]
-        chs[c, H_LAST_COL] = k
-        bgt[grp, BG_LAST_COL] = k
-        bank[bi, B_LAST_COL] = k
-        bank[bi, B_USE] = k
-        dirn = 2 if is_wr else 1
-        if chs[c, H_LAST_DIR] != 0 and chs[c, H_LAST_DIR] != dirn:
-            if is_wr:
-                ctr[T_DR_RTW] += 1
-            else:
-                ctr[T_DR_WTR] += 1
-        chs[c, H_LAST_DIR] = dirn
-        if rq[r, R_TDS] < 0:
-            rq[r, R_TDS] = now
-            h = rq[r, R_HIT]
-            if h == 0:
-                ctr[T_DR_ROWHIT] += 1
-                chst[c, CHS_ROWHIT] += 1
-                bkst[c * cfg[C_NBANK] + b, BKS_ROWHIT] += 1
-            elif h == 1:
-                ctr[T_DR_ROWMISS] += 1
-            else:
-                ctr[T_DR_ROWCONF] += 1
-        if is_wr:
-            ctr[T_DR_WBURST] += 1
-            dend = k + cfg[C_tCWL] + bc
-            chs[c, H_LAST_WR_END] = dend
-            bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], dend + cfg[C_tWR])
-            dram_log(dlog, g, cfg, k, c, CMD_WR, b, rq[r, R_ROW], mx)
-        else:
-            dend = k + cfg[C_tCL] + bc
-            chs[c, H_LAST_RD] = k
-            bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], k + cfg[C_tRTP])
-            dram_log(dlog, g, cfg, k, c, CMD_RD, b, rq[r, R_ROW], mx)
-        chs[c, H_BUS_FREE] = dend
-        ctr[T_DR_BURST] += 1
-        chst[c, CHS_BUSY] += bc
-        rq[r, R_BURSTS] -= 1
-        if rq[r, R_BURSTS] <= 0:
-            dq[c, col, DQ_RID] = -1
-            if chs[c, H_NQ] >= dqs and not pq:  # (with the front end, its L2-to-DRAM queue's room: pq_tick)
-                wake_channel_slices(c, now, cfg, qm, wake)
-            chs[c, H_NQ] -= 1
-            nbytes = popcount(rq[r, R_SECT]) * 32
-            chst[c, CHS_BYTES] += nbytes
-            bkst[c * cfg[C_NBANK] + b, BKS_REQ] += 1
-            if cfg[C_PAGE_POLICY] == PAGE_CLOSED:
-                other = False
-                for i in range(nslot):
-                    if dq[c, i, DQ_RID] >= 0 and dq[c, i, DQ_BANK] == u and dq[c, i, DQ_ROW] == rq[r, R_ROW]:
-                        other = True
-                        break
-                if not other:
-                    bank[bi, B_ROW] = -1
-                    bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], bank[bi, B_PRE_READY] + cfg[C_tRP])
-                    bank[bi, B_FREE] = bank[bi, B_PRE_READY] + cfg[C_tRP]
-                    ctr[T_DR_PRE] += 1
-            if is_wr:
-                ctr[T_DR_WR] += 1
-                ctr[T_DR_WR_BYTES] += nbytes
-                chst[c, CHS_WR] += 1
-                ls = rq[r, R_LROW]
-                if ls >= 0:  # the write acknowledgement returns over RX
-                    link_send(ls, 1 - rq[r, R_LDIR], chs[ls, H_LK_ACK_FL], edge(clk, D_DRAM, dend), chs)
-                rq_release(rq_free, g, r)
-            else:
-                ctr[T_DR_RD] += 1
-                ctr[T_DR_RD_BYTES] += nbytes
-                chst[c, CHS_RD] += 1
-                t = edge(clk, D_DRAM, dend)
-                ls = rq[r, R_LROW]
-                if ls >= 0:  # read data returns over RX before the L2 fill
-                    t = link_send(ls, 1 - rq[r, R_LDIR], chs[ls, H_LK_RESP_HDR] + link_data_flits(ls, nbytes, chs), t,
-                                  chs)
-                rq[r, R_READY] = t
-                rq[r, R_T4] = t
-                q = return_queue(r, rq[r, R_SLICE], cfg, rq)
-                q_push(qb, qm, q, r)
-                w = cfg[C_WK_SL] + rq[r, R_SLICE]
-                if t < wake[w]:
-                    wake[w] = t
+        dram_issue_col(c, col, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, qb, qm, wake, g, ctr, chst, bkst,
+                       dlog, mx, base, gbase, nsa, nslot, dqs, pq)
         issued_col = True
         progress = True
     if row_i >= 0 and (not issued_col or cfg[C_DUAL_CMD] != 0):
-        r = dq[c, row_i, DQ_RID]
-        b = rq[r, R_BANK]
-        u = row_u  # the request's unit; for a PRE at the bank's cap, the LRU unit of its bank
-        bi = base + u
-        grp = gbase + rq[r, R_BG]
-        if row_cmd == CMD_ACT:
-            bank[bi, B_ROW] = rq[r, R_ROW]
-            bank[bi, B_USE] = k
-            bank[bi, B_RCD_READY] = k + cfg[C_tRCD]
-            bank[bi, B_PRE_READY] = max(bank[bi, B_PRE_READY], k + cfg[C_tRAS])
-            bank[bi, B_ACT_READY] = k + cfg[C_tRC]
-            chs[c, H_LAST_ACT] = k
-            bgt[grp, BG_LAST_ACT] = k
-            fi = chs[c, H_FAW_I]
-            faw[c, fi] = k
-            chs[c, H_FAW_I] = (fi + 1) % 4
-            if rq[r, R_HIT] == 0:
-                rq[r, R_HIT] = 1
-            ctr[T_DR_ACT] += 1
-            chst[c, CHS_ACT] += 1
-            bkst[c * cfg[C_NBANK] + b, BKS_ACT] += 1
-            dram_log(dlog, g, cfg, k, c, CMD_ACT, b, rq[r, R_ROW], mx)
-        else:
-            bank[bi, B_ROW] = -1
-            bank[bi, B_ACT_READY] = max(bank[bi, B_ACT_READY], k + cfg[C_tRP])
-            bank[bi, B_FREE] = k + cfg[C_tRP]
-            rq[r, R_HIT] = 2
-            ctr[T_DR_PRE] += 1
-            dram_log(dlog, g, cfg, k, c, CMD_PRE, b, -1 - u % nsa, mx)
-        if rq[r, R_TDS] < 0:
-            rq[r, R_TDS] = -2  # marks "row command issued" without counting it as the data start
-        # (a row command alone is not progress: a read that can never return its data may have its row
-        # closed by a refresh and opened again, forever; only data moved counts for the watchdog)
+        dram_issue_row(c, row_i, row_cmd, row_u, k, cfg, rq, dq, bank, bgt, chs, faw, ctr, chst, bkst, dlog, g, mx,
+                       base, gbase, nsa)
     if progress:
         g[G_LAST_PROGRESS] = now
     # the channel's state cannot change until a command's timing allows one (or an arrival lowers the wake)

@@ -84,7 +84,7 @@ CMD_ACT, CMD_PRE, CMD_RD, CMD_WR, CMD_REF = 1, 2, 3, 4, 5
 # dry (0); l2_fill leaves in g[G_FILL_OUT] whether its refusal was for room in the reply queue (1) or not (0)
 WHY_DQ, WHY_OUT, WHY_MSHR, WHY_PEND = 0, 1, 2, 3
 # DRAM schedulers and page policies
-DS_FRFCFS, DS_FCFS = 0, 1
+DS_FRFCFS, DS_FCFS, DS_FRFCFS_BANK = 0, 1, 2
 PAGE_OPEN, PAGE_CLOSED = 0, 1
 # mapping kinds
 MAPK_BITFIELDS, MAPK_PINNED, MAPK_PARITY = 0, 1, 2
@@ -245,8 +245,9 @@ NRQ = len(RQ_NAMES)
 
 # DRAM banks ``bank``
 BANK_NAMES = columns("B_", """
-    ROW ACT_READY PRE_READY RCD_READY LAST_COL USE FREE
+    ROW ACT_READY PRE_READY RCD_READY LAST_COL USE FREE SVC
 """)
+# B_SVC: with the per-bank scheduler (DS_FRFCFS_BANK), the ``dq`` slot of the request the bank is serving (-1: none)
 NBANKT = len(BANK_NAMES)
 
 # DRAM channels and serial links ``chs``
@@ -254,7 +255,10 @@ CH_NAMES = columns("H_", """
     NQ LAST_ACT LAST_COL LAST_RD LAST_WR_END BUS_FREE NEXT_REF REF_PENDING FAW_I LAST_DIR LAST_TICK
     LK_STACK LK_TX_FREE LK_RX_FREE LK_TX_BUSY LK_RX_BUSY LK_TX_BYTES LK_RX_BYTES LK_TX_PKTS LK_RX_PKTS
     LK_TX_MBPS LK_RX_MBPS LK_TX_LAT LK_RX_LAT LK_FLIT LK_REQ_FL LK_RESP_HDR LK_WR_HDR LK_ACK_FL PQ_HEAD PQ_N PQ_ADM
+    NSVC DPRIO
 """)
+# H_NQ: the scheduler's ``dq`` slots taken; H_NSVC: of them, requests a bank is serving (the per-bank scheduler:
+# they no longer count against scheduler.queue_size); H_DPRIO: that scheduler's round-robin bank pointer
 # the memory-partition front end (dram.partition_queue > 0): one ring of C_PQ_RING request ids per channel in rows
 # C_DQ_SLOTS.. of ``dq`` (field DQ_RID), oldest first from H_PQ_HEAD, H_PQ_N long; its first H_PQ_ADM requests are
 # in the latency queue (their R_READY: when their controller latency is over), the rest in the L2-to-DRAM queue

@@ -133,7 +133,7 @@ def dram_space(cfg, chs, c):
     in its L2-to-DRAM queue."""
     if cfg[C_PQ_CAP] > 0:
         return cfg[C_PQ_CAP] - (chs[c, H_PQ_N] - chs[c, H_PQ_ADM])
-    return cfg[C_DQ_SIZE] - chs[c, H_NQ]
+    return cfg[C_DQ_SIZE] - (chs[c, H_NQ] - chs[c, H_NSVC])
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..trace.coalesce import coalesce_trace
-from ..trace.format import OP_CLASS, OP_CLASSES, SPACE, KernelTrace
+from ..trace.coalesce import coalesce_atomics, coalesce_trace
+from ..trace.format import MEM_ATOMIC, OP_CLASS, OP_CLASSES, SPACE, KernelTrace
 from . import engine as E
 from . import registry
 from .interfaces import DispatchPlan
@@ -652,6 +652,16 @@ class LaunchArrays:
             rec[:, E.RC_NTX] = co.rec_ntx
             rec[:, E.RC_CONF] = co.rec_conflict
             rec[:, E.RC_BYTES] = co.rec_bytes
+            atomic = ((mem["flags"] & MEM_ATOMIC) != 0) & (sp == SPACE["global"])
+            if core.atomic_segment_bytes and atomic.any():
+                # GPGPU-Sim's atomics: transactions by segment, lanes to one word apart (coalesce_atomics), placed
+                # after the others
+                at = np.flatnonzero(atomic)
+                ca = coalesce_atomics(trace, at, core.atomic_segment_bytes, core.atomic_warp_parts, st.line_bytes)
+                rec[at, E.RC_TXS] = ca.rec_tx_start + len(tx_line)
+                rec[at, E.RC_NTX] = ca.rec_ntx
+                tx_line = np.concatenate([tx_line, ca.tx_line])
+                tx_sect = np.concatenate([tx_sect, ca.tx_sectors])
             if st.cc_on and is_const.any():
                 # a constant load is one access per distinct constant-cache line its lanes read: its records
                 # take their transactions from the trace coalesced at that line size, placed after the others

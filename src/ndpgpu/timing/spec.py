@@ -192,6 +192,13 @@ class CoreSpec(Spec):
     fetch_at_barrier: bool = F(False, "flag", "the fetch stage (ibuffer > 0) also fills the buffer of a warp "
                                "waiting at a barrier, so its next instructions are decoded when it is released; "
                                "false: only warps that can issue are fetched")
+    atomic_segment_bytes: int = F(0, "bytes", "0: a warp's global atomic is one transaction per line its lanes "
+                                  "touch, as a load is; 32, 64 or 128: GPGPU-Sim's rule, lanes grouped by segment of "
+                                  "this size (32 B for 1-byte, at most 64 B for 2-byte lanes) and lanes to the same "
+                                  "word in separate transactions, so a segment takes as many as the most lanes on one "
+                                  "of its words", ge=0, le=128)
+    atomic_warp_parts: int = F(1, "parts", "with atomic_segment_bytes: the warp's lanes in this many equal parts, "
+                               "each coalesced on its own (GPGPU-Sim 3.2.2: 2 half-warps)", ge=1, le=32)
 
     @field_validator("units")
     @classmethod
@@ -203,6 +210,20 @@ class CoreSpec(Spec):
                 raise ValueError(f"units.{k} = {n} outside [0, 64]")
         if v.get("sp", 0) < 1 or v.get("ldst", 0) < 1:
             raise ValueError("units.sp and units.ldst must be at least 1")
+        return v
+
+    @field_validator("atomic_segment_bytes")
+    @classmethod
+    def _atomic_segment(cls, v: int) -> int:
+        if v not in (0, 32, 64, 128):
+            raise ValueError(f"atomic_segment_bytes = {v}: 0 (coalesce by line) or a segment of 32, 64 or 128 bytes")
+        return v
+
+    @field_validator("atomic_warp_parts")
+    @classmethod
+    def _atomic_parts(cls, v: int) -> int:
+        if v not in (1, 2, 4, 8, 16, 32):
+            raise ValueError(f"atomic_warp_parts = {v}: a power of two that divides the warp's 32 lanes")
         return v
 
     @field_validator("op_classes")
@@ -1075,6 +1096,8 @@ class Machine(Spec):
             del tree["partition"]["perfect_latency"]
         if not tree["core"]["fetch_at_barrier"]:  # and a fetch stage that skips warps at a barrier
             del tree["core"]["fetch_at_barrier"]
+        if not tree["core"]["atomic_segment_bytes"] and tree["core"]["atomic_warp_parts"] == 1:  # and atomics
+            del tree["core"]["atomic_segment_bytes"], tree["core"]["atomic_warp_parts"]  # coalesced by line
         if not tree["l1i"]["enabled"]:  # and the ideal instruction cache
             del tree["l1i"]
         if not tree["l1c"]["kernel_params"] and tree["l1c"]["param_base"] == 0:  # and ld.param at a fixed latency

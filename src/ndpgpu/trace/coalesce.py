@@ -23,7 +23,7 @@ import dataclasses
 import numba as nb
 import numpy as np
 
-from .format import SPACE, KernelTrace
+from .format import SPACE, KernelTrace, lane_address_table
 
 ATOM = 32  # bytes per sector / atom
 SP_SHARED = SPACE["shared"]
@@ -66,6 +66,42 @@ def bank_conflicts(addrs: np.ndarray | list[int], mask: int, size: int, banks: i
         for w in range(a // bank_bytes, (a + size - 1) // bank_bytes + 1):
             words.setdefault(w % banks, set()).add(w)
     return max((len(s) for s in words.values()), default=0)
+
+
+def atomic_segment(size: int, segment_bytes: int) -> int:
+    """GPGPU-Sim's atomic segment for ``size``-byte lanes: 32 B for bytes, 64 B for halves, else
+    ``segment_bytes`` (never more than it)."""
+    return min(segment_bytes, {1: 32, 2: 64}.get(size, 128))
+
+
+def coalesce_atomic_lanes(addrs: np.ndarray | list[int], mask: int, size: int, segment_bytes: int,
+                          warp_parts: int = 1, line_bytes: int = 128) -> list[tuple[int, int]]:
+    """Reference: GPGPU-Sim's transactions of one warp's global atomic, ``[(line_address, atom_mask), ...]``.
+
+    Each part of the warp (``warp_parts`` equal lane ranges) is coalesced on its own; its lanes are grouped by
+    :func:`atomic_segment`-byte segment, and each lane joins the first transaction of its segment that does not
+    yet hold its bytes, else opens one: lanes to the same word go in separate transactions. (GPGPU-Sim 3.2.2
+    ``warp_inst_t::memory_coalescing_arch_13_atomic``; 4.0 ``memory_coalescing_arch_atomic``.)"""
+    seg = atomic_segment(size, segment_bytes)
+    out: list[tuple[int, int]] = []
+    per = 32 // warp_parts
+    for part in range(warp_parts):
+        txs: list[list] = []  # [segment, bytes held (a set), atom mask]
+        for lane in range(part * per, (part + 1) * per):
+            if not (mask >> lane) & 1:
+                continue
+            a = int(addrs[lane])
+            mine = set(range(a, a + size))
+            for t in txs:
+                if t[0] == a // seg and not (t[1] & mine):
+                    break
+            else:
+                t = [a // seg, set(), 0]
+                txs.append(t)
+            t[1] |= mine
+            t[2] |= 1 << ((a % line_bytes) // ATOM)
+        out += [(t[0] * seg // line_bytes * line_bytes, t[2]) for t in txs]
+    return out
 
 
 @nb.njit(cache=True)
@@ -227,3 +263,68 @@ def coalesce_trace(trace: KernelTrace, line_bytes: int = 128, banks: int = 32, b
         size, mem["space"].astype(np.int64),
         _as_int64(trace.lane_addrs), int(line_bytes).bit_length() - 1, int(banks), int(bank_bytes), words_per_bank)
     return Coalesced(start, ntx, conflict, nbytes, tx_line, tx_sect)
+
+
+@nb.njit(cache=True)
+def _atomic_all(addrs, mask, size, segment_bytes, warp_parts, line_shift):
+    """Every atomic record's transactions (``coalesce_atomics``): lane ``l`` of a record joins transaction number
+    (how many earlier lanes of its part hit its word) of its segment, which is what taking the first transaction
+    without its bytes gives when lanes' accesses are aligned and of one size, as an atomic's are."""
+    nrec = addrs.shape[0]
+    start = np.zeros(nrec, np.int64)
+    ntx = np.zeros(nrec, np.int64)
+    tx_line = np.empty(nrec * 32, np.int64)
+    tx_sect = np.empty(nrec * 32, np.int64)
+    seg_of = np.empty(32, np.int64)
+    rank_of = np.empty(32, np.int64)
+    pos = 0
+    per = 32 // warp_parts
+    for i in range(nrec):
+        sz = size[i]
+        seg = segment_bytes
+        if sz == 1:
+            seg = min(seg, 32)
+        elif sz == 2:
+            seg = min(seg, 64)
+        start[i] = pos
+        for part in range(warp_parts):
+            first = pos
+            for lane in range(part * per, (part + 1) * per):
+                if not (mask[i] >> lane) & 1:
+                    continue
+                a = addrs[i, lane]
+                rank = 0
+                for j in range(part * per, lane):
+                    if (mask[i] >> j) & 1 and addrs[i, j] == a:
+                        rank += 1
+                s = a // seg
+                bit = np.int64(1) << ((a & ((1 << line_shift) - 1)) // ATOM)
+                found = -1
+                for k in range(first, pos):
+                    if seg_of[k - first] == s and rank_of[k - first] == rank:
+                        found = k
+                        break
+                if found >= 0:
+                    tx_sect[found] |= bit
+                else:
+                    seg_of[pos - first] = s
+                    rank_of[pos - first] = rank
+                    tx_line[pos] = ((s * seg) >> line_shift) << line_shift
+                    tx_sect[pos] = bit
+                    pos += 1
+        ntx[i] = pos - start[i]
+    return start, ntx, tx_line[:pos].copy(), tx_sect[:pos].copy()
+
+
+def coalesce_atomics(trace: KernelTrace, records: np.ndarray, segment_bytes: int, warp_parts: int = 1,
+                     line_bytes: int = 128) -> Coalesced:
+    """GPGPU-Sim's transactions (:func:`coalesce_atomic_lanes`) of the atomic records of ``trace`` at the indexes
+    ``records`` (the arrays follow that selection; no bank conflicts)."""
+    if warp_parts not in (1, 2, 4, 8, 16, 32):
+        raise ValueError(f"warp_parts={warp_parts}: a power of two that divides 32")
+    mem = trace.mem[np.asarray(records, np.int64)]
+    addrs = lane_address_table(mem, trace.lane_addrs)
+    start, ntx, tx_line, tx_sect = _atomic_all(addrs, mem["mask"].astype(np.int64), mem["size"].astype(np.int64),
+                                               int(segment_bytes), int(warp_parts), int(line_bytes).bit_length() - 1)
+    nbytes = np.array([bin(int(m)).count("1") for m in mem["mask"]], np.int64) * mem["size"].astype(np.int64)
+    return Coalesced(start, ntx, np.zeros(len(mem), np.int64), nbytes, tx_line, tx_sect)

@@ -173,6 +173,20 @@ def pq_wake(c, now, k, cfg, clk, rq, dq, chs):
 
 
 @njit_inline
+def col_timing_ok(c, i, k, cfg, dq, bank, bgt, chs, bi, grp):
+    """Whether the column command of the request in channel ``c``'s slot ``i`` (its row open in unit ``bi``, bank
+    group row ``grp``) meets every timing constraint at DRAM cycle ``k``: tRCD, tCCD_S/L, the turnaround and the
+    data bus."""
+    if k < bank[bi, B_RCD_READY] or k < chs[c, H_LAST_COL] + cfg[C_tCCD_S]:
+        return False
+    if k < bgt[grp, BG_LAST_COL] + cfg[C_tCCD_L]:
+        return False
+    if dq[c, i, DQ_WR] != 0:
+        return k >= chs[c, H_LAST_RD] + cfg[C_tRTW] and k + cfg[C_tCWL] >= chs[c, H_BUS_FREE]
+    return k >= chs[c, H_LAST_WR_END] + cfg[C_tWTR] and k + cfg[C_tCL] >= chs[c, H_BUS_FREE]
+
+
+@njit_inline
 def dram_issue_col(c, col, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, qb, qm, wake, g, ctr, chst, bkst, dlog,
                    mx, base, gbase, nsa, nslot, dqs, pq):
     """Issue the column command of the request in channel ``c``'s slot ``col``; on its last burst the request
@@ -378,18 +392,9 @@ def dram_tick_banks(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, q
         grp = gbase + dq[c, i, DQ_BG]
         orow = bank[bi, B_ROW]
         if orow == dq[c, i, DQ_ROW]:
-            if issued_col:
+            if issued_col or not col_timing_ok(c, i, k, cfg, dq, bank, bgt, chs, bi, grp):
                 continue
-            if k < bank[bi, B_RCD_READY] or k < chs[c, H_LAST_COL] + cfg[C_tCCD_S]:
-                continue
-            if k < bgt[grp, BG_LAST_COL] + cfg[C_tCCD_L]:
-                continue
-            if dq[c, i, DQ_WR] != 0:
-                if k < chs[c, H_LAST_RD] + cfg[C_tRTW] or k + cfg[C_tCWL] < chs[c, H_BUS_FREE]:
-                    continue
-            else:
-                if k < chs[c, H_LAST_WR_END] + cfg[C_tWTR] or k + cfg[C_tCL] < chs[c, H_BUS_FREE]:
-                    continue
+            if dq[c, i, DQ_WR] == 0:
                 r = dq[c, i, DQ_RID]
                 if rq[r, R_BURSTS] == 1 and q_space(qm, return_queue(r, dq[c, i, DQ_SLICE], cfg, rq)) <= 0:
                     ret_blocked = True  # its data has nowhere to go: the bank waits, polling
@@ -558,16 +563,8 @@ def dram_tick(c, now, k, cfg, clk, rq, rq_free, dq, bank, bgt, chs, faw, qb, qm,
                 hitpend[b] = key
             if key >= col_key:
                 continue
-            if k < bank[bi, B_RCD_READY] or k < chs[c, H_LAST_COL] + cfg[C_tCCD_S]:
+            if not col_timing_ok(c, i, k, cfg, dq, bank, bgt, chs, bi, gbase + dq[c, i, DQ_BG]):
                 continue
-            if k < bgt[gbase + dq[c, i, DQ_BG], BG_LAST_COL] + cfg[C_tCCD_L]:
-                continue
-            if dq[c, i, DQ_WR] != 0:
-                if k < chs[c, H_LAST_RD] + cfg[C_tRTW] or k + cfg[C_tCWL] < chs[c, H_BUS_FREE]:
-                    continue
-            else:
-                if k < chs[c, H_LAST_WR_END] + cfg[C_tWTR] or k + cfg[C_tCL] < chs[c, H_BUS_FREE]:
-                    continue
             col = i
             col_key = key
         elif orow < 0:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tracegen import streaming_read
+from tracegen import queue_dram_request, streaming_read
 
 from ndpgpu.timing import TimingSession
 from ndpgpu.timing import engine as E
@@ -28,23 +28,7 @@ def _channel(impl: str, reqs: list[tuple[int, int, bool]], open_rows: dict[int, 
     st = EngineState(m)
     st.chs[0, E.H_NEXT_REF] = 1 << 40
     for r, (bank, row, wr) in enumerate(reqs):
-        st.rq[r, E.R_KIND] = E.PK_DWRITE if wr else E.PK_READ
-        st.rq[r, E.R_BANK] = bank
-        st.rq[r, E.R_ROW] = row
-        st.rq[r, E.R_BG] = bank * m.dram.bank_groups // m.dram.banks
-        st.rq[r, E.R_BURSTS] = 1
-        st.rq[r, E.R_SECT] = 0xF
-        st.rq[r, E.R_SLICE] = 0
-        st.rq[r, E.R_TDS] = -1
-        st.rq[r, E.R_LROW] = -1
-        st.rq[r, E.R_XSTK] = -1
-        st.dq[0, r] = 0
-        st.dq[0, r, E.DQ_RID] = r
-        st.dq[0, r, E.DQ_BANK] = bank
-        st.dq[0, r, E.DQ_ROW] = row
-        st.dq[0, r, E.DQ_KEY] = (E.NPRIO - 1) * (1 << 48) + r
-        st.dq[0, r, E.DQ_WR] = int(wr)
-        st.dq[0, r, E.DQ_BG] = st.rq[r, E.R_BG]
+        queue_dram_request(st, r, bank, row, write=wr, bg=bank * m.dram.bank_groups // m.dram.banks)
     st.chs[0, E.H_NQ] = len(reqs)
     for bank, row in open_rows.items():
         st.bank[bank, E.B_ROW] = row

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tracegen import queue_dram_request
 
 from ndpgpu.timing import engine as E
 from ndpgpu.timing.build import EngineState
@@ -27,23 +28,7 @@ def _channel(pre_ready: int):
     nb = int(cfg[E.C_NBANK])
     st.chs[0, E.H_NEXT_REF] = 1 << 40  # no refresh due
     for r, (bank, row, prio, seq) in enumerate([(0, 5, TOP, 1), (1, 9, CORE, 2)]):
-        st.rq[r, E.R_KIND] = E.PK_READ
-        st.rq[r, E.R_BANK] = bank
-        st.rq[r, E.R_ROW] = row
-        st.rq[r, E.R_BG] = 0
-        st.rq[r, E.R_BURSTS] = 1
-        st.rq[r, E.R_SECT] = 0xF
-        st.rq[r, E.R_SLICE] = 0
-        st.rq[r, E.R_TDS] = -1
-        st.rq[r, E.R_LROW] = -1
-        st.rq[r, E.R_XSTK] = -1
-        st.rq[r, E.R_PRIO] = prio
-        st.dq[0, r] = 0
-        st.dq[0, r, E.DQ_RID] = r
-        st.dq[0, r, E.DQ_BANK] = bank
-        st.dq[0, r, E.DQ_ROW] = row
-        st.dq[0, r, E.DQ_KEY] = (E.NPRIO - 1 - prio) * (1 << 48) + seq
-        st.dq[0, r, E.DQ_SLICE] = 0
+        queue_dram_request(st, r, bank, row, prio=prio, seq=seq)
     st.chs[0, E.H_NQ] = 2
     st.bank[0, E.B_ROW] = 7
     st.bank[0, E.B_PRE_READY] = pre_ready

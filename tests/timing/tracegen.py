@@ -193,3 +193,30 @@ class PreloadLines(Preloader):
         c = trace.launch.num_ctas
         start = np.arange(c + 1, dtype=np.int64) * self.per_cta
         return start, (1 << 36) + 128 * np.arange(c * self.per_cta, dtype=np.int64)
+
+
+def queue_dram_request(st, r: int, bank: int, row: int, *, write: bool = False, bg: int = 0, prio: int = 0,
+                       seq: int | None = None) -> None:
+    """Put request ``r`` (a one-burst read or write of ``bank``/``row``, priority class ``prio``, age ``seq``,
+    default ``r``) ready in slot ``r`` of channel 0's scheduler queue of engine state ``st``, as the L2 would."""
+    from ndpgpu.timing import engine as E
+
+    st.rq[r, E.R_KIND] = E.PK_DWRITE if write else E.PK_READ
+    st.rq[r, E.R_BANK] = bank
+    st.rq[r, E.R_ROW] = row
+    st.rq[r, E.R_BG] = bg
+    st.rq[r, E.R_BURSTS] = 1
+    st.rq[r, E.R_SECT] = 0xF
+    st.rq[r, E.R_SLICE] = 0
+    st.rq[r, E.R_TDS] = -1
+    st.rq[r, E.R_LROW] = -1
+    st.rq[r, E.R_XSTK] = -1
+    st.rq[r, E.R_PRIO] = prio
+    st.dq[0, r] = 0
+    st.dq[0, r, E.DQ_RID] = r
+    st.dq[0, r, E.DQ_BANK] = bank
+    st.dq[0, r, E.DQ_ROW] = row
+    st.dq[0, r, E.DQ_KEY] = (E.NPRIO - 1 - prio) * (1 << 48) + (r if seq is None else seq)
+    st.dq[0, r, E.DQ_WR] = int(write)
+    st.dq[0, r, E.DQ_BG] = bg
+    st.dq[0, r, E.DQ_SLICE] = 0

@@ -326,5 +326,6 @@ def coalesce_atomics(trace: KernelTrace, records: np.ndarray, segment_bytes: int
     addrs = lane_address_table(mem, trace.lane_addrs)
     start, ntx, tx_line, tx_sect = _atomic_all(addrs, mem["mask"].astype(np.int64), mem["size"].astype(np.int64),
                                                int(segment_bytes), int(warp_parts), int(line_bytes).bit_length() - 1)
-    nbytes = np.array([bin(int(m)).count("1") for m in mem["mask"]], np.int64) * mem["size"].astype(np.int64)
+    lanes = np.unpackbits(mem["mask"].astype(">u4").view(np.uint8)).reshape(-1, 32).sum(axis=1)
+    nbytes = lanes.astype(np.int64) * mem["size"].astype(np.int64)
     return Coalesced(start, ntx, np.zeros(len(mem), np.int64), nbytes, tx_line, tx_sect)

@@ -60,7 +60,7 @@ def test_the_overlay_sets_3x_values_and_only_its_fields():
 def test_the_gtx480_gpgpusim3_preset():
     preset, named = load_machine("gtx480-gpgpusim3"), load_machine("gtx480+gpgpusim3")
     assert _diff(preset, named) == {"name", "description", "l1d.mshr_entries", "l2.mshr_entries",
-                                    "dram.scheduler.queue_size"}
+                                    "dram.scheduler.queue_size", "dram.mapping.fields"}
     assert (preset.l1d.mshr_entries, preset.l2.mshr_entries, preset.dram.scheduler.queue_size) == (32, 32, 16)
 
 

@@ -40,11 +40,11 @@ def test_the_gpgpusim_overlay_changes_only_its_fields_on_any_preset(preset):
     assert over.dram.read_burst_per_sector and not over.dram.refresh and over.dram.timing.tFAW == 0
 
 
-def test_the_gtx480_gpgpusim_preset_is_gtx480_with_the_overlay():
+def test_the_gtx480_gpgpusim_preset_is_gtx480_with_the_overlay_and_sm2_gtx480s_address_decoding():
     assert "gpgpusim" in list_overlays()
     preset, named = load_machine("gtx480-gpgpusim"), load_machine("gtx480+gpgpusim")
-    assert _diff(preset, named) == {"name", "description"}
-    assert _diff(load_machine("gtx480"), preset) == GPGPUSIM_FIELDS | {"name", "description"}
+    assert _diff(preset, named) == {"name", "description", "dram.mapping.fields"}  # SM2_GTX480's own decoding
+    assert _diff(load_machine("gtx480"), preset) == GPGPUSIM_FIELDS | {"name", "description", "dram.mapping.fields"}
 
 
 def test_the_v100_gpgpusim_preset_adds_sm7_qv100s_kernel_launch_latency():
@@ -53,7 +53,7 @@ def test_the_v100_gpgpusim_preset_adds_sm7_qv100s_kernel_launch_latency():
     preset, named = load_machine("v100-gpgpusim"), load_machine("v100+gpgpusim")
     assert _diff(named, preset) == {"name", "description", "core.cta_dispatch.kernel_launch_latency", "l1i.enabled",
                                     "l1c.kernel_params", "core.pipeline_depth", "core.pipeline_depth_mem",
-                                    "l1d.allocate"}
+                                    "l1d.allocate", "dram.mapping.fields"}
     assert not preset.inst_cache_on and not preset.params_in_const_cache  # -gpgpu_perfect_inst_const_cache 1
     assert preset.core.cta_dispatch.kernel_launch_latency == 5000
     # SM7_QV100's operand collector steps twice a cycle and its L1 streams (allocates on fill)

@@ -211,7 +211,7 @@ class BitFields(AddressMapping):
     def descriptor(self, machine) -> np.ndarray:
         spec = machine.dram.mapping
         bits = spec.field_bits()
-        top = sum(len(v) for v in bits.values())
+        top = len(set().union(*bits.values()))  # (a b/g bit is both a bank and a slice bit)
         line_shift = machine.l1d.line_bytes.bit_length() - 1
         if spec.channel_bit < line_shift:
             raise ValueError(f"dram.mapping.channel_bit={spec.channel_bit} splits {machine.l1d.line_bytes}-B lines "

@@ -626,7 +626,9 @@ class MappingSpec(Spec):
     The channel is ``(addr >> channel_bit) % channels`` (XOR-folded with higher bits when
     ``channel_xor``); removing it leaves a compact channel address whose bits ``fields`` names from the
     most significant listed bit down to bit 0: R row, B bank, G bank group, P slice, C column, X byte
-    offset. Bits above the string are row bits. Separators ``._ `` are ignored.
+    offset; ``b`` and ``g`` mark a bank (bank-group) bit that also selects the slice, as GPGPU-Sim derives a
+    channel's sub-partition from the low bits of the bank it decodes (addrdec.cc). Bank and bank-group bits are
+    packed lowest first. Bits above the string are row bits. Separators ``._ `` are ignored.
     """
 
     impl: str = F("bitfields", "name", "registered address_mapping")
@@ -642,9 +644,13 @@ class MappingSpec(Spec):
         s = [c for c in self.fields if c not in "._ "]
         out: dict[str, list[int]] = {k: [] for k in "RBGPCX"}
         for i, c in enumerate(reversed(s)):
-            if c not in out:
-                raise ValueError(f"mapping.fields: unknown letter {c!r}; valid: R B G P C X")
-            out[c].append(i)
+            if c in ("b", "g"):  # a bank (group) bit that also selects the slice
+                out[c.upper()].append(i)
+                out["P"].append(i)
+            elif c in out:
+                out[c].append(i)
+            else:
+                raise ValueError(f"mapping.fields: unknown letter {c!r}; valid: R B G P C X b g")
         return out
 
 

@@ -44,15 +44,11 @@ def _ours(st, addr: int) -> dict[str, int]:
             "within": got["bank"] - got["bank_group"] * bpg, "row": got["row"]}
 
 
-CASES = [
+@pytest.mark.parametrize("name, mask, channels, group_low", [
     # machine, GPGPU-Sim's mapping string, channels, bank groups from the bank's low bits (4.0's policy 1)
     ("gtx480-gpgpusim3", GTX480_MAP, 6, False),
     ("gtx480-gpgpusim", GTX480_MAP, 6, True),
-    ("v100-gpgpusim", QV100_MAP, None, True),
-]
-
-
-@pytest.mark.parametrize("name, mask, channels, group_low", CASES[:2])
+])
 def test_the_gtx480_machines_decode_as_gpgpusim_does(name, mask, channels, group_low):
     st = TimingSession(name).state
     rng = np.random.default_rng(7)

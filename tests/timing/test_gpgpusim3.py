@@ -165,6 +165,59 @@ def test_a_write_miss_goes_through_and_reads_its_line_in_under_3x():
     assert (hw.get("dram", "writes"), hw.get("dram", "reads"), hw.get("l2", "hits")) == (0, 0, 1)
 
 
+def one_lane_stores_to_a_line(warps: int, line: int) -> object:
+    """``warps`` warps of one block each store one lane (4 B, its own word) of ``line``: the uncoalesced stores of
+    a naive transpose, one L2 write request a warp."""
+    b = TraceBuilder("st1", 1, 32 * warps)
+    st = b.op("st.global.f32", "store", src=(1, 2), space="global", width=4)
+    ex = b.op("exit", "branch")
+    for w in range(warps):
+        b.run(w, st, mask=1, addrs=[line + 4 * w] * 32)
+        b.run(w, ex)
+    return b.build()
+
+
+@pytest.mark.parametrize("merge", [2, 4, 8])
+def test_writes_to_a_line_being_fetched_join_its_mshr_entry_up_to_its_merge_limit(merge):
+    """3.2.2's write-allocate (gpu-cache.cc:794-808) writes a miss through only while the line's MSHR entry has
+    room (the write's read joins it, up to ``mshr_merge`` requests); a later write is refused until the fill and
+    then hits the (write-back) L2. 16 warps' one-lane stores to one line: the first misses, sends its write and
+    the line's read (1 request in the entry); ``merge - 1`` more join it and go through; the remaining
+    ``16 - merge`` hit after the fill, with no DRAM traffic (the line stays dirty in the L2)."""
+    m = load_machine("gtx480+gpgpusim3")
+    assert m.l2.mshr_merge == 4 and m.l2.write_policy == "write_back"
+    st = TimingSession("gtx480+gpgpusim3", {**NO_REFRESH, **IDEAL_FRONT, "l2.mshr_merge": merge}).run_launch(
+        one_lane_stores_to_a_line(16, BASE))
+    assert (st.get("dram", "writes"), st.get("dram", "reads")) == (merge, 1)
+    assert (st.get("l2", "misses"), st.get("l2", "hits")) == (merge, 16 - merge)
+    assert st.get("l2", "writebacks") == 0
+
+
+def test_a_read_to_a_line_being_fetched_counts_the_writes_in_its_mshr_entry():
+    """The read merge counts every request the entry holds: after 4 one-lane stores fill the entry of a line
+    being fetched, a load of that line cannot merge and waits for the fill, then hits; with room (mshr_merge 8)
+    it merges. Either way one DRAM read."""
+    b = TraceBuilder("stld", 1, 32 * 5)
+    st = b.op("st.global.f32", "store", src=(1, 2), space="global", width=4)
+    ld = b.op("ld.global.f32", "load", dst=(3,), src=(1,), space="global", width=4)
+    use = b.op("add.f32", "fp32", dst=(4,), src=(3,))
+    ex = b.op("exit", "branch")
+    for w in range(4):
+        b.run(w, st, mask=1, addrs=[BASE + 4 * w] * 32)
+        b.run(w, ex)
+    b.run(4, use)  # the load's warp starts a little later, behind the stores
+    b.run(4, use)
+    b.run(4, ld, mask=1, addrs=[BASE + 64] * 32)
+    b.run(4, use)
+    b.run(4, ex)
+    trace = b.build()
+    for merge, merged, hits in ((4, 0, 1), (8, 1, 0)):
+        got = TimingSession("gtx480+gpgpusim3", {**NO_REFRESH, **IDEAL_FRONT, "l2.mshr_merge": merge}).run_launch(
+            trace)
+        assert (got.get("l2", "mshr_merges"), got.get("l2", "hits")) == (merged, hits)
+        assert (got.get("dram", "reads"), got.get("dram", "writes")) == (1, 4)
+
+
 def test_host_copies_leave_the_l2_cold():
     """gtx480 places a host-to-device copy's lines in the L2 (GPGPU-Sim 4.0's perf_sim_memcpy); 3.x does not,
     so the kernel's first load misses the L2."""

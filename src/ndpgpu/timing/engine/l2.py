@@ -121,17 +121,17 @@ def l2_miss_read(j, line, sect, e, head, prio, now, cfg, clk, rq, rq_free, l2m, 
 @njit_inline
 def l2_fetch_entry(j, line, cfg, l2m):
     """For a write miss under ``l2.write_miss_fetch``: the free MSHR entry of slice ``j`` its line's read would
-    take (-1 if none), and whether a miss to ``line`` is already outstanding (then no read is sent: that fill
-    allocates the line)."""
+    take (-1 if none), and the entry of a miss to ``line`` already outstanding (-1 if none; then no read is sent:
+    the write joins that entry, whose fill allocates the line)."""
     nm = cfg[C_L2_MSHR]
     free_e = -1
     for m in range(j * nm, (j + 1) * nm):
         if l2m[m, M_NREQ] > 0:
             if l2m[m, M_LINE] == line:
-                return -1, True
+                return -1, m
         elif free_e < 0:
             free_e = m
-    return free_e, False
+    return free_e, -1
 
 
 @njit_inline
@@ -170,11 +170,17 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
         # l2.write_miss_fetch (GPGPU-Sim 3.x's write-allocate): a miss is written through and its line read in
         fetch = en and idx < 0 and cfg[C_L2_WFETCH] != 0
         fe = -1  # the MSHR entry the line's read takes (-1: none needed, a miss to the line is outstanding)
+        pe = -1  # the line's outstanding MSHR entry this write joins (-1: none)
         if fetch:
-            fe, pend = l2_fetch_entry(j, line, cfg, l2m)
-            if fe < 0 and not pend:
+            fe, pe = l2_fetch_entry(j, line, cfg, l2m)
+            if fe < 0 and pe < 0:
                 g[G_L2_WHY] = WHY_MSHR
                 g[G_L2_OWN] = 1
+                return False
+            if pe >= 0 and l2m[pe, M_NREQ] >= cfg[C_L2_MERGE]:
+                # the entry holds mshr_merge requests already: the write waits at the head of the queue for the
+                # fill, after which it hits (GPGPU-Sim's wr_miss_wa reservation failure)
+                g[G_L2_WHY] = WHY_PEND
                 return False
         alloc = en and idx < 0 and cfg[C_L2_WALLOC] != 0 and not fetch
         vi = -1
@@ -226,6 +232,8 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             rq[d, R_XSTK] = xs
             rq_map(rq, d, mapd, mrange, cfg[C_NRANGE], line)
             dram_enqueue(d, now, cfg, clk, rq, dq, chs, wake, g, False)
+        if pe >= 0:  # counted against the entry's merge limit, as GPGPU-Sim adds the write's read to it
+            l2m[pe, M_NREQ] += 1
         if fe >= 0:  # the write-allocate read of the written sectors (an unsectored L2: the line), no waiter
             l2_miss_read(j, line, expand(sect, cfg[C_L2_SECT_ATOMS], line_atoms), fe, -1, rq[r, R_PRIO], now, cfg,
                          clk, rq, rq_free, l2m, dq, chs, wake, g, mapd, mrange)
@@ -290,7 +298,9 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     for m in range(mb, mb + nm):
         if l2m[m, M_NREQ] > 0:
             if l2m[m, M_LINE] == line:
-                if (mm & ~l2m[m, M_SECT]) == 0 and l2m[m, M_NWAIT] < cfg[C_L2_MERGE]:
+                # M_NREQ counts every request the entry holds: the waiting reads and, under write_miss_fetch, the
+                # write-allocate read and the writes that joined it (the same as M_NWAIT where reads alone merge)
+                if (mm & ~l2m[m, M_SECT]) == 0 and l2m[m, M_NREQ] < cfg[C_L2_MERGE]:
                     ent = m
                     break
                 pending = True
@@ -318,6 +328,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
             l2m[ent, M_HEAD] = r
         l2m[ent, M_TAIL] = r
         l2m[ent, M_NWAIT] += 1
+        l2m[ent, M_NREQ] += 1
         ctr[T_L2_MERGE] += 1
         l2_count_miss(j, r, kd, rq, ctr, slst, pcst)
         rq[r, R_TDQ] = now

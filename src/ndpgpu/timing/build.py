@@ -84,6 +84,7 @@ class EngineState:
         cfg[E.C_FILL_TO_USE] = core.fill_to_use + dmem
         cfg[E.C_IBUF] = core.ibuffer
         cfg[E.C_FETCH_BAR] = int(core.fetch_at_barrier)
+        cfg[E.C_SCHED_ROT] = int(core.scheduler_rotation)
         cfg[E.C_PARAM_LAT] = core.param_latency + dmem
         cfg[E.C_SMEM_LAT] = core.smem.latency + dmem
         cfg[E.C_MAX_THREADS] = core.max_threads
@@ -115,6 +116,7 @@ class EngineState:
         cfg[E.C_L1_MERGE] = l1.mshr_merge
         cfg[E.C_L1_PORTS] = l1.ports
         cfg[E.C_L1_MISSQ] = l1.miss_queue
+        cfg[E.C_L1_MQ_SLACK] = l1.read_miss_slack
         cfg[E.C_L1_CACHE_GLOBAL] = int(l1.cache_global)
         cfg[E.C_L1_FILL_PORTS] = l1.fill_ports
         cfg[E.C_L1_MISS_LAT] = l1.miss_latency
@@ -175,6 +177,8 @@ class EngineState:
             cfg[E.C_L2_PORTS] = l2.ports
             cfg[E.C_L2_SECT_REQ] = int(l2.sector_requests)
             cfg[E.C_L2_PORT_BYTES] = l2.data_port_bytes
+            # a slice stops taking requests once this many have passed the ROP delay (0: never)
+            cfg[E.C_L2_INQ] = max(1, l2.input_queue - l2.input_queue_room + 1) if l2.input_queue else 0
             cfg[E.C_SLICES_PER_CH] = l2.slices_per_channel
             l2_sets, l2_assoc, l2_mshr = l2.num_sets, l2.assoc, l2.mshr_entries
             l2_lat, rop, retq, respq = l2.latency, m.rop_latency, l2.return_queue, l2.response_queue

@@ -192,6 +192,9 @@ class CoreSpec(Spec):
     fetch_at_barrier: bool = F(False, "flag", "the fetch stage (ibuffer > 0) also fills the buffer of a warp "
                                "waiting at a barrier, so its next instructions are decoded when it is released; "
                                "false: only warps that can issue are fetched")
+    scheduler_rotation: bool = F(False, "flag", "the SM's warp schedulers take turns going first, one more place "
+                                 "each cycle, for the units they share (GPGPU-Sim 4.0's shader_core_ctx::issue); "
+                                 "false: scheduler 0 first every cycle (GPGPU-Sim 3.x)")
     atomic_segment_bytes: int = F(0, "bytes", "0: a warp's global atomic is one transaction per line its lanes "
                                   "touch, as a load is; 32, 64 or 128: GPGPU-Sim's rule, lanes grouped by segment of "
                                   "this size (32 B for 1-byte, at most 64 B for 2-byte lanes) and lanes to the same "
@@ -330,6 +333,17 @@ class L1Spec(CacheSpec):
                                           "the miss is sent (the line reserved, its data evicted then, kept out of "
                                           "replacement until the fill; with every line of the set reserved the "
                                           "access stalls and retries)")
+    read_miss_slack: int = F(0, "packets", "free miss-queue entries a load that misses, or that hits a line still "
+                             "being fetched, needs beyond its own request, else it is refused and retried "
+                             "(GPGPU-Sim's data_cache::rd_miss_base refuses unless the queue has room for two: 1)",
+                             ge=0, le=64)
+
+    @model_validator(mode="after")
+    def _read_miss_fits(self) -> L1Spec:
+        if self.read_miss_slack >= self.miss_queue:
+            raise ValueError(f"read_miss_slack={self.read_miss_slack} leaves no room in miss_queue={self.miss_queue}: "
+                             f"a load that misses could never be sent")
+        return self
 
 
 class L2Spec(CacheSpec):
@@ -346,6 +360,14 @@ class L2Spec(CacheSpec):
                               "cycle per port")
     data_port_bytes: int = F(0, "bytes/cycle", "width of a slice's data port: a hit holds the port for its bytes "
                              "over this width in cycles (0: no data-port limit)", ge=0, le=4096)
+    input_queue: int = F(0, "requests", "0: a slice takes requests off the network while its ejection buffer and "
+                         "ROP queue have room; n: GPGPU-Sim's icnt-to-L2 queue of n entries behind the ROP delay "
+                         "(-gpgpu_dram_partition_queues' first value): the slice takes no request off the network "
+                         "while fewer than input_queue_room of them are free, counting the requests that have passed "
+                         "the ROP delay (memory_sub_partition::full)", ge=0, le=4096)
+    input_queue_room: int = F(1, "requests", "free entries of input_queue a request off the network needs: 1 in "
+                              "GPGPU-Sim 3.x (the queue full), 4 in 4.0 (room for a sectored request's four parts, "
+                              "SECTOR_CHUNCK_SIZE)", ge=1, le=64)
     write_miss_fetch: bool = F(False, "flag", "a write that misses is written through to DRAM and its whole line "
                                "read in, the line allocated clean when the read returns (GPGPU-Sim 3.x's "
                                "write-allocate 'W'); False: write_allocate's write-validate, or no allocation")
@@ -358,6 +380,9 @@ class L2Spec(CacheSpec):
             raise ValueError(f"response_queue={self.response_queue} + latency={self.latency} is below "
                              f"mshr_merge={self.mshr_merge}: a fill replies to all its merged requests at once, "
                              f"so raise response_queue or lower mshr_merge")
+        if self.input_queue and self.input_queue_room > self.input_queue:
+            raise ValueError(f"input_queue_room={self.input_queue_room} exceeds input_queue={self.input_queue}: "
+                             f"no request could ever leave the network for the slice")
         return self
 
 
@@ -1102,6 +1127,10 @@ class Machine(Spec):
             del tree["partition"]["perfect_latency"]
         if not tree["core"]["fetch_at_barrier"]:  # and a fetch stage that skips warps at a barrier
             del tree["core"]["fetch_at_barrier"]
+        if not tree["core"]["scheduler_rotation"]:  # and scheduler 0 first every cycle
+            del tree["core"]["scheduler_rotation"]
+        if not tree["l1d"]["read_miss_slack"]:  # and a load miss that needs only its own miss-queue entry
+            del tree["l1d"]["read_miss_slack"]
         if not tree["core"]["atomic_segment_bytes"] and tree["core"]["atomic_warp_parts"] == 1:  # and atomics
             del tree["core"]["atomic_segment_bytes"], tree["core"]["atomic_warp_parts"]  # coalesced by line
         if not tree["l1i"]["enabled"]:  # and the ideal instruction cache
@@ -1116,6 +1145,8 @@ class Machine(Spec):
             del tree["dram"]["partition_queue"]
         if tree["l2"] is not None and not tree["l2"]["write_miss_fetch"]:  # and an L2 write miss without a fetch
             del tree["l2"]["write_miss_fetch"]
+        if tree["l2"] is not None and not tree["l2"]["input_queue"]:  # and a slice bounded by its queues alone
+            del tree["l2"]["input_queue"], tree["l2"]["input_queue_room"]
         if not tree["mechanisms"]:  # and no mechanism's machine parameters
             del tree["mechanisms"]
         sim, default_sim = tree["sim"], SimSpec().model_dump(mode="json")

@@ -535,7 +535,9 @@ def schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt
     """One cycle of the core's warp schedulers, one per sub-core; True when any issued."""
     progress = False
     nsub = cfg[C_NSUB]
-    for s in range(nsub):
+    first = k % nsub if cfg[C_SCHED_ROT] != 0 else 0  # which scheduler goes first this cycle
+    for i in range(nsub):
+        s = (first + i) % nsub
         sb = sm * nsub + s
         if subt[sb, SB_MINREADY] > now:
             # nothing can issue: the last cycle's stall reason still holds
@@ -623,12 +625,13 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
             blk = smt[sm, S_LDST_BLOCK]
             if blk == 1 and smt[sm, S_MSHR_USED] >= l1_mshr_cap(sm, cfg):
                 break
-            if blk == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0:
+            if blk == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= smt[sm, S_LDST_QHOLD]:
                 break
             if not tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm,
                               wake, g, ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt, mx):
                 break
             smt[sm, S_LDST_BLOCK] = 0
+            smt[sm, S_LDST_QHOLD] = 0
             smt[sm, S_LDST_TX] += 1
             progress = True
         if smt[sm, S_LDST_TX] >= smt[sm, S_LDST_TXEND]:
@@ -692,7 +695,7 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     nxt = edge(clk, D_CORE, k + 1)
     ldst_poll = smt[sm, S_LDST_REC] >= 0 and not (
         (smt[sm, S_LDST_BLOCK] == 1 and smt[sm, S_MSHR_USED] >= l1_mshr_cap(sm, cfg))
-        or (smt[sm, S_LDST_BLOCK] == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= 0)
+        or (smt[sm, S_LDST_BLOCK] == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= smt[sm, S_LDST_QHOLD])
         or smt[sm, S_LDST_STOP] >= STOP_MERGE_CAP)  # (4-6: only this SM's fill lifts it, and wakes the SM)
     if pre_busy or ldst_poll or freed:
         w = nxt

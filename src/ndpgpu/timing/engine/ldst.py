@@ -234,6 +234,15 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
             if l1t[vi, LN_VALID] != 0 and l1t[vi, LN_DIRTY] != 0 and (
                     q_space(qm, cfg[C_Q_SMOUT] + sm) < 2 or g[G_RQ_TOP] < 2):
                 return False  # (the victim's write-back and the miss both need room)
+        slack = cfg[C_L1_MQ_SLACK]
+        if cached and slack > 0 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= slack:
+            # GPGPU-Sim refuses a read miss, or a hit on a line still being fetched, unless its miss queue has room
+            # for the request and ``slack`` more (data_cache::rd_miss_base, miss_queue_full(1)); retried
+            smt[sm, S_LDST_BLOCK] = 2
+            smt[sm, S_LDST_QHOLD] = slack
+            ctr[T_L1_MSHR_FULL] += 1
+            smt[sm, S_LDST_STOP] = 2
+            return False
         res = l1_send_miss(sm, line, mm, PK_READ, 0, ldop, pc, 1 if cached else 0, now, k, cfg, clk, rq, rq_free,
                            l1m, l1w, qb, qm, wake, g, mapd, mrange, smt)
         if res == 0:

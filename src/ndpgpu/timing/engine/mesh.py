@@ -387,8 +387,8 @@ def mesh_inject(net, q, term, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
     if vi < 0:
         mst[net, MS_INJ_WAIT] += 1
         return nxt, False
-    if net == NET_REQ and q_space(qm, q) <= 0 and now < wake[wcomp]:
-        wake[wcomp] = now  # the source may be blocked on this full queue
+    if net == NET_REQ and q_space(qm, q) <= cfg[C_L1_MQ_SLACK] and now < wake[wcomp]:
+        wake[wcomp] = now  # the source may be blocked on this full queue (or too full for a load's miss)
     q_pop(qb, qm, q)
     if net == NET_REP:
         slice_reply_taken(q, now, cfg, qm, wake)

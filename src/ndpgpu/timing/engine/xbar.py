@@ -59,6 +59,18 @@ def perfect_serve(q, r, now, cfg, clk, rq, rq_free, qb, qm, wake, g):
 
 
 @njit
+def l2_input_full(q, now, cfg, rq, qb, qm):
+    """Whether slice input queue ``q`` holds ``C_L2_INQ`` requests past their ROP delay (``l2.input_queue`` less
+    the room a request needs, plus one: GPGPU-Sim's memory partition takes no request off the network then). Its
+    entries' READY times rise from the head, so that is whether the entry at that place is ready."""
+    th = cfg[C_L2_INQ]
+    if qm[q, Q_COUNT] < th:
+        return False
+    e = qb[q, (qm[q, Q_HEAD] + th - 1) % qm[q, Q_CAP]]
+    return rq[e, R_READY] <= now
+
+
+@njit
 def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, nst, kst):
     nsrc = netd[net, N_NSRC]
     sq = netd[net, N_SRCQ]
@@ -89,7 +101,7 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
             if cfg[C_IC_PRIO] != 0 and rq[r, R_PRIO] != p:
                 continue
             if net == NET_REQ and cfg[C_PERFECT_LAT] > 0 and rq[r, R_KIND] < PK_OFFLOAD:
-                full = q_space(qm, q) <= 0
+                full = q_space(qm, q) <= cfg[C_L1_MQ_SLACK]
                 if perfect_serve(q, r, now, cfg, clk, rq, rq_free, qb, qm, wake, g):
                     if full and now < wake[s]:
                         wake[s] = now  # the SM may be blocked on this full queue
@@ -113,8 +125,10 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
             dqid = cfg[C_Q_L2VIN] + d if vault_side else dqb + d
             if q_space(qm, dqid) <= 0:
                 continue
-            if net == NET_REQ and q_space(qm, q) <= 0 and now < wake[s]:
-                wake[s] = now  # the SM may be blocked on this full queue
+            if net == NET_REQ and not vault_side and cfg[C_L2_INQ] > 0 and l2_input_full(dqid, now, cfg, rq, qb, qm):
+                continue
+            if net == NET_REQ and q_space(qm, q) <= cfg[C_L1_MQ_SLACK] and now < wake[s]:
+                wake[s] = now  # the SM may be blocked on this full queue (or too full for a load's miss)
             q_pop(qb, qm, q)
             if net == NET_REP:
                 slice_reply_taken(q, now, cfg, qm, wake)

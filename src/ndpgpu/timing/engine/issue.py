@@ -537,7 +537,7 @@ def schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt
     nsub = cfg[C_NSUB]
     first = k % nsub if cfg[C_SCHED_ROT] != 0 else 0  # which scheduler goes first this cycle
     for i in range(nsub):
-        s = (first + i) % nsub
+        s = i if first == 0 else (first + i) % nsub
         sb = sm * nsub + s
         if subt[sb, SB_MINREADY] > now:
             # nothing can issue: the last cycle's stall reason still holds

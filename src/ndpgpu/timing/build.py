@@ -180,6 +180,7 @@ class EngineState:
             # a slice stops taking requests once this many have passed the ROP delay (0: never; at least 1, as
             # L2Spec refuses a room larger than the queue)
             cfg[E.C_L2_INQ] = l2.input_queue - l2.input_queue_room + 1 if l2.input_queue else 0
+            cfg[E.C_L2_ACK_SECT] = int(l2.sector_acks and l2on)
             cfg[E.C_SLICES_PER_CH] = l2.slices_per_channel
             l2_sets, l2_assoc, l2_mshr = l2.num_sets, l2.assoc, l2.mshr_entries
             l2_lat, rop, retq, respq = l2.latency, m.rop_latency, l2.return_queue, l2.response_queue

@@ -368,6 +368,10 @@ class L2Spec(CacheSpec):
     input_queue_room: int = F(1, "requests", "free entries of input_queue a request off the network needs: 1 in "
                               "GPGPU-Sim 3.x (the queue full), 4 in 4.0 (room for a sectored request's four parts, "
                               "SECTOR_CHUNCK_SIZE)", ge=1, le=64)
+    sector_acks: bool = F(False, "flag", "a write is acknowledged per 32-B sector it carried, one header-only "
+                          "packet each on the reply network (GPGPU-Sim 4.0's sectored L2 splits a request into its "
+                          "sectors and answers each, memory_sub_partition::push; the SM waits for all); false: one "
+                          "acknowledgement per write")
     write_miss_fetch: bool = F(False, "flag", "a write that misses is written through to DRAM and its whole line "
                                "read in, the line allocated clean when the read returns (GPGPU-Sim 3.x's "
                                "write-allocate 'W'); False: write_allocate's write-validate, or no allocation")
@@ -1147,6 +1151,8 @@ class Machine(Spec):
             del tree["l2"]["write_miss_fetch"]
         if tree["l2"] is not None and not tree["l2"]["input_queue"]:  # and a slice bounded by its queues alone
             del tree["l2"]["input_queue"], tree["l2"]["input_queue_room"]
+        if tree["l2"] is not None and not tree["l2"]["sector_acks"]:  # and one acknowledgement per write
+            del tree["l2"]["sector_acks"]
         if not tree["mechanisms"]:  # and no mechanism's machine parameters
             del tree["mechanisms"]
         sim, default_sim = tree["sim"], SimSpec().model_dump(mode="json")

@@ -14,7 +14,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .queues import cyc_at, edge, q_head, q_next_busy, q_pop, q_push, q_space, slice_reply_taken
+from .queues import cyc_at, edge, packet_flits, q_head, q_next_busy, q_pop, q_push, q_space, slice_reply_taken
 
 
 @njit
@@ -378,9 +378,7 @@ def mesh_inject(net, q, term, port, wcomp, now, k, cfg, clk, rq, qb, qm, wake, n
     t = max(rq[r, R_READY], mport[net, pin, MP_INJ_BUSY])
     if t > now:
         return t, False
-    fl = (cfg[C_IC_HDR] + rq[r, R_BYTES] + cfg[C_IC_FLIT] - 1) // cfg[C_IC_FLIT]
-    if fl < 1:
-        fl = 1
+    fl = packet_flits(r, cfg, rq)
     if mcfg[MC_CDEL] > 0:
         mesh_port_credits(mvc, mvq, net, node, ip, nport, nvc, vcbuf, now)
     vi = mesh_pick_vc(mvq, net, node, ip, nport, nvc, fl, vcbuf)

@@ -171,3 +171,15 @@ def popcount(x):
         x &= x - 1
         n += 1
     return n
+
+
+@njit
+def packet_flits(r, cfg, rq):
+    """Flits of packet ``r`` on the on-chip network: its header and bytes in whole flits, at least one. A write's
+    acknowledgement with ``C_L2_ACK_SECT`` is one header-only packet per 32-B sector the write carried, sent
+    back to back (GPGPU-Sim 4.0's sector-split writes): as many flits as sectors."""
+    if cfg[C_L2_ACK_SECT] != 0 and rq[r, R_KIND] == PK_ACK:
+        n = popcount(rq[r, R_SECT])
+        return n if n > 1 else 1
+    fl = (cfg[C_IC_HDR] + rq[r, R_BYTES] + cfg[C_IC_FLIT] - 1) // cfg[C_IC_FLIT]
+    return fl if fl > 1 else 1

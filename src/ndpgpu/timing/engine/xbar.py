@@ -11,7 +11,7 @@ passed at that rate) and meets each slice at a vault-side port of its own, so it
 """
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .queues import cyc_at, edge, popcount, q_head, q_pop, q_push, q_space, rq_release, slice_reply_taken
+from .queues import cyc_at, edge, packet_flits, popcount, q_head, q_pop, q_push, q_space, rq_release, slice_reply_taken
 
 
 @njit
@@ -76,7 +76,6 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
     sq = netd[net, N_SRCQ]
     dqb = netd[net, N_DSTQ]
     delay = netd[net, N_DST_DELAY]
-    flit = cfg[C_IC_FLIT]
     hdr = cfg[C_IC_HDR]
     lat = cfg[C_IC_LAT]
     rr = netd[net, N_RR]
@@ -132,9 +131,7 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
             q_pop(qb, qm, q)
             if net == NET_REP:
                 slice_reply_taken(q, now, cfg, qm, wake)
-            flits = (hdr + rq[r, R_BYTES] + flit - 1) // flit
-            if flits < 1:
-                flits = 1
+            flits = packet_flits(r, cfg, rq)
             done = edge(clk, D_ICNT, k + flits)
             arrive = edge(clk, D_ICNT, k + lat + flits - 1)
             if ssm:

@@ -1,10 +1,11 @@
-"""GPGPU-Sim 4.0's sectored L2 answers each 32-B sector of a write with its own one-flit acknowledgement
-(``l2.sector_acks``): a warp's 128-B store comes back as four packets' worth of reply flits, a one-sector store as
-one; loads and the 3.x flavour (unsectored, one acknowledgement a write) are untouched."""
+"""GPGPU-Sim 4.0's sectored L2 answers sector by sector. Each 32-B sector of a write gets its own one-flit
+acknowledgement (``l2.sector_acks``): a warp's 128-B store comes back as four packets' worth of reply flits, a
+one-sector store as one; loads and the 3.x flavour (unsectored, one acknowledgement a write) are untouched. Misses
+merged at a line are answered sector by sector (with ``l2.sector_requests``)."""
 
 from __future__ import annotations
 
-from tracegen import TraceBuilder
+from tracegen import TraceBuilder, one_line_per_cta
 
 from ndpgpu.timing import TimingSession, load_machine
 
@@ -81,3 +82,21 @@ def test_no_l2_no_sector_acks():
     b = _run(trace, "gtx480", **{"l2.enabled": False})
     assert _ack_flits(a) == _ack_flits(b) == (8, 8)
     assert a.cycles == b.cycles
+
+
+def test_merged_misses_are_answered_sector_by_sector():
+    """n SMs miss one line together and merge into its L2 MSHR entry (up to l2.mshr_merge = 4). GPGPU-Sim 4.0's
+    slice answers the merged sector requests sector by sector, one a cycle (all n requests' first sector, then
+    their second, ...), so request i has its whole line only after 3n + i others (a trace of slice 0's replies in
+    GPGPU-Sim 4.0.1 shows that order); each reply then holds the SM-bound port for its 4 flits. The last SM's reply
+    thus leaves 3n + 4(n - 1) cycles after a lone request's would. On 3.x (whole lines, no sector requests) the
+    replies leave at the fill, 4 cycles apart: 4(n - 1)."""
+    def cycles(machine: str, n: int) -> int:
+        over = {**IDEAL_FRONT, "pcie.place_in_l2": False}
+        return TimingSession(machine, over).run_launch(one_line_per_cta(n, BASE)).cycles
+
+    g40 = {n: cycles("gtx480+gpgpusim", n) for n in (1, 2, 3, 4)}
+    g3x = {n: cycles("gtx480+gpgpusim3", n) for n in (1, 2, 3, 4)}
+    for n in (2, 3, 4):
+        assert g40[n] - g40[1] == 3 * n + 4 * (n - 1)
+        assert g3x[n] - g3x[1] == 4 * (n - 1)

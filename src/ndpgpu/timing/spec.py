@@ -356,8 +356,10 @@ class L2Spec(CacheSpec):
     return_queue: int = F(32, "packets", "DRAM-return queue per slice", ge=1, le=4096)
     response_queue: int = F(32, "packets", "replies waiting for the network per slice", ge=1, le=4096)
     sector_requests: bool = F(False, "flag", "a request is split into its 32-B sectors at the slice, which takes "
-                              "one sector a cycle per port (a 128-B line four cycles); False: a whole request a "
-                              "cycle per port")
+                              "one sector a cycle per port (a 128-B line four cycles), and the requests merged at a "
+                              "missing line are answered sector by sector at its fill, one a cycle (merged request "
+                              "i of n has its s sectors after (s - 1) n + i cycles); False: a whole request a cycle "
+                              "per port, merged requests answered at the fill")
     data_port_bytes: int = F(0, "bytes/cycle", "width of a slice's data port: a hit holds the port for its bytes "
                              "over this width in cycles (0: no data-port limit)", ge=0, le=4096)
     input_queue: int = F(0, "requests", "0: a slice takes requests off the network while its ejection buffer and "

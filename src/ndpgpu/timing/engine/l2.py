@@ -389,12 +389,22 @@ def l2_fill(j, d, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wake
             dirty |= rq[r, R_SECT]
         r = rq[r, R_NEXT]
     l2_install(l2t, idx, line, rq[d, R_SECT], dirty, g)
+    n = l2m[m, M_NWAIT]
+    i = 0
     r = l2m[m, M_HEAD]
     while r >= 0:
         nx = rq[r, R_NEXT]
         rq[r, R_LEVEL] = 3
         rq[r, R_TDS] = rq[d, R_TDS]
-        l2_reply(j, r, ready, now, cfg, rq, rq_free, qb, qm, wake, g, mx)
+        rdy = ready
+        if cfg[C_L2_SECT_REQ] != 0 and n > 1:
+            # the sector requests of the merged requests are answered sector by sector, one a cycle, so request i
+            # has its last sector (of s) after (s - 1) * n + i others
+            ns = popcount(rq[r, R_SECT] & rq[d, R_SECT])
+            if ns > 1:
+                rdy = edge(clk, D_L2, k + 1 + (ns - 1) * n + i)
+        l2_reply(j, r, rdy, now, cfg, rq, rq_free, qb, qm, wake, g, mx)
+        i += 1
         r = nx
     l2m[m, M_NREQ] = 0
     l2m[m, M_NWAIT] = 0

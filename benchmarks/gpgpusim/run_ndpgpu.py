@@ -29,7 +29,7 @@ METRICS = {
     "cycles": "kernel.cycles",
     "thread_insn": "kernel.thread_instructions",
     "warp_insn": "kernel.warp_instructions",
-    "occupancy": "core.occupancy",
+    "occupancy": "core.occupancy_active",  # as GPGPU-Sim counts it: over the SM-cycles with warps
     "l1d_accesses": "l1d.accesses",
     "l1d_misses": "l1d.misses",
     "l1d_stores": "l1d.stores",

@@ -82,6 +82,7 @@ class EngineState:
         # each of its results (hits, fills, shared memory, ld.param) is usable that much later
         dmem = core.pipeline_depth_mem
         cfg[E.C_FILL_TO_USE] = core.fill_to_use + dmem
+        cfg[E.C_WB_PORT] = int(core.mem_writeback_port)
         cfg[E.C_IBUF] = core.ibuffer
         cfg[E.C_FETCH_BAR] = int(core.fetch_at_barrier)
         cfg[E.C_SCHED_ROT] = int(core.scheduler_rotation)

@@ -182,6 +182,11 @@ class CoreSpec(Spec):
     pipeline_depth_mem: int = F(0, "cycles", "cycles from a memory instruction's issue to its LD/ST unit's access "
                                 "(operand collection); added to every memory result's latency: L1 and constant-"
                                 "cache hits, fills, shared memory, ld.param", ge=0, le=100)
+    mem_writeback_port: bool = F(False, "flag", "the LD/ST unit writes one memory result back a cycle: each "
+                                 "access a fill answers (L1D, constant cache, reads past the L1, atomics) and "
+                                 "each shared-memory load takes the first free writeback cycle at or after its "
+                                 "data is ready, so the loads merged into one miss come back one a cycle; hits "
+                                 "release their registers without it. false: any number a cycle")
     model: str = F("gpu", "name", "whose cores these are: gpu (the engine's SM) or the name of a mechanism whose "
                    "compiled hardware defines the core hooks core_receive, core_check, core_issue and core_tick "
                    "(they replace the SM's tick around the engine's warp schedulers; a launch needs that mechanism "
@@ -1135,6 +1140,8 @@ class Machine(Spec):
             del tree["core"]["fetch_at_barrier"]
         if not tree["core"]["scheduler_rotation"]:  # and scheduler 0 first every cycle
             del tree["core"]["scheduler_rotation"]
+        if not tree["core"]["mem_writeback_port"]:  # and memory results written back any number a cycle
+            del tree["core"]["mem_writeback_port"]
         if not tree["l1d"]["read_miss_slack"]:  # and a load miss that needs only its own miss-queue entry
             del tree["l1d"]["read_miss_slack"]
         if not tree["core"]["atomic_segment_bytes"] and tree["core"]["atomic_warp_parts"] == 1:  # and atomics

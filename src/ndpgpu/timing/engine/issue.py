@@ -7,7 +7,16 @@ from . import hooks
 from .caches import c_find
 from .icache import ic_access
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .ldst import l1_base, l1_mshr_cap, l1_send_miss, sm_fill, tx_process, wake_warp, warp_maybe_exit_flag
+from .ldst import (
+    l1_base,
+    l1_mshr_cap,
+    l1_send_miss,
+    sm_fill,
+    tx_process,
+    wake_warp,
+    warp_maybe_exit_flag,
+    wb_slot,
+)
 from .queues import edge, popcount, q_head, q_pop, q_space, rq_alloc, wake_sleeping_slices
 from .warps import (
     advance,
@@ -273,7 +282,10 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
             extra = conf - 1
             if kind == IK_ATOMIC:
                 extra += conf
-            t = edge(clk, D_CORE, k + cfg[C_SMEM_LAT] + extra)
+            kr = k + cfg[C_SMEM_LAT] + extra
+            if cfg[C_WB_PORT] != 0 and kind != IK_STORE:  # a shared load's value takes a writeback cycle
+                kr = wb_slot(sm, kr, smt)
+            t = edge(clk, D_CORE, kr)
             dests_ready(slot, pc, pct, regrdy, t)
             ctr[T_SMEM_ACC] += 1
             ctr[T_SMEM_CONF_CYC] += conf - 1

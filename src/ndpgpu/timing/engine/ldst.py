@@ -129,6 +129,17 @@ def wake_warp(slot, t, cfg, wt, subt):
 
 
 @njit
+def wb_slot(sm, kb, smt):
+    """The first cycle at or after ``kb`` in which SM ``sm``'s LD/ST unit can write a memory result back, taken
+    (``core.mem_writeback_port``: one a cycle, GPGPU-Sim's ``ldst_unit::writeback``)."""
+    c = kb
+    while smt[sm, S_WB0 + c % WB_RING] == c + 1:
+        c += 1
+    smt[sm, S_WB0 + c % WB_RING] = c + 1
+    return c
+
+
+@njit
 def ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt):
     slot = ldo[i, L_SLOT]
     t = ldo[i, L_HIT_READY]
@@ -407,6 +418,10 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
         i = rq[r, R_LDOP]
         if rq[r, R_LEVEL] > ldo[i, L_LEVEL]:
             ldo[i, L_LEVEL] = rq[r, R_LEVEL]
+        if kd == PK_ATOMIC and cfg[C_WB_PORT] != 0:  # the atomic's old value takes a writeback cycle
+            tq = edge(clk, D_CORE, wb_slot(sm, k + cfg[C_FILL_TO_USE], smt))
+            if tq > ldo[i, L_HIT_READY]:
+                ldo[i, L_HIT_READY] = tq
         ldo[i, L_OUT] -= 1
         if ldo[i, L_OUT] == 0:
             s = ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, subt)
@@ -480,11 +495,16 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
         # round trip, and the data, come that much later (only misses the L1D allocates: not the constant
         # cache's, nor loads that pass the L1D by)
         qlat = cfg[C_L1_QLAT] if l1m[m, M_ALLOC] == 1 else 0
+        port = cfg[C_WB_PORT] != 0
         for w in range(l1m[m, M_NWAIT]):
             i = l1w[m, w]
             if lvl > ldo[i, L_LEVEL]:
                 ldo[i, L_LEVEL] = lvl
-            if qlat > 0:
+            if port:  # each access the fill answers is written back in a cycle of its own
+                tq = edge(clk, D_CORE, wb_slot(sm, k + cfg[C_FILL_TO_USE] + qlat, smt))
+                if tq > ldo[i, L_HIT_READY]:
+                    ldo[i, L_HIT_READY] = tq
+            elif qlat > 0:
                 tq = edge(clk, D_CORE, k + cfg[C_FILL_TO_USE] + qlat)
                 if tq > ldo[i, L_HIT_READY]:
                     ldo[i, L_HIT_READY] = tq

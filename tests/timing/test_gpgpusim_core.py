@@ -35,13 +35,46 @@ def test_the_overlays_turn_them_on_with_each_versions_values():
 
 def test_a_miss_waits_the_hit_latency_before_it_is_sent():
     """A chain of three loads to three lines, each an L1D miss (gtx480: latency 35): behind the latency pipeline
-    each miss's data comes 35 cycles later, so the second and third issue 35 and 70 cycles later (the warp
-    retires when its last load's reply arrives, not its data: 70 in all)."""
+    each miss leaves for the L2 35 cycles later, so its reply, its data and the next load all come 35 cycles
+    later: 3 x 35 in all (the warp retires when its last load's reply arrives)."""
     chain = pointer_chase([BASE, BASE + 4096, BASE + 8192])
     runs = [TimingSession(load_machine("gtx480", {**NO_REFRESH, "l1d.miss_after_hit_latency": on})).run_launch(
         chain) for on in (False, True)]
     assert runs[0].get("l1d", "misses") == runs[1].get("l1d", "misses") == 3
-    assert runs[1].cycles - runs[0].cycles == 2 * 35
+    assert runs[1].cycles - runs[0].cycles == 3 * 35
+    # the delay is in the request's trip, not after its fill: the L2 sees each request 35 cycles later
+    lat = [r.get("latency", "average") for r in runs]
+    assert lat[1] - lat[0] == pytest.approx(35, abs=0.01)
+
+
+def test_a_store_waits_the_hit_latency_before_it_is_sent():
+    """A store passes the L1D's latency pipeline too (GPGPU-Sim 4.0 puts every L1D access in it): one warp's
+    store is acknowledged, and the warp retires, 35 cycles later."""
+    b = TraceBuilder("st1", 1, 32)
+    st = b.op("st.global.f32", "store", src=(1, 2), space="global", width=4)
+    ex = b.op("exit", "branch")
+    b.run(0, st, base=BASE)
+    b.run(0, ex)
+    trace = b.build()
+    runs = [TimingSession(load_machine("gtx480", {**NO_REFRESH, "l1d.miss_after_hit_latency": on})).run_launch(
+        trace) for on in (False, True)]
+    assert runs[1].cycles - runs[0].cycles == 35
+
+
+def test_the_latency_pipeline_holds_its_accesses_beside_the_miss_queue():
+    """The accesses in the pipeline do not take the miss queue's entries: 16 warps' misses to 16 lines, issued one a
+    cycle, all leave (no LD/ST stall for a full queue) with a miss queue of 8."""
+    b = TraceBuilder("ld16", 1, 32 * 16)
+    ld = b.op("ld.global.f32", "load", dst=(3,), src=(1,), space="global", width=4)
+    ex = b.op("exit", "branch")
+    for w in range(16):
+        b.run(w, ld, base=BASE + 4096 * w)
+        b.run(w, ex)
+    trace = b.build()
+    on = TimingSession(load_machine("gtx480", {**NO_REFRESH, "l1d.miss_after_hit_latency": True})).run_launch(trace)
+    off = TimingSession(load_machine("gtx480", {**NO_REFRESH})).run_launch(trace)
+    assert on.get("l1d", "misses") == off.get("l1d", "misses") == 16
+    assert on.cycles - off.cycles == 35
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -261,7 +261,9 @@ class EngineState:
         self.q_smrep = 2 * nsm + 7 * nsl
         nq = 3 * nsm + 7 * nsl
         caps = np.zeros(nq, I64)
-        caps[self.q_smout:self.q_smout + nsm] = l1.miss_queue
+        # (l1d.miss_after_hit_latency: the accesses in the L1D's latency pipeline wait in this queue too, one
+        # entering a cycle, so it holds that many more)
+        caps[self.q_smout:self.q_smout + nsm] = l1.miss_queue + (l1.latency if l1.miss_after_hit_latency else 0)
         caps[self.q_smin:self.q_smin + nsm] = ic.eject_buffer
         if m.partition.perfect_latency is not None:
             # perfect memory: room for every reply the SM's port can start in one latency (one an icnt cycle), so

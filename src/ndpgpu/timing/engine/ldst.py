@@ -92,6 +92,8 @@ def l1_send_miss(sm, line, mm, kind, prio, ldop, pc, alloc, now, k, cfg, clk, rq
         l1w[m, l1m[m, M_NWAIT]] = ldop
         l1m[m, M_NWAIT] += 1
     rq[r, R_MSHR] = m
+    if alloc == 1 and cfg[C_L1_QLAT] > 0:  # the access met the tags only after the L1D's latency pipeline
+        rq[r, R_READY] = edge(clk, D_CORE, k + cfg[C_L1_MISS_LAT] + cfg[C_L1_QLAT])
     net_push(qo, r, cfg, qb, qm, wake, NET_REQ, rq)
     return 1
 
@@ -342,6 +344,8 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
     r = new_request(sm, PK_WRITE, line, sect, nbytes, 0, pc, slot, now, k, cfg, clk, rq, rq_free, g, mapd, mrange)
     if r < 0:
         return False
+    if cached and cfg[C_L1_QLAT] > 0:  # a store passes the L1D's latency pipeline too
+        rq[r, R_READY] = edge(clk, D_CORE, k + cfg[C_L1_MISS_LAT] + cfg[C_L1_QLAT])
     if idx >= 0:
         if wpol == WP_EVICT:
             l1t[idx, LN_VALID] = 0
@@ -494,7 +498,7 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
         # l1d.miss_after_hit_latency: the access met the tags only after the L1D's latency pipeline, so its whole
         # round trip, and the data, come that much later (only misses the L1D allocates: not the constant
         # cache's, nor loads that pass the L1D by)
-        qlat = cfg[C_L1_QLAT] if l1m[m, M_ALLOC] == 1 else 0
+        qlat = 0  # (EXPERIMENT: the latency pipeline is before the send)
         port = cfg[C_WB_PORT] != 0
         for w in range(l1m[m, M_NWAIT]):
             i = l1w[m, w]

@@ -275,3 +275,27 @@ def test_fields_explicitly_off_give_the_same_statistics(name):
     b = TimingSession(load_machine(name, {**NO_REFRESH, **OFF})).run_launch(_small_kernel())
     assert a.cycles == b.cycles
     assert a.metrics() == b.metrics()
+
+
+def test_an_outbound_queue_under_the_pipeline_is_kept_in_order_of_readiness():
+    """A request ready sooner (a constant miss, a mechanism's) passes the L1D requests still in the latency
+    pipeline; among equally ready ones the order of arrival stands, and the head's recorded block is cleared when
+    a new head is put in front of it."""
+    from ndpgpu.timing.engine.queues import q_pop, q_push_by_ready
+
+    qb = np.zeros((1, 8), np.int64)
+    qm = np.zeros((1, 10), np.int64)
+    qm[0, E.Q_CAP] = 8
+    qm[0, E.Q_HEAD] = 6  # (wraps around the ring)
+    rq = np.zeros((6, E.NRQ), np.int64)
+    for r, ready in enumerate([40, 41, 42, 5, 41, 3]):
+        rq[r, E.R_READY] = ready
+    for r in range(3):
+        q_push_by_ready(qb, qm, 0, r, rq)
+    qm[0, E.Q_BLOCK] = 1
+    q_push_by_ready(qb, qm, 0, 3, rq)  # ready at 5: ahead of the three still in the pipeline
+    assert qm[0, E.Q_BLOCK] == 0
+    q_push_by_ready(qb, qm, 0, 4, rq)  # ready at 41: behind request 1 (also 41), ahead of request 2 (42)
+    q_push_by_ready(qb, qm, 0, 5, rq)
+    assert qm[0, E.Q_COUNT] == 6 and qm[0, E.Q_NZ] & 1
+    assert [q_pop(qb, qm, 0) for _ in range(6)] == [5, 3, 0, 1, 4, 2]

@@ -333,8 +333,9 @@ class L1Spec(CacheSpec):
     miss_after_hit_latency: bool = F(False, "flag", "every access waits the hit latency before its tag lookup (a "
                                      "latency pipeline in front of the tags), so a load miss, and a store the "
                                      "L1D sees, leave for the L2 that much later (the SM's outbound queue holds "
-                                     "l1d.latency more requests for it, besides miss_queue); False: a miss is sent "
-                                     "right after the lookup")
+                                     "l1d.latency more requests for it, besides miss_queue, in order of readiness: "
+                                     "requests ready sooner pass those still in the pipeline); False: a miss is "
+                                     "sent right after the lookup")
     allocate: Literal["fill", "miss"] = F("fill", "name", "when a load miss takes its line: at the fill, or when "
                                           "the miss is sent (the line reserved, its data evicted then, kept out of "
                                           "replacement until the fill; with every line of the set reserved the "

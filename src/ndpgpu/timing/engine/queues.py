@@ -60,6 +60,30 @@ def q_push(qb, qm, q, v):
 
 
 @njit
+def q_push_by_ready(qb, qm, q, v, rq):
+    """Push request ``v`` behind every entry of queue ``q`` ready no later than it; the entries ready later move
+    back one (an SM's outbound queue under the L1D's latency pipeline: requests still in the pipeline are not yet
+    at the port, so a request ready sooner, from the constant or instruction cache or a mechanism, passes them)."""
+    cap = qm[q, Q_CAP]
+    h = qm[q, Q_HEAD]
+    n = qm[q, Q_COUNT]
+    t = rq[v, R_READY]
+    i = n
+    while i > 0:
+        prev = qb[q, (h + i - 1) % cap]
+        if rq[prev, R_READY] <= t:
+            break
+        qb[q, (h + i) % cap] = prev
+        i -= 1
+    qb[q, (h + i) % cap] = v
+    if n == 0:
+        qm[q >> 6, Q_NZ] |= np.int64(1) << (q & 63)
+    elif i == 0:
+        qm[q, Q_BLOCK] = 0  # (a block recorded for the former head no longer describes the head)
+    qm[q, Q_COUNT] += 1
+
+
+@njit
 def q_push_front(qb, qm, q, v):
     """Put ``v`` at the head of queue ``q`` (it is served before the entries already waiting). A block recorded
     for the former head (``Q_BLOCK``: its DRAM channel was full) no longer describes the head: it is cleared, and

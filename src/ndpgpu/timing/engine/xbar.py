@@ -11,7 +11,19 @@ passed at that rate) and meets each slice at a vault-side port of its own, so it
 """
 
 from .layout import *  # noqa: F403  (columns and codes: see layout.py)
-from .queues import cyc_at, edge, packet_flits, popcount, q_head, q_pop, q_push, q_space, rq_release, slice_reply_taken
+from .queues import (
+    cyc_at,
+    edge,
+    packet_flits,
+    popcount,
+    q_head,
+    q_pop,
+    q_push,
+    q_push_by_ready,
+    q_space,
+    rq_release,
+    slice_reply_taken,
+)
 
 
 @njit
@@ -187,8 +199,13 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
 
 @njit
 def net_push(q, r, cfg, qb, qm, wake, net, rq):
-    """Push packet ``r`` into source queue ``q`` of network ``net`` and wake the network."""
-    q_push(qb, qm, q, r)
+    """Push packet ``r`` into source queue ``q`` of network ``net`` and wake the network. Under the L1D's latency
+    pipeline (``l1d.miss_after_hit_latency``) an SM's outbound queue is kept in order of readiness: its L1D
+    requests wait there until they leave the pipeline, and others ready sooner pass them."""
+    if cfg[C_L1_QLAT] > 0 and net == NET_REQ and cfg[C_Q_SMOUT] <= q < cfg[C_Q_SMOUT] + cfg[C_NSM]:
+        q_push_by_ready(qb, qm, q, r, rq)
+    else:
+        q_push(qb, qm, q, r)
     w = cfg[C_WK_NET] + net
     if rq[r, R_READY] < wake[w]:
         wake[w] = rq[r, R_READY]

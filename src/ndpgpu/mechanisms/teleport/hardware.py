@@ -26,8 +26,8 @@ the addresses of the load being issued, and MTHWP the demand addresses already l
 from ...timing.engine.layout import *  # noqa: F403  (the engine's columns and codes)
 from ...timing.engine.ldst import wake_warp
 from ...timing.engine.mapping import rq_map
-from ...timing.engine.queues import edge, q_head, q_space, rq_alloc, rq_release
-from ...timing.engine.xbar import net_push
+from ...timing.engine.queues import edge, q_space, rq_alloc, rq_release
+from ...timing.engine.xbar import net_push, sm_port_waiting
 
 MECHANISM = "teleport"
 HOOKS = ("warp_start", "decide", "cta_start", "intercept", "core_service", "sm_receive", "l2_deliver", "l1_access")
@@ -430,8 +430,8 @@ def core_service(sm, now, k, cfg, clk, ufree, wt, subt, smt, rq, rq_free, qb, qm
             full = mx[F_GOUT] >= mx[F_MAXOUT] * mx[F_NSM] if shared else mx[b + SS_OUT] >= mx[F_MAXOUT]
         if q_space(qm, qout) <= 0 or g[G_RQ_TOP] <= RQ_RESERVE or full:
             return nxt  # (the request pool's last entries stay with the L2's DRAM requests: no deadlock)
-        if core_first and qm[qout, Q_COUNT] > 0 and (cfg[C_L1_QLAT] == 0 or rq[q_head(qb, qm, qout), R_READY] <= now):
-            return nxt  # the core's requests go first this cycle (those at the port: not in the L1D's pipeline)
+        if core_first and sm_port_waiting(sm, now, cfg, qb, qm, rq):
+            return nxt  # the core's requests at its port go first this cycle
         r = rq_alloc(rq, rq_free, g)
         rq[r, R_KIND] = PK_READ
         rq[r, R_LINE] = ln

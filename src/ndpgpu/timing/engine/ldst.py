@@ -40,6 +40,14 @@ def new_request(sm, kind, line, sect, nbytes, prio, pc, slot, now, k, cfg, clk, 
 
 
 @njit
+def l1_pipeline(r, k, cfg, clk, rq):
+    """Request ``r`` of an L1D access made at cycle ``k`` leaves after the L1D's latency pipeline
+    (``l1d.miss_after_hit_latency``: the access meets the tags only at the pipeline's head); else unchanged."""
+    if cfg[C_L1_QLAT] > 0:
+        rq[r, R_READY] = edge(clk, D_CORE, k + cfg[C_L1_MISS_LAT] + cfg[C_L1_QLAT])
+
+
+@njit
 def l1_mshr_cap(sm, cfg):
     """The L1 MSHRs of SM ``sm`` (an SM inside a memory stack has its own count)."""
     if sm >= cfg[C_NGPU] and cfg[C_SSM_MSHR] > 0:
@@ -92,8 +100,8 @@ def l1_send_miss(sm, line, mm, kind, prio, ldop, pc, alloc, now, k, cfg, clk, rq
         l1w[m, l1m[m, M_NWAIT]] = ldop
         l1m[m, M_NWAIT] += 1
     rq[r, R_MSHR] = m
-    if alloc == 1 and cfg[C_L1_QLAT] > 0:  # the access met the tags only after the L1D's latency pipeline
-        rq[r, R_READY] = edge(clk, D_CORE, k + cfg[C_L1_MISS_LAT] + cfg[C_L1_QLAT])
+    if alloc == 1:
+        l1_pipeline(r, k, cfg, clk, rq)
     net_push(qo, r, cfg, qb, qm, wake, NET_REQ, rq)
     return 1
 
@@ -344,8 +352,8 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
     r = new_request(sm, PK_WRITE, line, sect, nbytes, 0, pc, slot, now, k, cfg, clk, rq, rq_free, g, mapd, mrange)
     if r < 0:
         return False
-    if cached and cfg[C_L1_QLAT] > 0:  # a store passes the L1D's latency pipeline too
-        rq[r, R_READY] = edge(clk, D_CORE, k + cfg[C_L1_MISS_LAT] + cfg[C_L1_QLAT])
+    if cached:  # a store passes the L1D's latency pipeline too
+        l1_pipeline(r, k, cfg, clk, rq)
     if idx >= 0:
         if wpol == WP_EVICT:
             l1t[idx, LN_VALID] = 0
@@ -495,21 +503,14 @@ def sm_fill(sm, r, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, q
     l1m[m, M_NREQ] -= 1
     if l1m[m, M_NREQ] == 0:
         lvl = rq[r, R_LEVEL]
-        # l1d.miss_after_hit_latency: the access met the tags only after the L1D's latency pipeline, so its whole
-        # round trip, and the data, come that much later (only misses the L1D allocates: not the constant
-        # cache's, nor loads that pass the L1D by)
-        qlat = 0  # (EXPERIMENT: the latency pipeline is before the send)
+        # (l1d.miss_after_hit_latency delays the request before it is sent, l1_send_miss: nothing to add here)
         port = cfg[C_WB_PORT] != 0
         for w in range(l1m[m, M_NWAIT]):
             i = l1w[m, w]
             if lvl > ldo[i, L_LEVEL]:
                 ldo[i, L_LEVEL] = lvl
             if port:  # each access the fill answers is written back in a cycle of its own
-                tq = edge(clk, D_CORE, wb_slot(sm, k + cfg[C_FILL_TO_USE] + qlat, smt))
-                if tq > ldo[i, L_HIT_READY]:
-                    ldo[i, L_HIT_READY] = tq
-            elif qlat > 0:
-                tq = edge(clk, D_CORE, k + cfg[C_FILL_TO_USE] + qlat)
+                tq = edge(clk, D_CORE, wb_slot(sm, k + cfg[C_FILL_TO_USE], smt))
                 if tq > ldo[i, L_HIT_READY]:
                     ldo[i, L_HIT_READY] = tq
             ldo[i, L_OUT] -= 1

@@ -211,6 +211,16 @@ def net_push(q, r, cfg, qb, qm, wake, net, rq):
         wake[w] = rq[r, R_READY]
 
 
+@njit
+def sm_port_waiting(sm, now, cfg, qb, qm, rq):
+    """Whether SM ``sm`` has a request at its network port now: its outbound queue holds one that has left the
+    L1D's latency pipeline (``l1d.miss_after_hit_latency``; without the pipeline, any it holds)."""
+    q = cfg[C_Q_SMOUT] + sm
+    if qm[q, Q_COUNT] == 0:
+        return False
+    return cfg[C_L1_QLAT] == 0 or rq[q_head(qb, qm, q), R_READY] <= now
+
+
 # ------------------------------------------------------------------------------------------------------
 # statistics (Python): the rows this component's counters and tables give, for ``LaunchStats.metrics``
 

@@ -83,6 +83,7 @@ class EngineState:
         dmem = core.pipeline_depth_mem
         cfg[E.C_FILL_TO_USE] = core.fill_to_use + dmem
         cfg[E.C_WB_PORT] = int(core.mem_writeback_port)
+        cfg[E.C_ATOM_WAIT] = int(core.atomic_wait)
         cfg[E.C_IBUF] = core.ibuffer
         cfg[E.C_FETCH_BAR] = int(core.fetch_at_barrier)
         cfg[E.C_SCHED_ROT] = int(core.scheduler_rotation)
@@ -178,6 +179,7 @@ class EngineState:
             cfg[E.C_L2_PORTS] = l2.ports
             cfg[E.C_L2_SECT_REQ] = int(l2.sector_requests)
             cfg[E.C_L2_PORT_BYTES] = l2.data_port_bytes
+            cfg[E.C_L2_SECT_MSHR] = int(l2.sector_mshrs)
             # a slice stops taking requests once this many have passed the ROP delay (0: never; at least 1, as
             # L2Spec refuses a room larger than the queue)
             cfg[E.C_L2_INQ] = l2.input_queue - l2.input_queue_room + 1 if l2.input_queue else 0

@@ -187,6 +187,10 @@ class CoreSpec(Spec):
                                  "each shared-memory load takes the first free writeback cycle at or after its "
                                  "data is ready, so the loads merged into one miss come back one a cycle; hits "
                                  "release their registers without it. false: any number a cycle")
+    atomic_wait: bool = F(False, "flag", "a warp issues nothing while one of its atomics is outstanding: a global "
+                          "atomic until its last transaction's reply, a shared one until its value is back "
+                          "(GPGPU-Sim 3.2.2 and 4.0.1, shd_warp_t::waiting, a stall kept for their functional model); "
+                          "false: only instructions that read the atomic's result wait")
     model: str = F("gpu", "name", "whose cores these are: gpu (the engine's SM) or the name of a mechanism whose "
                    "compiled hardware defines the core hooks core_receive, core_check, core_issue and core_tick "
                    "(they replace the SM's tick around the engine's warp schedulers; a launch needs that mechanism "
@@ -381,6 +385,10 @@ class L2Spec(CacheSpec):
                           "packet each on the reply network (GPGPU-Sim 4.0's sectored L2 splits a request into its "
                           "sectors and answers each, memory_sub_partition::push; the SM waits for all); false: one "
                           "acknowledgement per write")
+    sector_mshrs: bool = F(False, "flag", "an MSHR entry per missing 32-B sector (GPGPU-Sim 4.0's sectored caches "
+                           "key MSHRs by sector address, gpu-cache.h mshr_addr): a request for sectors that none of "
+                           "its line's outstanding misses covers sends its own DRAM read; false (and where it "
+                           "overlaps an outstanding miss in part) it waits at the head of the queue for the fill")
     write_miss_fetch: bool = F(False, "flag", "a write that misses is written through to DRAM and its whole line "
                                "read in, the line allocated clean when the read returns (GPGPU-Sim 3.x's "
                                "write-allocate 'W'); False: write_allocate's write-validate, or no allocation")
@@ -1144,6 +1152,8 @@ class Machine(Spec):
             del tree["core"]["scheduler_rotation"]
         if not tree["core"]["mem_writeback_port"]:  # and memory results written back any number a cycle
             del tree["core"]["mem_writeback_port"]
+        if not tree["core"]["atomic_wait"]:  # and warps that wait on an atomic only for its result
+            del tree["core"]["atomic_wait"]
         if not tree["l1d"]["read_miss_slack"]:  # and a load miss that needs only its own miss-queue entry
             del tree["l1d"]["read_miss_slack"]
         if not tree["core"]["atomic_segment_bytes"] and tree["core"]["atomic_warp_parts"] == 1:  # and atomics
@@ -1164,6 +1174,8 @@ class Machine(Spec):
             del tree["l2"]["input_queue"], tree["l2"]["input_queue_room"]
         if tree["l2"] is not None and not tree["l2"]["sector_acks"]:  # and one acknowledgement per write
             del tree["l2"]["sector_acks"]
+        if tree["l2"] is not None and not tree["l2"]["sector_mshrs"]:  # and one outstanding miss a line
+            del tree["l2"]["sector_mshrs"]
         if not tree["mechanisms"]:  # and no mechanism's machine parameters
             del tree["mechanisms"]
         sim, default_sim = tree["sim"], SimSpec().model_dump(mode="json")

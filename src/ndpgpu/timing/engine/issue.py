@@ -55,6 +55,9 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
         wt[slot, W_READY] = WAIT_FETCH
         smt[sm, S_FETCH_WANT] = 1
         return 1 + R_FETCH
+    if cfg[C_ATOM_WAIT] != 0 and wt[slot, W_PEND_ATOM] > 0:  # its atomic's completion wakes it (ld_complete)
+        wt[slot, W_READY] = INF
+        return 1 + R_MEM
     pc = seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
     dep = operands_ready(slot, pc, pct, regrdy)
     if dep > now:
@@ -218,6 +221,7 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
     kind = pct[pc, P_KIND]
     ri = wt[slot, W_REC]
     has_rec = ri < wt[slot, W_REC_END] and rec[ri, RC_PC] == pc
+    hold = 0  # core.atomic_wait: a shared-memory atomic holds the warp until its value is back
     if kind == IK_BARRIER:
         ctr[T_BARRIERS] += 1
         advance(slot, seg, wt)
@@ -287,12 +291,17 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
                 kr = wb_slot(sm, kr, smt)
             t = edge(clk, D_CORE, kr)
             dests_ready(slot, pc, pct, regrdy, t)
+            if kind == IK_ATOMIC and cfg[C_ATOM_WAIT] != 0:
+                hold = t
             ctr[T_SMEM_ACC] += 1
             ctr[T_SMEM_CONF_CYC] += conf - 1
         else:
             ldop = -1
             if kind == IK_LOAD or kind == IK_ATOMIC:
                 ldop = load_open(sm, slot, pc, now, 1, rec[ri, RC_NTX], pct, regrdy, wt, ldo, ld_free, g)
+            if kind == IK_ATOMIC:
+                ldo[ldop, L_ATOM] = 1
+                wt[slot, W_PEND_ATOM] += 1
             lsu_take(sm, slot, ri, rec[ri, RC_TXS], rec[ri, RC_NTX], ldop, kind, k, smt)
         if kind == IK_LOAD:
             ctr[T_LOADS] += 1
@@ -321,7 +330,7 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
             wt[slot, W_REC] = ri + 1
     advance(slot, seg, wt)
     issued_stats(sm, slot, pc, mask, k, cfg, wt, ctr, smst, pcst, clst, pct, mx)
-    wt[slot, W_READY] = edge(clk, D_CORE, k + 1)
+    wt[slot, W_READY] = max(edge(clk, D_CORE, k + 1), hold)
     if stream_done(slot, wt):
         warp_done_issuing(sm, slot, k, cfg, clk, wt, ctat, smt, subt)
 

@@ -295,6 +295,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
     ent = -1
     free_e = -1
     pending = False  # the line has a miss outstanding that cannot take this request
+    covered = 0  # the sectors of the line's outstanding misses
     for m in range(mb, mb + nm):
         if l2m[m, M_NREQ] > 0:
             if l2m[m, M_LINE] == line:
@@ -304,8 +305,12 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
                     ent = m
                     break
                 pending = True
+                covered |= l2m[m, M_SECT]
         elif free_e < 0:
             free_e = m
+    if ent < 0 and pending and cfg[C_L2_SECT_MSHR] != 0 and (mm & covered) == 0:
+        # l2.sector_mshrs: sectors no outstanding miss of the line covers take an entry of their own
+        pending = False
     if ent < 0 and pending:
         # the line's entry is full (mshr_merge requests) or lacks some of these sectors: the request waits at
         # the head of the queue until the fill (as GPGPU-Sim's reservation failure); never a second DRAM read

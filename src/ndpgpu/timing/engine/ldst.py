@@ -162,6 +162,8 @@ def ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, sub
             regrdy[slot, d] = t
     wake_warp(slot, t, cfg, wt, subt)
     wt[slot, W_PEND_LD] -= 1
+    if ldo[i, L_ATOM] != 0:
+        wt[slot, W_PEND_ATOM] -= 1
     lat = t - ldo[i, L_T0]
     if lvl == 1:
         ctr[T_LU_N1] += 1

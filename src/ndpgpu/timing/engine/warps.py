@@ -118,6 +118,7 @@ def load_open(sm, slot, pc, now, level, nout, pct, regrdy, wt, ldo, ld_free, g):
     ldo[ldop, L_T0] = now
     ldo[ldop, L_LEVEL] = level
     ldo[ldop, L_SM] = sm
+    ldo[ldop, L_ATOM] = 0
     for j in range(4):
         r = pct[pc, P_D0 + j]
         ldo[ldop, L_D0 + j] = r

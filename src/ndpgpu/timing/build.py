@@ -180,6 +180,7 @@ class EngineState:
             cfg[E.C_L2_SECT_REQ] = int(l2.sector_requests)
             cfg[E.C_L2_PORT_BYTES] = l2.data_port_bytes
             cfg[E.C_L2_SECT_MSHR] = int(l2.sector_mshrs)
+            cfg[E.C_L2_SECT_REPLY] = int(l2.sector_replies)
             # a slice stops taking requests once this many have passed the ROP delay (0: never; at least 1, as
             # L2Spec refuses a room larger than the queue)
             cfg[E.C_L2_INQ] = l2.input_queue - l2.input_queue_room + 1 if l2.input_queue else 0

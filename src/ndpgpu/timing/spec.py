@@ -389,6 +389,12 @@ class L2Spec(CacheSpec):
                            "key MSHRs by sector address, gpu-cache.h mshr_addr): a request for sectors that none of "
                            "its line's outstanding misses covers sends its own DRAM read; false (and where it "
                            "overlaps an outstanding miss in part) it waits at the head of the queue for the fill")
+    sector_replies: bool = F(False, "flag", "each 32-B sector of a reply travels as a packet of its own, with its "
+                             "own header (GPGPU-Sim 4.0's sectored L2 answers each sector request, l2cache.cc:"
+                             "695-791, and the SM's L1 fills when the last has come): on the crossbar a reply's "
+                             "sectors leave its slice one packet at a time, each arbitrating for the two ports "
+                             "again, the reply complete when its last sector arrives; a write's per-sector "
+                             "acknowledgements (sector_acks) likewise. false: a reply is one packet")
     write_miss_fetch: bool = F(False, "flag", "a write that misses is written through to DRAM and its whole line "
                                "read in, the line allocated clean when the read returns (GPGPU-Sim 3.x's "
                                "write-allocate 'W'); False: write_allocate's write-validate, or no allocation")
@@ -1176,6 +1182,8 @@ class Machine(Spec):
             del tree["l2"]["sector_acks"]
         if tree["l2"] is not None and not tree["l2"]["sector_mshrs"]:  # and one outstanding miss a line
             del tree["l2"]["sector_mshrs"]
+        if tree["l2"] is not None and not tree["l2"]["sector_replies"]:  # and a reply in one packet
+            del tree["l2"]["sector_replies"]
         if not tree["mechanisms"]:  # and no mechanism's machine parameters
             del tree["mechanisms"]
         sim, default_sim = tree["sim"], SimSpec().model_dump(mode="json")

@@ -198,6 +198,21 @@ def popcount(x):
 
 
 @njit
+def sector_train(r, cfg, rq):
+    """Flits of each piece when reply ``r`` travels the crossbar as one packet per 32-B sector
+    (``l2.sector_replies``: a read or atomic's data, one piece a sector with its own header; a write's per-sector
+    acknowledgements, header only); 0 when it travels whole."""
+    if cfg[C_L2_SECT_REPLY] == 0:
+        return 0
+    kd = rq[r, R_KIND]
+    if kd == PK_ACK:
+        return 1 if cfg[C_L2_ACK_SECT] != 0 and popcount(rq[r, R_SECT]) > 1 else 0
+    if (kd == PK_READ or kd == PK_ATOMIC or kd == PK_PREFETCH) and popcount(rq[r, R_SECT]) > 1:
+        return (cfg[C_IC_HDR] + 32 + cfg[C_IC_FLIT] - 1) // cfg[C_IC_FLIT]
+    return 0
+
+
+@njit
 def packet_flits(r, cfg, rq):
     """Flits of packet ``r`` on the on-chip network: its header and bytes in whole flits, at least one. A write's
     acknowledgement with ``C_L2_ACK_SECT`` is one header-only packet per 32-B sector the write carried, sent

@@ -22,6 +22,7 @@ from .queues import (
     q_push_by_ready,
     q_space,
     rq_release,
+    sector_train,
     slice_reply_taken,
 )
 
@@ -140,10 +141,36 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 continue
             if net == NET_REQ and q_space(qm, q) <= cfg[C_L1_MQ_SLACK] and now < wake[s]:
                 wake[s] = now  # the SM may be blocked on this full queue (or too full for a load's miss)
+            piece = sector_train(r, cfg, rq) if net == NET_REP and not ssm else 0
+            flits = piece * popcount(rq[r, R_SECT]) if piece > 0 else packet_flits(r, cfg, rq)
+            if piece > 0:
+                # l2.sector_replies: one sector's packet now; the others wait at the head of the queue, as the
+                # sectors' own packets queue behind one another, each arbitrating for the ports again
+                if rq[r, R_FSENT] == 0:
+                    rq[r, R_T5] = now
+                rq[r, R_FSENT] += piece
+                pbusy[net, 0, sp] = edge(clk, D_ICNT, k + piece)
+                pbusy[net, 1, dp] = edge(clk, D_ICNT, k + piece)
+                nst[net, 0, s] += piece
+                nst[net, 1, d] += piece
+                progress = True
+                if rq[r, R_FSENT] < flits:
+                    continue
+                q_pop(qb, qm, q)
+                slice_reply_taken(q, now, cfg, qm, wake)
+                arrive = edge(clk, D_ICNT, k + lat + piece - 1)
+                rq[r, R_READY] = arrive if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, arrive) + delay)
+                rq[r, R_T6] = arrive
+                q_push(qb, qm, dqid, r)
+                if rq[r, R_READY] < wake[d]:
+                    wake[d] = rq[r, R_READY]
+                kd = rq[r, R_KIND]
+                kst[kd, 2 * net] += 1
+                kst[kd, 2 * net + 1] += flits
+                continue
             q_pop(qb, qm, q)
             if net == NET_REP:
                 slice_reply_taken(q, now, cfg, qm, wake)
-            flits = packet_flits(r, cfg, rq)
             done = edge(clk, D_ICNT, k + flits)
             arrive = edge(clk, D_ICNT, k + lat + flits - 1)
             if ssm:
@@ -202,6 +229,7 @@ def net_push(q, r, cfg, qb, qm, wake, net, rq):
     """Push packet ``r`` into source queue ``q`` of network ``net`` and wake the network. Under the L1D's latency
     pipeline (``l1d.miss_after_hit_latency``) an SM's outbound queue is kept in order of readiness: its L1D
     requests wait there until they leave the pipeline, and others ready sooner pass them."""
+    rq[r, R_FSENT] = 0
     if cfg[C_L1_QLAT] > 0 and net == NET_REQ and cfg[C_Q_SMOUT] <= q < cfg[C_Q_SMOUT] + cfg[C_NSM]:
         q_push_by_ready(qb, qm, q, r, rq)
     else:

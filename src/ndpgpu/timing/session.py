@@ -483,8 +483,10 @@ class TimingSession:
             getattr(st, name)[...] = 0
         st.pcst = np.zeros((len(la.pct), E.NPCS), np.int64)
         g = st.g
-        for f in (E.G_NEXT_CTA, E.G_CTAS_DONE, E.G_RR_SM, E.G_LIVE_CTAS, E.G_TS_N):
+        for f in (E.G_NEXT_CTA, E.G_CTAS_DONE, E.G_LIVE_CTAS, E.G_TS_N):
             g[f] = 0
+        if not self.machine.core.cta_dispatch.carry_round_robin:
+            g[E.G_RR_SM] = 0
 
     def _time_series(self) -> dict[str, np.ndarray]:
         st = self.state

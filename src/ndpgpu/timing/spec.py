@@ -131,6 +131,10 @@ class CtaDispatchSpec(Spec):
     per_cycle: int = F(1, "CTAs/cycle", "CTAs the dispatcher can place per core cycle (whole GPU)", ge=1, le=1024)
     launch_latency: int = F(0, "cycles", "from dispatch to the CTA's first issue", ge=0, le=100000)
     kernel_launch_latency: int = F(0, "cycles", "before the first CTA of each launch", ge=0, le=10**7)
+    carry_round_robin: bool = F(False, "flag", "the round robin over SMs carries over from one launch to the next: "
+                                "a launch's first CTA goes to the SM after the last one the previous launch placed a "
+                                "CTA on (GPGPU-Sim's m_last_cluster_issue, set once per simulation); false: every "
+                                "launch starts at SM 0")
     refill: Literal["continuous", "batch"] = F(
         "continuous", "name", "continuous: an SM takes a CTA whenever one fits; batch: an SM takes CTAs while they "
         "fit, then none until every CTA of that batch has finished (a block scheduler that runs each batch to "
@@ -1156,6 +1160,8 @@ class Machine(Spec):
             del tree["core"]["fetch_at_barrier"]
         if not tree["core"]["scheduler_rotation"]:  # and scheduler 0 first every cycle
             del tree["core"]["scheduler_rotation"]
+        if not tree["core"]["cta_dispatch"]["carry_round_robin"]:  # and every launch's round robin from SM 0
+            del tree["core"]["cta_dispatch"]["carry_round_robin"]
         if not tree["core"]["mem_writeback_port"]:  # and memory results written back any number a cycle
             del tree["core"]["mem_writeback_port"]
         if not tree["core"]["atomic_wait"]:  # and warps that wait on an atomic only for its result

@@ -55,9 +55,13 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
         wt[slot, W_READY] = WAIT_FETCH
         smt[sm, S_FETCH_WANT] = 1
         return 1 + R_FETCH
-    if cfg[C_ATOM_WAIT] != 0 and wt[slot, W_PEND_ATOM] > 0:  # its atomic's completion wakes it (ld_complete)
-        wt[slot, W_READY] = INF
-        return 1 + R_MEM
+    if cfg[C_ATOM_WAIT] != 0:
+        if wt[slot, W_PEND_ATOM] > 0:  # a global atomic: its completion wakes the warp (ld_complete)
+            wt[slot, W_READY] = INF
+            return 1 + R_MEM
+        if wt[slot, W_ATOM_UNTIL] > now:  # a shared-memory atomic: until its value is back
+            wt[slot, W_READY] = wt[slot, W_ATOM_UNTIL]
+            return 1 + R_MEM
     pc = seg[wt[slot, W_SEG], 0] + wt[slot, W_SEG_OFF]
     dep = operands_ready(slot, pc, pct, regrdy)
     if dep > now:
@@ -221,7 +225,7 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
     kind = pct[pc, P_KIND]
     ri = wt[slot, W_REC]
     has_rec = ri < wt[slot, W_REC_END] and rec[ri, RC_PC] == pc
-    hold = 0  # core.atomic_wait: a shared-memory atomic holds the warp until its value is back
+    hold = 0  # core.atomic_wait: a shared-memory atomic holds the warp until its value is back (W_ATOM_UNTIL)
     if kind == IK_BARRIER:
         ctr[T_BARRIERS] += 1
         advance(slot, seg, wt)
@@ -292,6 +296,7 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
             t = edge(clk, D_CORE, kr)
             dests_ready(slot, pc, pct, regrdy, t)
             if kind == IK_ATOMIC and cfg[C_ATOM_WAIT] != 0:
+                wt[slot, W_ATOM_UNTIL] = t
                 hold = t
             ctr[T_SMEM_ACC] += 1
             ctr[T_SMEM_CONF_CYC] += conf - 1

@@ -143,36 +143,27 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 wake[s] = now  # the SM may be blocked on this full queue (or too full for a load's miss)
             piece = sector_train(r, cfg, rq) if net == NET_REP and not ssm else 0
             flits = piece * popcount(rq[r, R_SECT]) if piece > 0 else packet_flits(r, cfg, rq)
+            sent = flits  # the flits crossing the ports now: the whole packet, or (a sector train) one sector's
             if piece > 0:
                 # l2.sector_replies: one sector's packet now; the others wait at the head of the queue, as the
-                # sectors' own packets queue behind one another, each arbitrating for the ports again
+                # sectors' own packets queue behind one another, each arbitrating for the ports again; the last
+                # one delivers the reply below
                 if rq[r, R_FSENT] == 0:
                     rq[r, R_T5] = now
                 rq[r, R_FSENT] += piece
-                pbusy[net, 0, sp] = edge(clk, D_ICNT, k + piece)
-                pbusy[net, 1, dp] = edge(clk, D_ICNT, k + piece)
-                nst[net, 0, s] += piece
-                nst[net, 1, d] += piece
-                progress = True
+                sent = piece
                 if rq[r, R_FSENT] < flits:
+                    pbusy[net, 0, sp] = edge(clk, D_ICNT, k + piece)
+                    pbusy[net, 1, dp] = edge(clk, D_ICNT, k + piece)
+                    nst[net, 0, s] += piece
+                    nst[net, 1, d] += piece
+                    progress = True
                     continue
-                q_pop(qb, qm, q)
-                slice_reply_taken(q, now, cfg, qm, wake)
-                arrive = edge(clk, D_ICNT, k + lat + piece - 1)
-                rq[r, R_READY] = arrive if delay == 0 else edge(clk, D_L2, cyc_at(clk, D_L2, arrive) + delay)
-                rq[r, R_T6] = arrive
-                q_push(qb, qm, dqid, r)
-                if rq[r, R_READY] < wake[d]:
-                    wake[d] = rq[r, R_READY]
-                kd = rq[r, R_KIND]
-                kst[kd, 2 * net] += 1
-                kst[kd, 2 * net + 1] += flits
-                continue
             q_pop(qb, qm, q)
             if net == NET_REP:
                 slice_reply_taken(q, now, cfg, qm, wake)
-            done = edge(clk, D_ICNT, k + flits)
-            arrive = edge(clk, D_ICNT, k + lat + flits - 1)
+            done = edge(clk, D_ICNT, k + sent)
+            arrive = edge(clk, D_ICNT, k + lat + sent - 1)
             if ssm:
                 # the stack SM's port moves the stack's internal bandwidth: it frees when the packet's bytes
                 # (header and data, no flit padding) have passed at that rate after the ones already on it; the
@@ -196,14 +187,15 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 rq[r, R_T2] = arrive
                 wcomp = cfg[C_WK_SL] + d
             else:
-                rq[r, R_T5] = now
+                if piece == 0:
+                    rq[r, R_T5] = now
                 rq[r, R_T6] = arrive
                 wcomp = d
             q_push(qb, qm, dqid, r)
             if rq[r, R_READY] < wake[wcomp]:
                 wake[wcomp] = rq[r, R_READY]
-            nst[net, 0, s] += flits
-            nst[net, 1, d] += flits
+            nst[net, 0, s] += sent
+            nst[net, 1, d] += sent
             kd = rq[r, R_KIND]
             kst[kd, 2 * net] += 1
             kst[kd, 2 * net + 1] += flits

@@ -65,6 +65,7 @@ class TimingSession:
         self.packet_names = dict(E_PACKET_NAMES)
         self.wall_seconds = 0.0
         self._insts_total = 0
+        self._launches_reset = 0  # launches timed so far (the first starts the CTA round robin at first_sm)
         self._code: dict[str, int] = {}  # kernel -> its code's address (l1i)
         self._alike: dict[tuple, list[tuple[int, LaunchStats]]] = {}  # sim.sample_launches: timed launches by group
         self._code_bytes = 0
@@ -485,8 +486,9 @@ class TimingSession:
         g = st.g
         for f in (E.G_NEXT_CTA, E.G_CTAS_DONE, E.G_LIVE_CTAS, E.G_TS_N):
             g[f] = 0
-        if not self.machine.core.cta_dispatch.carry_round_robin:
-            g[E.G_RR_SM] = 0
+        if not self.machine.core.cta_dispatch.carry_round_robin or self._launches_reset == 0:
+            g[E.G_RR_SM] = self.machine.core.cta_dispatch.first_sm % self.machine.core.num_sms
+        self._launches_reset += 1
 
     def _time_series(self) -> dict[str, np.ndarray]:
         st = self.state

@@ -134,7 +134,10 @@ class CtaDispatchSpec(Spec):
     carry_round_robin: bool = F(False, "flag", "the round robin over SMs carries over from one launch to the next: "
                                 "a launch's first CTA goes to the SM after the last one the previous launch placed a "
                                 "CTA on (GPGPU-Sim's m_last_cluster_issue, set once per simulation); false: every "
-                                "launch starts at SM 0")
+                                "launch starts at first_sm")
+    first_sm: int = F(0, "SM", "the SM the simulation's first CTA goes to, and every launch's first CTA when "
+                      "carry_round_robin is off (GPGPU-Sim 4.0.1: 0; 3.2.2: 1, its m_last_cluster_issue starting "
+                      "at 0); taken modulo core.num_sms, as GPGPU-Sim's round robin is", ge=0, le=1023)
     refill: Literal["continuous", "batch"] = F(
         "continuous", "name", "continuous: an SM takes a CTA whenever one fits; batch: an SM takes CTAs while they "
         "fit, then none until every CTA of that batch has finished (a block scheduler that runs each batch to "
@@ -1162,6 +1165,8 @@ class Machine(Spec):
             del tree["core"]["scheduler_rotation"]
         if not tree["core"]["cta_dispatch"]["carry_round_robin"]:  # and every launch's round robin from SM 0
             del tree["core"]["cta_dispatch"]["carry_round_robin"]
+        if tree["core"]["cta_dispatch"].get("first_sm") == 0:  # and the first CTA on SM 0
+            del tree["core"]["cta_dispatch"]["first_sm"]
         if not tree["core"]["mem_writeback_port"]:  # and memory results written back any number a cycle
             del tree["core"]["mem_writeback_port"]
         if not tree["core"]["atomic_wait"]:  # and warps that wait on an atomic only for its result

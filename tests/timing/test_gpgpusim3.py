@@ -24,7 +24,7 @@ GPGPUSIM3_FIELDS = {"core.smem.latency", "l1d.latency", "l1d.sector_bytes", "l1d
                     "l1i.enabled", "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate",
                     "l2.data_port_bytes", "l2.write_miss_fetch", "dram.partition_queue", "sim.drain_memory",
                     "dram.scheduler.impl", "core.atomic_segment_bytes", "core.atomic_warp_parts",
-                    "core.cta_dispatch.carry_round_robin", "core.cta_dispatch.first_sm"}
+                    "core.cta_dispatch.carry_round_robin", "core.cta_dispatch.first_sm", "core.latency_table"}
 
 
 def _flat(tree: dict, prefix: str = "") -> dict:

@@ -30,7 +30,8 @@ GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tF
                    "l1i.fill_to_fetch", "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate",
                    "l2.sector_requests", "l2.sector_acks", "l2.data_port_bytes", "l1d.miss_after_hit_latency",
                    "dram.scheduler.impl", "core.atomic_segment_bytes", "l2.sector_mshrs", "core.atomic_wait",
-                   "l2.sector_replies", "core.scheduler_rotation", "core.cta_dispatch.carry_round_robin"}
+                   "l2.sector_replies", "core.scheduler_rotation", "core.cta_dispatch.carry_round_robin",
+                   "core.latency_table"}
 
 
 @pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])

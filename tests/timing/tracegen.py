@@ -60,7 +60,7 @@ class TraceBuilder:
     def build(self) -> KernelTrace:
         static = np.zeros(len(self.static), STATIC_DTYPE)
         for i, (cls, sp, w, opc, d, s, line) in enumerate(self.static):
-            static[i] = (cls, sp, w, opc, d, s, line)
+            static[i] = (cls, sp, w, opc, d, s, line, -1)
         nw = self.launch.num_ctas * self.launch.warps_per_cta
         segs: list[tuple[int, int, int, int]] = []
         mems: list[tuple] = []

@@ -31,6 +31,7 @@ def _trace(classes: list[str], segments: list[tuple[int, int, int, int]], record
            lane_addrs: list[int] | None = None) -> KernelTrace:
     static = np.zeros(len(classes), STATIC_DTYPE)
     static["op_class"] = [OP_CLASS[c] for c in classes]
+    static["guard"] = -1
     seg = np.array(segments, SEGMENT_DTYPE)
     nwarps = int(seg["warp"].max()) + 1 if len(seg) else 0
     mem = np.zeros(len(records), MEM_DTYPE)

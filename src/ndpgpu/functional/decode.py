@@ -434,6 +434,7 @@ class _Decoder:
             for r in np.unique(vals[(vals >= 0) & (vals < nspecial)]):
                 used |= 1 << int(r)
         static = np.zeros(len(self.static_rows), dtype=tf.STATIC_DTYPE)
+        static["guard"] = code[:, F_GUARD]  # emit() adds one row and one static row a PC
         for pc, (opc, space, width, opname, dsts, srcs, line) in enumerate(self.static_rows):
             static[pc]["op_class"] = tf.OP_CLASS[opc]
             static[pc]["space"] = space

@@ -599,6 +599,7 @@ class LaunchArrays:
         npc = len(static)
         pct = np.zeros((max(npc, 1), E.NPCT), I64)
         pct[:, E.P_D0:E.P_S3 + 1] = -1
+        pct[:, E.P_GUARD] = -1
         names = trace.opcode_names
         load_c, store_c, atomic_c = OP_CLASS["load"], OP_CLASS["store"], OP_CLASS["atomic"]
         for pc in range(npc):
@@ -631,10 +632,11 @@ class LaunchArrays:
             pct[pc, E.P_SPACE] = space
             pct[pc, E.P_D0:E.P_D0 + 4] = row["dst"]
             pct[pc, E.P_S0:E.P_S0 + 4] = row["src"]
+            pct[pc, E.P_GUARD] = row["guard"]
         pct[:, E.P_PLACE] = -1 if placement is None else np.asarray(placement, I64)[: len(pct)]
         pct[:, E.P_PKIND] = packet_kind  # the packet type placed instructions travel as
         pct[:, E.P_PREC] = -1
-        regs = pct[:, E.P_D0:E.P_S3 + 1]
+        regs = np.concatenate([pct[:, E.P_D0:E.P_S3 + 1], pct[:, E.P_GUARD:E.P_GUARD + 1]], axis=1)
         nreg = int(regs.max()) + 1 if regs.size and regs.max() >= 0 else 1
         if nreg > MAX_REG_ID:
             raise ValueError(f"register id {nreg - 1} exceeds the engine's limit")

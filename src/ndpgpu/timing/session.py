@@ -514,7 +514,8 @@ class TimingSession:
                 out[f"xlink{x}to{y}.busy_ps"] = int(dx[p, k, 0])
                 out[f"xlink{x}to{y}.bytes"] = int(dx[p, k, 1])
                 out[f"xlink{x}to{y}.packets"] = int(dx[p, k, 2])
-        # warp-wide register operands (destinations and sources) of every issued instruction
+        # warp-wide register operands (destinations and sources) of every issued instruction; a guard predicate
+        # is read from the predicate registers, not the register file
         nops = (la.pct[:, E.P_D0:E.P_S3 + 1] >= 0).sum(axis=1)
         out["rf_accesses"] = int((st.pcst[: len(nops), E.PCS_ISSUED] * nops[: len(st.pcst)]).sum())
         return out

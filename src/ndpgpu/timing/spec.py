@@ -107,6 +107,14 @@ class OpRule(OpTiming):
     note: str = F("", "text", "why (the PTX expansion this stands for) and the source")
 
 
+# the PTX opcodes GPGPU-Sim's latency table times (ptx_instruction::set_opcode_and_latency, src/cuda-sim/cuda-sim.cc,
+# 3.2.2 and 4.0.1): ADD/SUB (with carry), MAX/MIN, MUL, MAD, DIV, the SFU functions, SHFL and the tensor-core MMA;
+# every other opcode keeps latency and interval 1 (mul24/mad24, fma and rem included)
+GPGPUSIM_TABLED_OPCODES = frozenset({"add", "addc", "sub", "subc", "max", "min", "mul", "mad", "madc", "div", "sqrt",
+                                     "sin", "cos", "ex2", "lg2", "rsqrt", "rcp", "shfl", "mma", "wmma"})
+MEMORY_CLASSES = frozenset({"load", "store", "atomic"})
+
+
 def _default_op_classes() -> dict[str, OpTiming]:
     d = {c: OpTiming() for c in OP_CLASSES}
     d["branch"] = OpTiming(unit="branch")
@@ -178,6 +186,11 @@ class CoreSpec(Spec):
     op_classes: dict[str, OpTiming] = Field(default_factory=_default_op_classes,
                                             description="timing per trace operation class [cycles]")
     opcodes: list[OpRule] = Field(default_factory=list, description="per-opcode overrides, first match wins")
+    latency_table: Literal["machine", "gpgpusim"] = F(
+        "machine", "name", "machine: every instruction takes its opcode rule's or its class's timing; gpgpusim: "
+        "only the opcodes GPGPU-Sim's latency table names do (add, sub, max, min, mul, mad, div, the SFU functions, "
+        "shfl: ptx_instruction::set_opcode_and_latency, 3.2.2 and 4.0.1), and every other instruction (fma, mov, "
+        "cvt, setp, selp, logic, shifts, rem, branches, ...) takes latency 1 and interval 1 on its own unit")
     smem: SharedMemSpec = SharedMemSpec()
     param_latency: int = F(8, "cycles", "ld.param / constant-cache hit latency", ge=1, le=10000)
     wait_store_acks: bool = F(True, "flag", "a warp retires only when the L2 acknowledged its stores")
@@ -260,11 +273,13 @@ class CoreSpec(Spec):
         return self.max_threads // 32
 
     def op_timing(self, op_class: str, opcode: str) -> OpTiming:
-        """Timing of one static instruction: the first matching opcode rule, else its class."""
-        for rule in self.opcodes:
-            if fnmatch.fnmatchcase(opcode, rule.match):
-                return rule
-        return self.op_classes[op_class]
+        """Timing of one static instruction: the first matching opcode rule, else its class (with
+        ``latency_table: gpgpusim``, latency and interval 1 for an opcode outside GPGPU-Sim's table)."""
+        timing = next((r for r in self.opcodes if fnmatch.fnmatchcase(opcode, r.match)), self.op_classes[op_class])
+        if (self.latency_table == "gpgpusim" and op_class not in MEMORY_CLASSES
+                and opcode.split(".", 1)[0] not in GPGPUSIM_TABLED_OPCODES):
+            return OpTiming(latency=1, interval=1, unit=timing.unit)
+        return timing
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -1161,6 +1176,8 @@ class Machine(Spec):
             del tree["partition"]["perfect_latency"]
         if not tree["core"]["fetch_at_barrier"]:  # and a fetch stage that skips warps at a barrier
             del tree["core"]["fetch_at_barrier"]
+        if tree["core"].get("latency_table") == "machine":  # and every opcode timed by its rule or class
+            del tree["core"]["latency_table"]
         if not tree["core"]["scheduler_rotation"]:  # and scheduler 0 first every cycle
             del tree["core"]["scheduler_rotation"]
         if not tree["core"]["cta_dispatch"]["carry_round_robin"]:  # and every launch's round robin from SM 0

@@ -6,7 +6,8 @@ A trace has three parts (all numpy arrays, persisted as one ``.npz`` file):
     One row per static instruction of the kernel (``STATIC_DTYPE``), indexed by PC (the instruction's
     position in the kernel's flat instruction list, calls inlined as separate functions appended after the
     kernel body). It tells the timing engine what each PC is: its operation class, PTX opcode, memory space
-    and width, and which registers it reads and writes (for the scoreboard).
+    and width, and which registers it reads and writes (for the scoreboard), its guard predicate among them
+    (``guard``: ``@%p bra`` waits for the ``setp`` writing ``%p``).
 
 ``segments``
     The dynamic control stream, per warp. A segment (``SEGMENT_DTYPE``) says "warp ``warp`` executed the
@@ -46,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = 2  # 2: memory records affine by rows (row_stride, row_lanes)
+SCHEMA_VERSION = 3  # 2: memory records affine by rows (row_stride, row_lanes); 3: the guard predicate (static)
 
 # Operation classes (static table column ``op_class``); the timing engine maps them to units/latencies.
 OP_CLASSES = (
@@ -87,6 +88,7 @@ STATIC_DTYPE = np.dtype(
         ("dst", np.int32, (MAX_REG_OPERANDS,)),  # register ids written, -1 padded
         ("src", np.int32, (MAX_REG_OPERANDS,)),  # register ids read, -1 padded
         ("line", np.int32),  # source line in the PTX text (for reports)
+        ("guard", np.int32),  # the guard predicate's register id (``@%p``, read too), -1: unguarded
     ]
 )
 

@@ -178,7 +178,7 @@ NG = len(G_NAMES)
 
 # static per-PC instruction table ``pct``
 PCT_NAMES = columns("P_", """
-    CLASS KIND UNIT LAT II SPACE PLACE D0 D1 D2 D3 S0 S1 S2 S3 PKIND PREC
+    CLASS KIND UNIT LAT II SPACE PLACE D0 D1 D2 D3 S0 S1 S2 S3 PKIND PREC GUARD
 """)
 NPCT = len(PCT_NAMES)
 

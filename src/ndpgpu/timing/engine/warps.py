@@ -93,8 +93,11 @@ def advance(slot, seg, wt):
 @njit
 def operands_ready(slot, pc, pct, regrdy):
     """When every source and destination register of warp ``slot``'s instruction ``pc`` is ready (the
-    scoreboard; INF while a load is outstanding)."""
+    scoreboard, the guard predicate included; INF while a load is outstanding)."""
     dep = 0
+    r = pct[pc, P_GUARD]
+    if r >= 0:
+        dep = regrdy[slot, r]
     for j in range(4):
         r = pct[pc, P_S0 + j]
         if r >= 0 and regrdy[slot, r] > dep:

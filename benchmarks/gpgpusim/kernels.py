@@ -90,13 +90,27 @@ PROBES: list[Kernel] = [
     Kernel("ipndp_conv2d", "tiny", "probe-l1-sets", "probe", params={"width": 1000, "height": 64}),
 ]
 
+# The same codes at `small`, run only when named (``--only``): kernels of 17,000-68,000 GPGPU-Sim cycles, up to 15
+# times the `tiny` ones, to see whether the correlation of the lists above holds at a larger size (more waves of
+# CTAs, more DRAM traffic). Not in either correlation list and never used to change an overlay.
+SCALE: list[Kernel] = [
+    Kernel("saxpy", "small", "memory", "scale"),
+    Kernel("reduce_shared", "small", "shared", "scale"),
+    Kernel("stencil1d", "small", "shared", "scale"),
+    Kernel("transpose_shared", "small", "shared", "scale"),
+    Kernel("conv3x3", "small", "stencil-const", "scale"),
+    Kernel("backprop", "small", "third-rodinia", "scale"),
+    Kernel("transpose_naive", "small", "memory-uncoalesced", "scale"),
+]
+
 
 def select(config: str, only: list[str] | None, shard: str | None = None) -> list[Kernel]:
     """The kernels for ``config`` (SM7_QV100: the ``v100`` ones), or those named in ``only``; ``shard`` "i/n"
     keeps every n-th from the i-th (0-based), to run the list in n processes."""
     ks = [k for k in KERNELS if config != "SM7_QV100" or k.v100]
     if only:
-        ks = [k for k in KERNELS + PROBES if k.key in only or (k.workload in only and k.set != "probe")]
+        ks = [k for k in KERNELS + PROBES + SCALE
+              if k.key in only or (k.workload in only and k.set not in ("probe", "scale"))]
     if shard:
         i, n = (int(x) for x in shard.split("/"))
         ks = ks[i::n]

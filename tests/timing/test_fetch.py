@@ -77,3 +77,64 @@ def test_sm_issue_rate_is_bounded_by_fetch(ibuffer: int) -> None:
     if ibuffer == 1:  # fetch-bound: within a few percent of one per cycle
         assert insts / cyc > 0.9
         assert cyc > 1.6 * cyc0
+
+
+# ``core.branch_refetch`` (GPGPU-Sim's control hazard, docs/timing.md "Fetch and decode"): after a taken branch the
+# warp's fetch group (when it had slots past the branch) or its next fetch (when the branch emptied the buffer)
+# holds the instructions after the branch; the scheduler flushes them when it next looks at the warp, and only then
+# is the target fetched. In ``straight_line`` every block ends in a jump (back to its start, or to exit at pc 0).
+
+
+@pytest.mark.parametrize("blocks", [1, 4, 16])
+def test_a_taken_branch_that_empties_the_buffer_costs_a_wrong_fetch_and_two_cycles(blocks: int) -> None:
+    """Blocks of 8 adds, ibuffer 2: each block's last pair empties the buffer at its jump (issued at T). Without
+    the rule the target is fetched at T + 1 and issues at T + 2. With it the fetch at T + 1 reads the instructions
+    after the jump, the scheduler flushes them at T + 2, the target is fetched at T + 3 and issues at T + 4: two
+    cycles and one fetch more per jump, ``blocks`` jumps (the last one to exit)."""
+    trace = straight_line(blocks)
+    plain, st0 = _cycles(trace, 2)
+    refetch, st1 = _cycles(trace, 2, **{"core.branch_refetch": True})
+    assert refetch - plain == 2 * blocks
+    assert st1["core.issue.wrong_path_fetches"] == blocks
+    assert st1["core.issue.fetches"] - st0["core.issue.fetches"] == blocks
+    assert st0["core.issue.wrong_path_fetches"] == 0
+    assert st1.c("WARP_INSTS") == st0.c("WARP_INSTS")
+
+
+@pytest.mark.parametrize("blocks", [1, 6])
+def test_a_taken_branch_first_in_its_group_is_flushed_the_next_cycle(blocks: int) -> None:
+    """Blocks of 3 adds: fetches [1, 2] then [3, wrong]. After the jump (issued at T) the buffer still holds the
+    wrong instruction; the scheduler flushes it at T + 1, the target is fetched at T + 2 and issues at T + 3,
+    one cycle later than without the rule and with no fetch more."""
+    trace = straight_line(blocks, block_len=3)
+    plain, st0 = _cycles(trace, 2)
+    refetch, st1 = _cycles(trace, 2, **{"core.branch_refetch": True})
+    assert refetch - plain == blocks
+    assert st1["core.issue.wrong_path_fetches"] == 0
+    assert st1["core.issue.fetches"] == st0["core.issue.fetches"]
+
+
+def test_straight_line_code_is_untouched() -> None:
+    """One block, no jump but the one to exit: the only difference is that jump's."""
+    b = TraceBuilder("line", 1, 32)
+    body = [b.op("add.s32", "int", dst=(10 + r,), src=(1,)) for r in range(8)]
+    ex = b.op("exit", "branch")
+    for pc in body + [ex]:
+        b.run(0, pc)
+    trace = b.build()
+    plain, st0 = _cycles(trace, 2)
+    refetch, st1 = _cycles(trace, 2, **{"core.branch_refetch": True})
+    assert refetch == plain
+    assert st1["core.issue.fetches"] == st0["core.issue.fetches"]
+
+
+def test_branch_refetch_needs_a_fetch_stage_and_both_gpgpusim_flavours_take_it() -> None:
+    from ndpgpu.timing import load_machine
+
+    trace = straight_line(4)
+    ideal, _ = _cycles(trace, 0)
+    assert _cycles(trace, 0, **{"core.branch_refetch": True})[0] == ideal  # an ideal front end has no refetch
+    for name in ("gtx480-gpgpusim", "gtx480-gpgpusim3", "v100-gpgpusim"):
+        assert load_machine(name).core.branch_refetch
+    for name in ("gtx480", "v100", "llc-mesh", "ipndp-base8", "mpu"):
+        assert not load_machine(name).core.branch_refetch

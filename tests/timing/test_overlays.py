@@ -26,7 +26,8 @@ def _diff(a, b) -> set[str]:
 
 
 GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency", "core.ibuffer",
-                   "core.fetch_at_barrier", "l1c.kernel_params", "l1c.keep_across_launches", "l1i.enabled",
+                   "core.fetch_at_barrier", "core.branch_refetch", "l1c.kernel_params", "l1c.keep_across_launches",
+                   "l1i.enabled",
                    "l1i.fill_to_fetch", "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate",
                    "l2.sector_requests", "l2.sector_acks", "l2.data_port_bytes", "l1d.miss_after_hit_latency",
                    "dram.scheduler.impl", "core.atomic_segment_bytes", "l2.sector_mshrs", "core.atomic_wait",

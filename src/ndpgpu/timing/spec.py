@@ -221,6 +221,11 @@ class CoreSpec(Spec):
     fetch_at_barrier: bool = F(False, "flag", "the fetch stage (ibuffer > 0) also fills the buffer of a warp "
                                "waiting at a barrier, so its next instructions are decoded when it is released; "
                                "false: only warps that can issue are fetched")
+    branch_refetch: bool = F(False, "flag", "a taken branch costs a refetch as in GPGPU-Sim (ibuffer > 0): its "
+                             "warp's fetch group and next fetch hold the instructions after the branch, which the "
+                             "scheduler flushes when it next looks at the warp, and only then is the target fetched; "
+                             "false: the fetch stops at the branch and its next fetch reads the target. No effect "
+                             "with an ideal front end (ibuffer 0)")
     scheduler_rotation: bool = F(False, "flag", "the SM's warp schedulers take turns going first, one more place "
                                  "each cycle, for the units they share (GPGPU-Sim 4.0's shader_core_ctx::issue); "
                                  "false: scheduler 0 first every cycle (GPGPU-Sim 3.x)")
@@ -1176,6 +1181,8 @@ class Machine(Spec):
             del tree["partition"]["perfect_latency"]
         if not tree["core"]["fetch_at_barrier"]:  # and a fetch stage that skips warps at a barrier
             del tree["core"]["fetch_at_barrier"]
+        if not tree["core"]["branch_refetch"]:  # and a fetch that stops at a taken branch
+            del tree["core"]["branch_refetch"]
         if tree["core"].get("latency_table") == "machine":  # and every opcode timed by its rule or class
             del tree["core"]["latency_table"]
         if not tree["core"]["scheduler_rotation"]:  # and scheduler 0 first every cycle

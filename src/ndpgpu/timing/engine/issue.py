@@ -51,6 +51,12 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
             wt[slot, W_READY] = INF
             return 1 + R_MEM
     wt[slot, W_DIVERT] = 0
+    if cfg[C_BR_HAZ] != 0 and wt[slot, W_BRHAZ] == 2:  # its buffer holds the path after a taken branch: flushed
+        wt[slot, W_BRHAZ] = 0
+        wt[slot, W_IBUF] = 0
+        wt[slot, W_READY] = WAIT_FETCH
+        smt[sm, S_FETCH_WANT] = 1
+        return 1 + R_FETCH
     if cfg[C_IBUF] > 0 and wt[slot, W_IBUF] <= 0:  # nothing decoded: the fetch stage wakes the warp
         wt[slot, W_READY] = WAIT_FETCH
         smt[sm, S_FETCH_WANT] = 1
@@ -119,11 +125,25 @@ def can_issue(core, sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, 
 
 
 @njit_inline
-def ibuf_take(sm, slot, cfg, wt, smt):
-    """Warp ``slot`` issued one decoded instruction; an emptied buffer asks the fetch stage for more."""
+def ibuf_take(sm, slot, cfg, seg, wt, smt):
+    """Warp ``slot`` issued one decoded instruction; an emptied buffer asks the fetch stage for more. With
+    ``core.branch_refetch``, an instruction that left its trace segment for another PC (a taken branch) leaves
+    the instructions after it to be flushed first: in the buffer when its fetch group had slots past it
+    (W_BRWRONG), else as the warp's next fetch (layout.py, W_BRHAZ)."""
     if cfg[C_IBUF] > 0:
         wt[slot, W_IBUF] -= 1
         if wt[slot, W_IBUF] <= 0:
+            if cfg[C_BR_HAZ] != 0:
+                si = wt[slot, W_SEG]
+                if (wt[slot, W_SEG_OFF] == 0 and si > 0 and not stream_done(slot, wt)
+                        and seg[si, 0] != seg[si - 1, 0] + seg[si - 1, 1]):
+                    if wt[slot, W_BRWRONG] > 0:
+                        wt[slot, W_IBUF] = wt[slot, W_BRWRONG]
+                        wt[slot, W_BRWRONG] = 0
+                        wt[slot, W_BRHAZ] = 2
+                        return
+                    wt[slot, W_BRHAZ] = 1
+                wt[slot, W_BRWRONG] = 0
             smt[sm, S_FETCH_WANT] = 1
 
 
@@ -132,6 +152,8 @@ def ibuf_flush(sm, slot, cfg, wt, smt):
     """The warp's stream moved on without issuing here (a mechanism sent its stretch elsewhere)."""
     if cfg[C_IBUF] > 0:
         wt[slot, W_IBUF] = 0
+        wt[slot, W_BRHAZ] = 0
+        wt[slot, W_BRWRONG] = 0
         smt[sm, S_FETCH_WANT] = 1
 
 
@@ -184,9 +206,13 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
         return False
     si = wt[pick, W_SEG]
     off = wt[pick, W_SEG_OFF]
+    wrong = cfg[C_BR_HAZ] != 0 and wt[pick, W_BRHAZ] == 1
+    fpc = seg[si, 0] + off
+    if wrong:  # after a taken branch the warp's fetch PC is still the branch's next one
+        fpc = seg[si - 1, 0] + seg[si - 1, 1]
     if cfg[C_IC_EN] != 0 and not delivered:
-        res = ic_access(sm, pick, seg[si, 0] + off, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g,
-                        ctr, mapd, mrange)
+        res = ic_access(sm, pick, fpc, now, k, cfg, clk, rq, rq_free, l1t, l1m, l1w, qb, qm, wake, g, ctr, mapd,
+                        mrange)
         if res == 2:
             wt[pick, W_IMISS] = 1
         if res != 1:
@@ -196,11 +222,24 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
         n = cfg[C_IBUF]
     if n < 1:
         n = 1
-    wt[pick, W_IBUF] = n
     ctr[T_FETCHES] += 1
-    if pick == prio:
+    if wrong:  # decoded for the scheduler to flush (check_issue)
+        wt[pick, W_IBUF] = cfg[C_IBUF]
+        wt[pick, W_BRHAZ] = 2
+        ctr[T_FETCH_WRONG] += 1
+    else:
+        wt[pick, W_IBUF] = n
+        if cfg[C_BR_HAZ] != 0:  # the group's slots past its segment's end, when a taken branch ends it
+            nx = si + 1
+            more = nx < wt[pick, W_SEG_END] or (nx == wt[pick, W_SEG_END] and wt[pick, W_END_OFF] > 0)
+            rest = seg[si, 1] - off
+            if rest < cfg[C_IBUF] and more and seg[nx, 0] != seg[si, 0] + seg[si, 1]:
+                wt[pick, W_BRWRONG] = cfg[C_IBUF] - rest
+            else:
+                wt[pick, W_BRWRONG] = 0
+    if pick == prio and not wrong:
         ctr[T_FETCH_PRIO] += 1
-    if cfg[C_MECH] != 0 and wt[pick, W_HOST] < 0:
+    if cfg[C_MECH] != 0 and wt[pick, W_HOST] < 0 and not wrong:
         p = hooks.fetched(cfg[C_HK_FETCHED], sm, pick, seg[si, 0] + off, n, mx)
         if p > 0:
             smt[sm, S_FETCH_PRIO] = pick + 1
@@ -504,7 +543,7 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
         else:
             do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free, rq,
                      rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx, xt)
-            ibuf_take(sm, chosen, cfg, wt, smt)
+            ibuf_take(sm, chosen, cfg, seg, wt, smt)
         issued = 1
         subt[sb, SB_LAST] = chosen
         for _x in range(cfg[C_ISSUE_W] - 1):
@@ -525,7 +564,7 @@ def sub_issue(sm, s, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, su
                 break
             do_issue(sm, s, chosen, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
                      rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx, xt)
-            ibuf_take(sm, chosen, cfg, wt, smt)
+            ibuf_take(sm, chosen, cfg, seg, wt, smt)
             issued += 1
         ctr[T_ISSUE_SLOTS] += 1
         if wt[chosen, W_STATE] == WS_ACTIVE and wt[chosen, W_READY] < minr:
@@ -820,6 +859,7 @@ def metrics(st, put, ratio) -> None:
     put("core.issue", "issue_rate", ratio(c("ISSUE_SLOTS"), sched), "fraction")
     put("core.issue", "fetches", c("FETCHES"), "fetches")  # 0 with an ideal front end (core.ibuffer 0)
     put("core.issue", "fetches_with_priority", c("FETCH_PRIO"), "fetches")
+    put("core.issue", "wrong_path_fetches", c("FETCH_WRONG"), "fetches")  # core.branch_refetch: after taken branches
     for i, name in enumerate(STALL_NAMES):
         v = int(st.ctr[T_ST_IDLE + i])
         put("core.stalls", name, v, "cycles")

@@ -155,7 +155,7 @@ CFG_NAMES = columns("C_", """
     L1_MSHR_STRIDE PB_VAULT Q_L2VRET BATCH_REFILL CC_EN CC_SETS CC_ASSOC CC_LINE_SHIFT CC_LAT CC_MSHR CC_MERGE
     CC_PORTS CC_T0 CC_M0 PERFECT_LAT IC_EN IC_SETS IC_ASSOC IC_LINE_SHIFT IC_MSHR IC_MERGE IC_T0 IC_M0 IC_BASE
     IC_ISIZE IC_DELIVER PARAM_CC FETCH_BAR SCHED_ROT L2_SECT_REQ L2_PORT_BYTES L1_ALLOC_MISS L1_QLAT Q_SMREP L2_WFETCH
-    PQ_CAP PQ_RING DRAIN L2_INQ L2_ACK_SECT WB_PORT ATOM_WAIT L2_SECT_MSHR L2_SECT_REPLY
+    PQ_CAP PQ_RING DRAIN L2_INQ L2_ACK_SECT WB_PORT ATOM_WAIT L2_SECT_MSHR L2_SECT_REPLY BR_HAZ
     HK_DECIDE HK_DIVERT HK_GUEST_ISSUED HK_GUEST_DONE HK_SM_TICK HK_WARP_START HK_CTA_START HK_L2_REQUEST
     HK_PREFETCH HK_L1_ACCESS HK_DRAM_COMMAND HK_INTERCEPT HK_CORE_SERVICE HK_SM_RECEIVE HK_L2_SERVE HK_L2_DELIVER
     HK_SLICE_TICK HK_CORE_RECEIVE HK_CORE_CHECK HK_CORE_ISSUE HK_CORE_TICK HK_FETCHED
@@ -191,7 +191,7 @@ NREC = len(REC_NAMES)
 # warp slots ``wt``
 WT_NAMES = columns("W_", """
     STATE READY AGE SEG SEG_OFF SEG_END REC REC_END GWARP CTA_SLOT SUB PEND_LD PEND_ST ISSUED
-    ACTIVE_POOL LAST_ISSUE END_OFF MX HOST DIVERT IBUF IMISS PEND_ATOM ATOM_UNTIL
+    ACTIVE_POOL LAST_ISSUE END_OFF MX HOST DIVERT IBUF IMISS PEND_ATOM ATOM_UNTIL BRHAZ BRWRONG
 """)
 NWT = len(WT_NAMES)
 
@@ -227,6 +227,9 @@ MA_CONST = 2  # an ``l1m`` entry's M_ALLOC: the fill goes to the constant cache 
 MA_INST = 3  # ... to the instruction cache (the waiting entries in ``l1w`` are warp slots)
 # a warp's W_IMISS: 0 none, 1 its fetch missed the instruction cache, 2 the line came back and the fetch stage
 # hands it to the warp ahead of new fetches (SM's S_IC_READY counts those)
+# a warp's W_BRHAZ (core.branch_refetch): 0 none, 1 it issued a taken branch with its buffer empty, so its next
+# fetch reads the instructions after the branch, 2 its buffer holds those instructions, which its scheduler flushes
+# at its next look; W_BRWRONG: slots of the warp's last fetch group past its segment's end, before a taken branch
 
 # outstanding load operations ``ldo``
 LD_NAMES = columns("L_", """
@@ -292,7 +295,7 @@ CTR_NAMES = columns("T_", """
     DR_WBURST DR_WTR DR_RTW LAT_N LAT_SUM LAT_Q LAT_NET LAT_SVC LAT_DQ LU_N1 LU_S1 LU_N2 LU_S2 LU_N3
     LU_S3 LU_N0 LU_S0 LOADS STORES ATOMICS BARRIERS CTAS_LAUNCHED WARPS_LAUNCHED PF_ISSUED PF_USEFUL
     PRELOADS OFFLOADS END_PS BEGIN_PS FETCHES FETCH_PRIO CC_ACC CC_HIT CC_MISS CC_MERGE CC_MSHR_FULL
-    IC_ACC IC_HIT IC_MISS IC_MERGE IC_FAIL
+    IC_ACC IC_HIT IC_MISS IC_MERGE IC_FAIL FETCH_WRONG
 """)
 NCTR = len(CTR_NAMES)
 

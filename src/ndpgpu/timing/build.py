@@ -98,6 +98,12 @@ class EngineState:
         for u, n in self.unit_count.items():
             cfg[E.C_UCNT_SP + UNIT_CODE[u]] = max(n, 1)
             maxu = max(maxu, n)
+        # core.result_buses: each unit row also holds the writeback hazards' state (layout.py, RB_RING)
+        cfg[E.C_RBUS] = core.result_buses
+        cfg[E.C_UF_BASE] = maxu
+        self.ufree_width = maxu
+        if core.result_buses:
+            self.ufree_width = maxu + 2 * E.MAXU + (maxu + core.result_buses) * E.RB_RING
         # L1
         line_shift = l1.line_bytes.bit_length() - 1
         self.line_bytes = l1.line_bytes
@@ -323,7 +329,8 @@ class EngineState:
         self.g[E.G_LD_TOP] = nldo
         # SM state
         self.wt = np.zeros((nsm * nslot, E.NWT), I64)
-        self.ufree = np.zeros((nsm, E.NUNITS, maxu), I64)
+        self.ufree = np.zeros((nsm, E.NUNITS, self.ufree_width), I64)
+        self.ufree[:, :, maxu:] = -1
         self.smt = np.zeros((nsm, E.NSMT), I64)
         self.subt = np.zeros((nsm * nsub, E.NSUBT), I64)
         self.subt[:, E.SB_LAST] = -1

@@ -480,6 +480,7 @@ class TimingSession:
         st.ctat[:] = 0
         st.ctat[:, E.CT_CTA] = -1
         st.ufree[:] = 0
+        st.ufree[:, :, int(st.cfg[E.C_UF_BASE]):] = -1  # core.result_buses' rings and ports (layout.py, RB_RING)
         for name in ("ctr", "smst", "slst", "chst", "bkst", "clst", "prst", "nst", "kst"):
             getattr(st, name)[...] = 0
         st.pcst = np.zeros((len(la.pct), E.NPCS), np.int64)

@@ -226,6 +226,11 @@ class CoreSpec(Spec):
                              "scheduler flushes when it next looks at the warp, and only then is the target fetched; "
                              "false: the fetch stops at the branch and its next fetch reads the target. No effect "
                              "with an ideal front end (ibuffer 0)")
+    result_buses: int = F(0, "buses", "writeback hazards as in GPGPU-Sim (its result buses, EX_WB's width): an ALU "
+                          "instruction starts executing, in issue order through its unit's port, only on a unit "
+                          "instance that completes nothing else in the cycle its result would, and only while fewer "
+                          "than this many results complete in the SM that cycle; it waits otherwise (its result that "
+                          "much later), the scheduler unaffected. 0: no such hazard", ge=0, le=64)
     scheduler_rotation: bool = F(False, "flag", "the SM's warp schedulers take turns going first, one more place "
                                  "each cycle, for the units they share (GPGPU-Sim 4.0's shader_core_ctx::issue); "
                                  "false: scheduler 0 first every cycle (GPGPU-Sim 3.x)")
@@ -1183,6 +1188,8 @@ class Machine(Spec):
             del tree["core"]["fetch_at_barrier"]
         if not tree["core"]["branch_refetch"]:  # and a fetch that stops at a taken branch
             del tree["core"]["branch_refetch"]
+        if not tree["core"]["result_buses"]:  # and no writeback hazard
+            del tree["core"]["result_buses"]
         if tree["core"].get("latency_table") == "machine":  # and every opcode timed by its rule or class
             del tree["core"]["latency_table"]
         if not tree["core"]["scheduler_rotation"]:  # and scheduler 0 first every cycle

@@ -255,6 +255,52 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
 
 
 @njit_inline
+def alu_start(sm, sub, unit, nunit, k, lat, ii, cfg, clk, ufree, ctr):
+    """``core.result_buses``: the cycle an ALU instruction issued at core cycle ``k`` starts executing, and on which
+    instance of its unit, as GPGPU-Sim's execute stage takes it (``shader_core_ctx::execute``): in issue order
+    through the unit's port, on an instance whose dispatch is free, whose own result slot ``lat`` cycles on is free
+    (``simd_function_unit::occupied``) and for which a result bus is free then (``test_res_bus``); the slots are
+    reserved. Returns ``start * MAXU + instance``."""
+    base = cfg[C_UF_BASE]
+    ring = base + 2 * MAXU
+    port = base + MAXU
+    u0 = 0
+    u1 = nunit
+    if cfg[C_SUB_UNITS] != 0:
+        u0 = sub % nunit
+        u1 = u0 + 1
+        port += u0
+    last = ufree[sm, unit, port]
+    c = max(k, last // MAXU) if last >= 0 else k
+    nbus = cfg[C_RBUS]
+    while True:
+        s = c + lat
+        e = s % RB_RING
+        bus = -1
+        for b in range(nbus):
+            if ufree[sm, U_SP, ring + (base + b) * RB_RING + e] != s:
+                bus = b
+                break
+        if bus >= 0:
+            for u in range(u0, u1):
+                if last >= 0 and c == last // MAXU and u <= last % MAXU:
+                    continue  # the port passed this instance in this cycle
+                if ufree[sm, unit, base + u] > c or ufree[sm, unit, u] > edge(clk, D_CORE, c):
+                    continue
+                if ufree[sm, unit, ring + u * RB_RING + e] == s:
+                    continue
+                ufree[sm, U_SP, ring + (base + bus) * RB_RING + e] = s
+                ufree[sm, unit, ring + u * RB_RING + e] = s
+                ufree[sm, unit, base + u] = c + ii
+                ufree[sm, unit, port] = c * MAXU + u
+                if c > k:
+                    ctr[T_WB_DELAYED] += 1
+                    ctr[T_WB_DELAY] += c - k
+                return c * MAXU + u
+        c += 1
+
+
+@njit_inline
 def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, ctat, ldo, ld_free,
              rq, rq_free, qb, qm, wake, g, ctr, smst, pcst, clst, subt, mx, xt):
     """Issue warp ``slot``'s next instruction (``check_issue`` said it can)."""
@@ -367,8 +413,15 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
                 if ufree[sm, unit, u] < best:
                     best = ufree[sm, unit, u]
                     inst = u
+        ks = k
+        if cfg[C_RBUS] != 0 and unit != U_LDST and pct[pc, P_LAT] < RB_RING:
+            # writeback hazards: the instruction may start later and on another instance; the scheduler keeps
+            # seeing the instance free after the interval (GPGPU-Sim's operand collector holds what waits)
+            x = alu_start(sm, sub, unit, nunit, k, pct[pc, P_LAT], pct[pc, P_II], cfg, clk, ufree, ctr)
+            ks = x // MAXU
+            inst = x % MAXU
         ufree[sm, unit, inst] = edge(clk, D_CORE, k + pct[pc, P_II])
-        t = edge(clk, D_CORE, k + pct[pc, P_LAT])
+        t = edge(clk, D_CORE, ks + pct[pc, P_LAT])
         dests_ready(slot, pc, pct, regrdy, t)
         if has_rec:
             wt[slot, W_REC] = ri + 1
@@ -860,6 +913,9 @@ def metrics(st, put, ratio) -> None:
     put("core.issue", "fetches", c("FETCHES"), "fetches")  # 0 with an ideal front end (core.ibuffer 0)
     put("core.issue", "fetches_with_priority", c("FETCH_PRIO"), "fetches")
     put("core.issue", "wrong_path_fetches", c("FETCH_WRONG"), "fetches")  # core.branch_refetch: after taken branches
+    # core.result_buses: ALU instructions that started executing after their issue cycle, and the cycles they waited
+    put("core.issue", "writeback_delayed", c("WB_DELAYED"), "warp-instr")
+    put("core.issue", "writeback_delay_cycles", c("WB_DELAY"), "cycles")
     for i, name in enumerate(STALL_NAMES):
         v = int(st.ctr[T_ST_IDLE + i])
         put("core.stalls", name, v, "cycles")

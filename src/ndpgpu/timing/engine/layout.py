@@ -56,6 +56,14 @@ IK_ALU, IK_LOAD, IK_STORE, IK_ATOMIC, IK_BARRIER, IK_PARAM, IK_NOP = 0, 1, 2, 3,
 U_SP, U_INT, U_DP, U_SFU, U_LDST, U_BRANCH = 0, 1, 2, 3, 4, 5
 NUNITS = 6
 MAXU = 8
+# ``core.result_buses`` > 0 (C_RBUS buses): ``ufree[sm, unit]`` rows grow past their first C_UF_BASE columns (each
+# unit instance's free time, ps, as the scheduler sees it; C_UF_BASE = the most instances of any unit) into:
+# C_UF_BASE + u, the cycle instance u's dispatch is truly free; C_UF_BASE + MAXU + u, (cycle * MAXU + instance) of
+# the last execution start through the issue port (instance 0's column when the unit's instances share one port,
+# u's with sub-core units); from C_UF_BASE + 2 * MAXU, rings of RB_RING cycles, the i-th at i * RB_RING: instance
+# u's the u-th, holding each result cycle it reserved (entry ``s % RB_RING`` = s), and in row U_SP, after the
+# C_UF_BASE instance rings, one ring per result bus.
+RB_RING = 512
 # memory spaces (trace.format.SPACES)
 SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM = 1, 2, 3, 4, 5
 # warp states
@@ -156,6 +164,7 @@ CFG_NAMES = columns("C_", """
     CC_PORTS CC_T0 CC_M0 PERFECT_LAT IC_EN IC_SETS IC_ASSOC IC_LINE_SHIFT IC_MSHR IC_MERGE IC_T0 IC_M0 IC_BASE
     IC_ISIZE IC_DELIVER PARAM_CC FETCH_BAR SCHED_ROT L2_SECT_REQ L2_PORT_BYTES L1_ALLOC_MISS L1_QLAT Q_SMREP L2_WFETCH
     PQ_CAP PQ_RING DRAIN L2_INQ L2_ACK_SECT WB_PORT ATOM_WAIT L2_SECT_MSHR L2_SECT_REPLY BR_HAZ
+    RBUS UF_BASE
     HK_DECIDE HK_DIVERT HK_GUEST_ISSUED HK_GUEST_DONE HK_SM_TICK HK_WARP_START HK_CTA_START HK_L2_REQUEST
     HK_PREFETCH HK_L1_ACCESS HK_DRAM_COMMAND HK_INTERCEPT HK_CORE_SERVICE HK_SM_RECEIVE HK_L2_SERVE HK_L2_DELIVER
     HK_SLICE_TICK HK_CORE_RECEIVE HK_CORE_CHECK HK_CORE_ISSUE HK_CORE_TICK HK_FETCHED
@@ -295,7 +304,7 @@ CTR_NAMES = columns("T_", """
     DR_WBURST DR_WTR DR_RTW LAT_N LAT_SUM LAT_Q LAT_NET LAT_SVC LAT_DQ LU_N1 LU_S1 LU_N2 LU_S2 LU_N3
     LU_S3 LU_N0 LU_S0 LOADS STORES ATOMICS BARRIERS CTAS_LAUNCHED WARPS_LAUNCHED PF_ISSUED PF_USEFUL
     PRELOADS OFFLOADS END_PS BEGIN_PS FETCHES FETCH_PRIO CC_ACC CC_HIT CC_MISS CC_MERGE CC_MSHR_FULL
-    IC_ACC IC_HIT IC_MISS IC_MERGE IC_FAIL FETCH_WRONG
+    IC_ACC IC_HIT IC_MISS IC_MERGE IC_FAIL FETCH_WRONG WB_DELAYED WB_DELAY
 """)
 NCTR = len(CTR_NAMES)
 

@@ -70,6 +70,10 @@ CASES = [
     ("tp_jacobi", "small", "gtx480", None, "teleport:real"),
     # IP-NDP (seed 004): Conv2D's pattern-aware kernel on IP-8 (PACA with prefetching) at the paper's 2048x2048
     ("ipndp_conv2d_pa", "paper", "ipndp-ip8", None, "ipndp:paca+pf"),
+    # the declared GPGPU-Sim timings the reproductions run on (docs/timing.md, "Three timing flavours"): fetch
+    # buffers, instruction and constant caches, the refetch after a taken branch
+    ("sgemm_naive", {"n": 256}, "gtx480-gpgpusim", None),
+    ("bfs", {"nodes": 1 << 16, "max_degree": 11, "block": 256}, "gtx480-gpgpusim3", None),
 ]
 
 

@@ -254,7 +254,7 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
     return True
 
 
-@njit_inline
+@njit  # not inlined: the rule is off on most machines, and its body would weigh on every issue's code
 def alu_start(sm, sub, unit, nunit, k, lat, ii, cfg, clk, ufree, ctr):
     """``core.result_buses``: the cycle an ALU instruction issued at core cycle ``k`` starts executing, and on which
     instance of its unit, as GPGPU-Sim's execute stage takes it (``shader_core_ctx::execute``): in issue order

@@ -16,7 +16,8 @@ NO_REFRESH = {"dram.refresh": False}
 # the cycles or DRAM bytes of the memory side alone
 IDEAL_FRONT = {"core.ibuffer": 0, "l1i.enabled": False}
 
-GPGPUSIM3_FIELDS = {"core.smem.latency", "l1d.latency", "l1d.sector_bytes", "l1d.set_index", "l1c.latency",
+GPGPUSIM3_FIELDS = {"core.smem.latency", "icnt.allocator",
+                    "l1d.latency", "l1d.sector_bytes", "l1d.set_index", "l1c.latency",
                     "l2.sector_bytes", "l2.return_queue", "l2.response_queue", "dram.read_burst_per_sector",
                     "dram.refresh", "dram.timing.tFAW", "pcie.place_in_l2", "dram.mapping.channel_xor",
                     "dram.mapping.bank_xor",

@@ -25,7 +25,8 @@ def _diff(a, b) -> set[str]:
     return {k for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)}
 
 
-GPGPUSIM_FIELDS = {"dram.read_burst_per_sector", "dram.refresh", "dram.timing.tFAW", "l1c.latency", "core.ibuffer",
+GPGPUSIM_FIELDS = {"icnt.allocator", "dram.read_burst_per_sector",
+                   "dram.refresh", "dram.timing.tFAW", "l1c.latency", "core.ibuffer",
                    "core.fetch_at_barrier", "core.branch_refetch", "l1c.kernel_params", "l1c.keep_across_launches",
                    "l1i.enabled",
                    "l1i.fill_to_fetch", "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate",

@@ -670,6 +670,12 @@ class IcntSpec(Spec):
     input_buffer: int = F(8, "packets", "per-source injection queue", ge=1, le=4096)
     eject_buffer: int = F(16, "packets", "per-destination ejection queue", ge=1, le=4096)
     priority_arbitration: bool = F(True, "flag", "higher priority classes win arbitration first")
+    allocator: Literal["round_robin", "islip"] = F(
+        "round_robin", "name", "crossbar only: how a destination port chooses among the sources whose head packet "
+        "asks for it: round_robin (the sources scanned from one pointer that advances by one every cycle, so a "
+        "source keeps a port it won until the pointer passes it) or islip (each destination port grants the "
+        "asking source nearest at or after its own pointer, which then moves to one past that source, as "
+        "BookSim's iSLIP allocators in GPGPU-Sim do: sources contending for a port take turns packet by packet)")
     mesh: MeshSpec | None = Field(None, description="2D mesh geometry and routers (impl: mesh only)")
     butterfly: ButterflySpec | None = Field(None, description="k-ary n-fly and its routers (impl: butterfly only)")
     hmesh: HMeshSpec | None = Field(None, description="hierarchical mesh (chips of on-chip meshes) and its routers "
@@ -1190,6 +1196,8 @@ class Machine(Spec):
             del tree["core"]["branch_refetch"]
         if not tree["core"]["result_buses"]:  # and no writeback hazard
             del tree["core"]["result_buses"]
+        if tree["icnt"].get("allocator") == "round_robin":  # and the crossbar's one round-robin pointer
+            del tree["icnt"]["allocator"]
         if tree["core"].get("latency_table") == "machine":  # and every opcode timed by its rule or class
             del tree["core"]["latency_table"]
         if not tree["core"]["scheduler_rotation"]:  # and scheduler 0 first every cycle

@@ -1,5 +1,7 @@
 """The crossbar interconnect: two networks (requests SM -> slice, replies slice -> SM); every port moves
-one flit per cycle; sources arbitrate round-robin within priority classes.
+one flit per cycle; only the head packet of a source's queue competes (head-of-line blocking, as one virtual
+channel gives); within a priority class a destination port goes to a source chosen by ``icnt.allocator``: round
+robin from one pointer over the sources, or one iSLIP iteration with a grant pointer per destination port.
 
 With perfect memory (``partition.perfect_latency``, ``C_PERFECT_LAT`` > 0) the request network serves each SM's
 loads, stores and atomics itself (``perfect_serve``): no port, L2, ROP queue or DRAM is used, and every reply
@@ -84,14 +86,79 @@ def l2_input_full(q, now, cfg, rq, qb, qm):
 
 
 @njit
-def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, nst, kst):
+def head_ports(net, s, r, cfg, rq, netd):
+    """Where head packet ``r`` of source ``s`` goes: its destination (slice or SM), whether it takes a stack SM's
+    own path, its source port, its destination port and its destination queue."""
+    d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
+    ssm = stack_path(r, cfg, rq)
+    sp = cfg[C_PB_VAULT] + s if ssm and net == NET_REP else s
+    dp = cfg[C_PB_VAULT] + d if ssm and net == NET_REQ else d
+    # (an SM inside a stack reaches the vault controller beside the slice: its own queue, no ROP delay)
+    dqid = cfg[C_Q_L2VIN] + d if net == NET_REQ and ssm else netd[net, N_DSTQ] + d
+    return d, ssm, sp, dp, dqid
+
+
+@njit
+def head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqid):
+    """Whether head packet ``r`` may cross now: its two ports free (the narrow port, one flit a cycle, now; a
+    stack SM's own wide port within this cycle) and its destination queue with room."""
+    if ssm and net == NET_REQ:
+        if pbusy[net, PB_SRC, sp] >= edge(clk, D_ICNT, k + 1) or pbusy[net, PB_DST, dp] > now:
+            return False
+    elif ssm:
+        if pbusy[net, PB_SRC, sp] > now or pbusy[net, PB_DST, dp] >= edge(clk, D_ICNT, k + 1):
+            return False
+    elif pbusy[net, PB_SRC, sp] > now or pbusy[net, PB_DST, dp] > now:
+        return False
+    if q_space(qm, dqid) <= 0:
+        return False
+    if net == NET_REQ and not ssm and cfg[C_L2_INQ] > 0 and l2_input_full(dqid, now, cfg, rq, qb, qm):
+        return False
+    return True
+
+
+@njit
+def islip_grants(net, p, now, k, cfg, clk, rq, qb, qm, netd, pbusy):
+    """One iSLIP iteration among the sources' head packets of class ``p`` (``icnt.allocator: islip``): each source
+    asks for the destination port of its head packet alone (one virtual channel, a FIFO), if that packet could
+    cross now; each destination port grants the asking source nearest at or after its grant pointer
+    (``pbusy[net, PB_GRANT]``), and since a source asks for one port only, every grant is accepted. The winners
+    go to ``pbusy[net, PB_WIN]`` (-1: no grant); the pointer moves past a winner when its packet crosses."""
     nsrc = netd[net, N_NSRC]
     sq = netd[net, N_SRCQ]
-    dqb = netd[net, N_DSTQ]
+    for j in range(pbusy.shape[2]):
+        pbusy[net, PB_WIN, j] = -1
+    for s in range(nsrc):
+        q = sq + s
+        if qm[q, Q_COUNT] == 0:
+            continue
+        r = q_head(qb, qm, q)
+        if rq[r, R_READY] > now or (cfg[C_IC_PRIO] != 0 and rq[r, R_PRIO] != p):
+            continue
+        if net == NET_REQ and cfg[C_PERFECT_LAT] > 0 and rq[r, R_KIND] < PK_OFFLOAD:
+            continue
+        d, ssm, sp, dp, dqid = head_ports(net, s, r, cfg, rq, netd)
+        if not head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqid):
+            continue
+        w = pbusy[net, PB_WIN, dp]
+        ptr = pbusy[net, PB_GRANT, dp]
+        if w < 0 or (s - ptr) % nsrc < (w - ptr) % nsrc:
+            pbusy[net, PB_WIN, dp] = s
+
+
+@njit
+def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, nst, kst):
+    """One icnt cycle of network ``net``: the sources' head packets cross to their destinations' queues, each
+    port moving one flit a cycle. Who wins a contended destination port: ``icnt.allocator`` (round robin from one
+    pointer over the sources, or iSLIP's per-port pointers); higher priority classes first
+    (``icnt.priority_arbitration``)."""
+    nsrc = netd[net, N_NSRC]
+    sq = netd[net, N_SRCQ]
     delay = netd[net, N_DST_DELAY]
     hdr = cfg[C_IC_HDR]
     lat = cfg[C_IC_LAT]
     rr = netd[net, N_RR]
+    islip = cfg[C_IC_ISLIP] != 0
     maxp = 0
     if cfg[C_IC_PRIO] != 0:
         for s in range(nsrc):
@@ -102,6 +169,8 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                     maxp = rq[r, R_PRIO]
     progress = False
     for p in range(maxp, -1, -1):
+        if islip:
+            islip_grants(net, p, now, k, cfg, clk, rq, qb, qm, netd, pbusy)
         for i in range(nsrc):
             s = (rr + i) % nsrc
             q = sq + s
@@ -119,26 +188,14 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                         wake[s] = now  # the SM may be blocked on this full queue
                     progress = True
                 continue
-            d = rq[r, R_SLICE] if net == NET_REQ else rq[r, R_SRC]
-            ssm = stack_path(r, cfg, rq)
-            sp = cfg[C_PB_VAULT] + s if ssm and net == NET_REP else s
-            dp = cfg[C_PB_VAULT] + d if ssm and net == NET_REQ else d
-            # the narrow port (one flit a cycle) must be free now; a stack SM's own wide port within this cycle
-            if ssm and net == NET_REQ:
-                if pbusy[net, 0, sp] >= edge(clk, D_ICNT, k + 1) or pbusy[net, 1, dp] > now:
-                    continue
-            elif ssm:
-                if pbusy[net, 0, sp] > now or pbusy[net, 1, dp] >= edge(clk, D_ICNT, k + 1):
-                    continue
-            elif pbusy[net, 0, sp] > now or pbusy[net, 1, dp] > now:
+            d, ssm, sp, dp, dqid = head_ports(net, s, r, cfg, rq, netd)
+            if not head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqid):
                 continue
+            if islip:
+                if pbusy[net, PB_WIN, dp] != s:
+                    continue
+                pbusy[net, PB_GRANT, dp] = (s + 1) % nsrc
             vault_side = net == NET_REQ and ssm
-            # (an SM inside a stack reaches the vault controller beside the slice: its own queue, no ROP delay)
-            dqid = cfg[C_Q_L2VIN] + d if vault_side else dqb + d
-            if q_space(qm, dqid) <= 0:
-                continue
-            if net == NET_REQ and not vault_side and cfg[C_L2_INQ] > 0 and l2_input_full(dqid, now, cfg, rq, qb, qm):
-                continue
             if net == NET_REQ and q_space(qm, q) <= cfg[C_L1_MQ_SLACK] and now < wake[s]:
                 wake[s] = now  # the SM may be blocked on this full queue (or too full for a load's miss)
             piece = sector_train(r, cfg, rq) if net == NET_REP and not ssm else 0
@@ -153,8 +210,8 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 rq[r, R_FSENT] += piece
                 sent = piece
                 if rq[r, R_FSENT] < flits:
-                    pbusy[net, 0, sp] = edge(clk, D_ICNT, k + piece)
-                    pbusy[net, 1, dp] = edge(clk, D_ICNT, k + piece)
+                    pbusy[net, PB_SRC, sp] = edge(clk, D_ICNT, k + piece)
+                    pbusy[net, PB_DST, dp] = edge(clk, D_ICNT, k + piece)
                     nst[net, 0, s] += piece
                     nst[net, 1, d] += piece
                     progress = True
@@ -172,11 +229,11 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 wport = sp if net == NET_REQ else dp
                 wend = max(pbusy[net, wside, wport], now) + (hdr + rq[r, R_BYTES]) * 1000000 // cfg[C_SSM_MBPS]
                 pbusy[net, wside, wport] = wend
-                pbusy[net, 1 - wside, dp if net == NET_REQ else sp] = done
+                pbusy[net, PB_DST - wside, dp if net == NET_REQ else sp] = done
                 arrive = max(arrive, edge(clk, D_ICNT, cyc_at(clk, D_ICNT, wend) + lat - 1))
             else:
-                pbusy[net, 0, sp] = done
-                pbusy[net, 1, dp] = done
+                pbusy[net, PB_SRC, sp] = done
+                pbusy[net, PB_DST, dp] = done
             # the destination's fixed delay (L2 ROP queue) counts whole L2 cycles after arrival
             if delay == 0 or vault_side:
                 rq[r, R_READY] = arrive
@@ -210,7 +267,7 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
         if qm[q, Q_COUNT] > 0:
             r = q_head(qb, qm, q)
             sp = cfg[C_PB_VAULT] + s if net == NET_REP and stack_path(r, cfg, rq) else s
-            t = max(rq[r, R_READY], pbusy[net, 0, sp], nxt)
+            t = max(rq[r, R_READY], pbusy[net, PB_SRC, sp], nxt)
             if t < w:
                 w = t
     wake[cfg[C_WK_NET] + net] = w

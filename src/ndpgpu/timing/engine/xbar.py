@@ -85,7 +85,7 @@ def l2_input_full(q, now, cfg, rq, qb, qm):
     return rq[e, R_READY] <= now
 
 
-@njit
+@njit_inline
 def head_ports(net, s, r, cfg, rq, netd):
     """Where head packet ``r`` of source ``s`` goes: its destination (slice or SM), whether it takes a stack SM's
     own path, its source port, its destination port and its destination queue."""
@@ -98,7 +98,7 @@ def head_ports(net, s, r, cfg, rq, netd):
     return d, ssm, sp, dp, dqid
 
 
-@njit
+@njit_inline
 def head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqid):
     """Whether head packet ``r`` may cross now: its two ports free (the narrow port, one flit a cycle, now; a
     stack SM's own wide port within this cycle) and its destination queue with room."""
@@ -189,12 +189,14 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                     progress = True
                 continue
             d, ssm, sp, dp, dqid = head_ports(net, s, r, cfg, rq, netd)
-            if not head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqid):
-                continue
             if islip:
+                # granted in islip_grants (which found its ports free and its queue with room; nothing granted
+                # since touches its ports or queue) or not at all
                 if pbusy[net, PB_WIN, dp] != s:
                     continue
                 pbusy[net, PB_GRANT, dp] = (s + 1) % nsrc
+            elif not head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqid):
+                continue
             vault_side = net == NET_REQ and ssm
             if net == NET_REQ and q_space(qm, q) <= cfg[C_L1_MQ_SLACK] and now < wake[s]:
                 wake[s] = now  # the SM may be blocked on this full queue (or too full for a load's miss)

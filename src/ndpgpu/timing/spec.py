@@ -1196,7 +1196,8 @@ class Machine(Spec):
             del tree["core"]["branch_refetch"]
         if not tree["core"]["result_buses"]:  # and no writeback hazard
             del tree["core"]["result_buses"]
-        if tree["icnt"].get("allocator") == "round_robin":  # and the crossbar's one round-robin pointer
+        # and the crossbar's one round-robin pointer (a router network ignores the field: its hash keeps it out)
+        if tree["icnt"].get("allocator") == "round_robin" or tree["icnt"]["impl"] != "crossbar":
             del tree["icnt"]["allocator"]
         if tree["core"].get("latency_table") == "machine":  # and every opcode timed by its rule or class
             del tree["core"]["latency_table"]

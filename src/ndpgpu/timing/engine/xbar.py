@@ -231,7 +231,7 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 wport = sp if net == NET_REQ else dp
                 wend = max(pbusy[net, wside, wport], now) + (hdr + rq[r, R_BYTES]) * 1000000 // cfg[C_SSM_MBPS]
                 pbusy[net, wside, wport] = wend
-                pbusy[net, PB_DST - wside, dp if net == NET_REQ else sp] = done
+                pbusy[net, 1 - wside, dp if net == NET_REQ else sp] = done  # (the other side)
                 arrive = max(arrive, edge(clk, D_ICNT, cyc_at(clk, D_ICNT, wend) + lat - 1))
             else:
                 pbusy[net, PB_SRC, sp] = done

@@ -138,3 +138,26 @@ def test_branch_refetch_needs_a_fetch_stage_and_both_gpgpusim_flavours_take_it()
         assert load_machine(name).core.branch_refetch
     for name in ("gtx480", "v100", "llc-mesh", "ipndp-base8", "mpu"):
         assert not load_machine(name).core.branch_refetch
+
+
+def test_a_fetch_group_runs_on_where_only_the_mask_changes() -> None:
+    """Eight independent adds whose active mask alternates (each its own trace segment, at consecutive PCs), then
+    exit at the next PC. A fetch that stops at every segment end decodes them one at a time: nine groups of one,
+    each costing its fetch cycle and its issue cycle. GPGPU-Sim's fetch reads PCs and does not know masks, so with
+    ``core.branch_refetch`` the groups are [0, 1] [2, 3] [4, 5] [6, 7] [exit]: four fetches fewer and four cycles
+    fewer (a pair costs three cycles, two singles four)."""
+    b = TraceBuilder("masks", 1, 32)
+    body = [b.op("add.s32", "int", dst=(10 + r,), src=(1,)) for r in range(8)]
+    ex = b.op("exit", "branch")
+    for i, pc in enumerate(body):
+        b.run(0, pc, 0xFFFFFFFF if i % 2 == 0 else 0x0000FFFF)
+    b.run(0, ex)
+    trace = b.build()
+    assert len(trace.segments) == 9
+    plain, st0 = _cycles(trace, 2)
+    spans, st1 = _cycles(trace, 2, **{"core.branch_refetch": True})
+    assert st0["core.issue.fetches"] == 9
+    assert st1["core.issue.fetches"] == 5
+    assert plain - spans == 4
+    assert st1["core.issue.wrong_path_fetches"] == 0
+    assert st1.c("WARP_INSTS") == st0.c("WARP_INSTS") == 9

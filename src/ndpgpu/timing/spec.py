@@ -224,8 +224,9 @@ class CoreSpec(Spec):
     branch_refetch: bool = F(False, "flag", "a taken branch costs a refetch as in GPGPU-Sim (ibuffer > 0): its "
                              "warp's fetch group and next fetch hold the instructions after the branch, which the "
                              "scheduler flushes when it next looks at the warp, and only then is the target fetched; "
-                             "false: the fetch stops at the branch and its next fetch reads the target. No effect "
-                             "with an ideal front end (ibuffer 0)")
+                             "a fetch group also runs on where only the active mask changes (the next instruction "
+                             "is at the next PC). False: the fetch stops at every change of trace segment and its "
+                             "next fetch reads the target. No effect with an ideal front end (ibuffer 0)")
     result_buses: int = F(0, "buses", "writeback hazards as in GPGPU-Sim (its result buses, EX_WB's width): an ALU "
                           "instruction starts executing, in issue order through its unit's port, only on a unit "
                           "instance that completes nothing else in the cycle its result would, and only while fewer "

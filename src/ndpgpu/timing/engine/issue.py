@@ -164,7 +164,9 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
 
     The warp is one whose instruction buffer is empty: the one a mechanism gave fetch priority, else the
     next in round-robin order after the last one fetched. Up to ``core.ibuffer`` instructions are decoded,
-    never past a control-flow change (the end of the warp's current trace segment); they can issue from
+    never past a control-flow change (the end of the warp's current trace segment; with ``core.branch_refetch``,
+    as GPGPU-Sim's fetch reads PCs, on into the next segment when only the active mask starts it, and past a
+    taken branch as W_BRWRONG slots); they can issue from
     the next cycle; with ``core.fetch_at_barrier`` a warp waiting at a barrier is fetched too (its next
     instructions are then ready when the barrier releases it). With an instruction cache (``l1i``) the
     fetch first looks up the line of the warp's next instruction: a miss (or a reservation failure) takes
@@ -218,6 +220,19 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
         if res != 1:
             return True
     n = seg[si, 1] - off
+    last = si  # the last segment the fetch group reaches
+    if cfg[C_BR_HAZ] != 0 and not wrong:  # a fetch reads PCs: it runs on into a segment only the mask starts
+        while n < cfg[C_IBUF]:
+            nx = last + 1
+            if nx > wt[pick, W_SEG_END] or seg[nx, 0] != seg[last, 0] + seg[last, 1]:
+                break
+            if nx == wt[pick, W_SEG_END]:
+                if wt[pick, W_END_OFF] <= 0:
+                    break
+                n += wt[pick, W_END_OFF]
+            else:
+                n += seg[nx, 1]
+            last = nx
     if n > cfg[C_IBUF]:
         n = cfg[C_IBUF]
     if n < 1:
@@ -229,12 +244,11 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
         ctr[T_FETCH_WRONG] += 1
     else:
         wt[pick, W_IBUF] = n
-        if cfg[C_BR_HAZ] != 0:  # the group's slots past its segment's end, when a taken branch ends it
-            nx = si + 1
+        if cfg[C_BR_HAZ] != 0:  # the group's slots past its last segment's end, when a taken branch ends it
+            nx = last + 1
             more = nx < wt[pick, W_SEG_END] or (nx == wt[pick, W_SEG_END] and wt[pick, W_END_OFF] > 0)
-            rest = seg[si, 1] - off
-            if rest < cfg[C_IBUF] and more and seg[nx, 0] != seg[si, 0] + seg[si, 1]:
-                wt[pick, W_BRWRONG] = cfg[C_IBUF] - rest
+            if n < cfg[C_IBUF] and more and seg[nx, 0] != seg[last, 0] + seg[last, 1]:
+                wt[pick, W_BRWRONG] = cfg[C_IBUF] - n
             else:
                 wt[pick, W_BRWRONG] = 0
     if pick == prio and not wrong:

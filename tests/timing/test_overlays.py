@@ -33,7 +33,7 @@ GPGPUSIM_FIELDS = {"icnt.allocator", "dram.read_burst_per_sector",
                    "l2.sector_requests", "l2.sector_acks", "l2.data_port_bytes", "l1d.miss_after_hit_latency",
                    "dram.scheduler.impl", "core.atomic_segment_bytes", "l2.sector_mshrs", "core.atomic_wait",
                    "l2.sector_replies", "core.scheduler_rotation", "core.cta_dispatch.carry_round_robin",
-                   "core.latency_table"}
+                   "core.latency_table", "l2.lazy_fetch_on_read"}
 
 
 @pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])

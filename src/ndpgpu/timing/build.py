@@ -174,6 +174,7 @@ class EngineState:
                                 "write_evict": E.WP_THROUGH}[l2.write_policy]
             cfg[E.C_L2_WALLOC] = int(l2.write_allocate)
             cfg[E.C_L2_WFETCH] = int(l2.write_miss_fetch)
+            cfg[E.C_L2_LAZY] = int(l2.lazy_fetch_on_read and l2.write_allocate and not l2.write_miss_fetch)
             cfg[E.C_L2_REPL] = 0 if l2.replacement == "lru" else 1
             cfg[E.C_L2_SETIDX] = SET_INDEX_CODES[l2.set_index]
             cfg[E.C_L2_XOR_BITS] = max(1, (l2.num_sets - 1).bit_length())
@@ -659,7 +660,8 @@ class LaunchArrays:
         self.seg[:, 2] = seg["mask"]
         self.wseg = np.asarray(trace.warp_seg_start, I64)
         self.wrec = np.asarray(trace.warp_mem_start, I64)
-        co = coalesce_trace(trace, st.line_bytes, core.smem.banks, core.smem.bank_bytes)
+        lazy = m.l2 is not None and m.l2.enabled and m.l2.lazy_fetch_on_read
+        co = coalesce_trace(trace, st.line_bytes, core.smem.banks, core.smem.bank_bytes, partial=lazy)
         mem = trace.mem
         rec = np.zeros((max(len(mem), 1), E.NREC), I64)
         tx_line, tx_sect = co.tx_line, co.tx_sectors
@@ -702,6 +704,11 @@ class LaunchArrays:
         self.rec = rec
         self.txl = tx_line if tx_line.size else np.zeros(1, I64)
         self.txs = tx_sect if tx_sect.size else np.zeros(1, I64)
+        # each transaction's sectors it covers only in part (l2.lazy_fetch_on_read's writes; the atomics' and
+        # constant and parameter loads' transactions after the others: none)
+        self.txp = np.zeros(max(len(self.txs), 1), I64)
+        if co.tx_partial is not None:
+            self.txp[:len(co.tx_partial)] = co.tx_partial
         self.cta_order = np.asarray(plan.order, I64)
         self.cta_sm = np.array(plan.target_sm, I64)  # a copy: block dispatch writes partners in
         self.mode = int(plan.mode)
@@ -716,8 +723,8 @@ class LaunchArrays:
 
     def tables(self) -> E.LaunchTables:
         """The launch's tables as the compiled loop takes them."""
-        return E.LaunchTables(self.seg, self.wseg, self.rec, self.wrec, self.txl, self.txs, self.pct, self.cta_order,
-                              self.cta_sm, self.pre_start, self.pre_lines, self.regrdy)
+        return E.LaunchTables(self.seg, self.wseg, self.rec, self.wrec, self.txl, self.txs, self.txp, self.pct,
+                              self.cta_order, self.cta_sm, self.pre_start, self.pre_lines, self.regrdy)
 
 
 def param_offsets(static: np.ndarray, param_bytes: int) -> dict[int, int]:

@@ -431,6 +431,12 @@ class L2Spec(CacheSpec):
     write_miss_fetch: bool = F(False, "flag", "a write that misses is written through to DRAM and its whole line "
                                "read in, the line allocated clean when the read returns (GPGPU-Sim 3.x's "
                                "write-allocate 'W'); False: write_allocate's write-validate, or no allocation")
+    lazy_fetch_on_read: bool = F(False, "flag", "with write_allocate, a sector a write miss allocates is readable only "
+                                 "if that write covered all its 32 bytes; a read or atomic on an unreadable sector "
+                                 "misses and fetches it from DRAM, and a write hit leaves readability as it was "
+                                 "(GPGPU-Sim 4.0's lazy fetch-on-read write allocation, 'L': gpu-cache.cc "
+                                 "wr_miss_wa_lazy_fetch_on_read and tag_array::probe). False: every written sector "
+                                 "is readable")
 
     @model_validator(mode="after")
     def _fill_fits(self) -> L2Spec:
@@ -1197,6 +1203,8 @@ class Machine(Spec):
             del tree["core"]["branch_refetch"]
         if not tree["core"]["result_buses"]:  # and no writeback hazard
             del tree["core"]["result_buses"]
+        if tree.get("l2") and not tree["l2"].get("lazy_fetch_on_read", True):  # and every written sector readable
+            del tree["l2"]["lazy_fetch_on_read"]
         # and the crossbar's one round-robin pointer (a router network ignores the field: its hash keeps it out)
         if tree["icnt"].get("allocator") == "round_robin" or tree["icnt"]["impl"] != "crossbar":
             del tree["icnt"]["allocator"]

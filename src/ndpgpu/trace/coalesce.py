@@ -40,6 +40,8 @@ class Coalesced:
     rec_bytes: np.ndarray  # int64 per mem record: bytes accessed by active lanes
     tx_line: np.ndarray  # int64 line address (byte address of the line)
     tx_sectors: np.ndarray  # int64 mask of touched 32-B atoms within the line
+    tx_partial: np.ndarray | None = None  # int64 mask of the touched atoms whose 32 bytes the access covers only
+    # in part (``coalesce_trace(..., partial=True)``; else None)
 
 
 def coalesce_lanes(addrs: np.ndarray | list[int], mask: int, size: int, line_bytes: int = 128) -> list[tuple[int, int]]:
@@ -160,9 +162,12 @@ def _conflict_degree(base, stride, aidx, row_stride, rows, mask, size, lane_addr
 
 
 @nb.njit(cache=True)
-def _line_pass(base, stride, aidx, row_stride, rows, mask, size, lane_addrs, line_shift, lines, sects):
+def _line_pass(base, stride, aidx, row_stride, rows, mask, size, lane_addrs, line_shift, lines, sects, want_partial,
+               held, parts):
     """Transactions of one global, local or constant record: its lines in first-touch lane order, each with
-    its mask of touched atoms, in ``lines``/``sects``; returns how many."""
+    its mask of touched atoms, in ``lines``/``sects``; returns how many. With ``want_partial``, ``parts`` gets
+    each transaction's mask of touched atoms not wholly covered (``held[k, atom]``: the bytes of the atom the
+    lanes cover, a 32-bit mask; rows are cleared here before use)."""
     n = 0
     for lane in range(32):
         if (mask >> lane) & 1:
@@ -170,7 +175,8 @@ def _line_pass(base, stride, aidx, row_stride, rows, mask, size, lane_addrs, lin
             for atom in range(a // ATOM, (a + size - 1) // ATOM + 1):
                 byte = atom * ATOM
                 line = (byte >> line_shift) << line_shift
-                bit = np.int64(1) << ((byte - line) // ATOM)
+                ai = (byte - line) // ATOM
+                bit = np.int64(1) << ai
                 found = -1
                 for k in range(n - 1, -1, -1):
                     if lines[k] == line:
@@ -181,13 +187,29 @@ def _line_pass(base, stride, aidx, row_stride, rows, mask, size, lane_addrs, lin
                 else:
                     lines[n] = line
                     sects[n] = bit
+                    if want_partial:
+                        for j in range(held.shape[1]):
+                            held[n, j] = 0
+                    found = n
                     n += 1
+                if want_partial:
+                    lo = max(a, byte) - byte
+                    hi = min(a + size, byte + ATOM) - byte
+                    held[found, ai] |= ((np.int64(1) << (hi - lo)) - 1) << lo
+    if want_partial:
+        full = (np.int64(1) << ATOM) - 1
+        for k in range(n):
+            p = np.int64(0)
+            for j in range(held.shape[1]):
+                if (sects[k] >> j) & 1 and held[k, j] != full:
+                    p |= np.int64(1) << j
+            parts[k] = p
     return n
 
 
 @nb.njit(cache=True)
 def _coalesce_all(base, stride, aidx, row_stride, rows, mask, size, space, lane_addrs, line_shift, banks,
-                  bank_bytes, words_per_bank):
+                  bank_bytes, words_per_bank, want_partial):
     """Every record in one pass; the transaction arrays grow (to the total the records so far project, at
     least double) and are trimmed at the end."""
     nrec = base.shape[0]
@@ -197,6 +219,8 @@ def _coalesce_all(base, stride, aidx, row_stride, rows, mask, size, space, lane_
     nbytes = np.zeros(nrec, np.int64)
     lines = np.zeros(512, np.int64)
     sects = np.zeros(512, np.int64)
+    parts = np.zeros(512, np.int64)
+    held = np.zeros((512 if want_partial else 1, (1 << line_shift) // ATOM), np.int64)
     bank_n = np.zeros(banks, np.int64)
     bank_shift = _log2(bank_bytes)
     bank_mask = banks - 1 if _log2(banks) >= 0 else -1
@@ -204,6 +228,7 @@ def _coalesce_all(base, stride, aidx, row_stride, rows, mask, size, space, lane_
     cap = max(nrec, 64)
     tx_line = np.empty(cap, np.int64)
     tx_sect = np.empty(cap, np.int64)
+    tx_part = np.zeros(cap if want_partial else 1, np.int64)
     pos = 0
     for i in range(nrec):
         m = mask[i]
@@ -222,7 +247,7 @@ def _coalesce_all(base, stride, aidx, row_stride, rows, mask, size, space, lane_
                                            bank_words)
             continue
         r = _line_pass(base[i], stride[i], aidx[i], row_stride[i], rows[i], m, size[i], lane_addrs, line_shift,
-                       lines, sects)
+                       lines, sects, want_partial, held, parts)
         if pos + r > cap:
             cap = max(2 * cap, pos + r, (pos + r) * nrec // (i + 1) * 21 // 20)  # the rate so far, +5%
             grown = np.empty(cap, np.int64)
@@ -231,12 +256,19 @@ def _coalesce_all(base, stride, aidx, row_stride, rows, mask, size, space, lane_
             grown = np.empty(cap, np.int64)
             grown[:pos] = tx_sect[:pos]
             tx_sect = grown
+            if want_partial:
+                grown = np.zeros(cap, np.int64)
+                grown[:pos] = tx_part[:pos]
+                tx_part = grown
         for k in range(r):
             tx_line[pos + k] = lines[k]
             tx_sect[pos + k] = sects[k]
+            if want_partial:
+                tx_part[pos + k] = parts[k]
         ntx[i] = r
         pos += r
-    return start, ntx, conflict, nbytes, tx_line[:pos].copy(), tx_sect[:pos].copy()
+    return (start, ntx, conflict, nbytes, tx_line[:pos].copy(), tx_sect[:pos].copy(),
+            tx_part[:pos].copy() if want_partial else tx_part[:0].copy())
 
 
 def _as_int64(a: np.ndarray) -> np.ndarray:
@@ -248,21 +280,23 @@ def _as_int64(a: np.ndarray) -> np.ndarray:
 
 
 def coalesce_trace(trace: KernelTrace, line_bytes: int = 128, banks: int = 32, bank_bytes: int = 4,
-                   records: np.ndarray | None = None) -> Coalesced:
+                   records: np.ndarray | None = None, partial: bool = False) -> Coalesced:
     """Transactions and bank conflicts of every memory record of ``trace``, or of the records at the indexes
-    ``records`` only (the arrays then follow that selection)."""
+    ``records`` only (the arrays then follow that selection). ``partial``: also each transaction's atoms that
+    its lanes cover only in part (``tx_partial``)."""
     if line_bytes & (line_bytes - 1) or line_bytes < ATOM or line_bytes > 8 * ATOM:
         raise ValueError(f"line_bytes={line_bytes}: a power of two between {ATOM} and {8 * ATOM}")
     mem = trace.mem if records is None else trace.mem[np.asarray(records, np.int64)]
     size = mem["size"].astype(np.int64)
     # a lane's access spans at most size / bank_bytes + 1 words, each in one bank
     words_per_bank = 32 * (int(size.max(initial=0)) // int(bank_bytes) + 2)
-    start, ntx, conflict, nbytes, tx_line, tx_sect = _coalesce_all(
+    start, ntx, conflict, nbytes, tx_line, tx_sect, tx_part = _coalesce_all(
         mem["base"].astype(np.int64), mem["stride"].astype(np.int64), mem["addr_index"].astype(np.int64),
         mem["row_stride"].astype(np.int64), mem["row_lanes"].astype(np.int64), mem["mask"].astype(np.int64),
         size, mem["space"].astype(np.int64),
-        _as_int64(trace.lane_addrs), int(line_bytes).bit_length() - 1, int(banks), int(bank_bytes), words_per_bank)
-    return Coalesced(start, ntx, conflict, nbytes, tx_line, tx_sect)
+        _as_int64(trace.lane_addrs), int(line_bytes).bit_length() - 1, int(banks), int(bank_bytes), words_per_bank,
+        bool(partial))
+    return Coalesced(start, ntx, conflict, nbytes, tx_line, tx_sect, tx_part if partial else None)
 
 
 @nb.njit(cache=True)

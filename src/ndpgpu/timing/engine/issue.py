@@ -708,7 +708,7 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     """One cycle of SM ``sm``: fills, fetch, the warp schedulers, the LD/ST unit, CTA preloads, the mechanism's
     service, retirement and the SM's next wake-up. ``launch``, ``core``, ``mem`` and ``stats`` are the loop's state
     groups (``loop.py``), taken whole because an inlined call takes at most 30 arguments."""
-    seg, rec, pct, txl, txs = launch.seg, launch.rec, launch.pct, launch.txl, launch.txs
+    seg, rec, pct, txl, txs, txp = launch.seg, launch.rec, launch.pct, launch.txl, launch.txs, launch.txp
     pre_lines, regrdy = launch.pre_lines, launch.regrdy
     wt, ufree, smt, subt, ctat = core.wt, core.ufree, core.smt, core.subt, core.ctat
     ldo, ld_free, l1t, l1m, l1w = core.ldo, core.ld_free, core.l1t, core.l1m, core.l1w
@@ -759,8 +759,8 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
                 break
             if blk == 2 and q_space(qm, cfg[C_Q_SMOUT] + sm) <= smt[sm, S_LDST_QHOLD]:
                 break
-            if not tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm,
-                              wake, g, ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt, mx):
+            if not tx_process(sm, now, k, cfg, clk, rec, txl, txs, txp, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb,
+                              qm, wake, g, ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt, mx):
                 break
             smt[sm, S_LDST_BLOCK] = 0
             smt[sm, S_LDST_QHOLD] = 0

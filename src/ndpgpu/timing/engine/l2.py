@@ -65,14 +65,29 @@ def l2_lookup(j, line, key, cfg, l2t):
 
 @njit
 def l2_install(l2t, idx, line, valid, dirty, g):
+    """Line ``line`` in row ``idx`` (a new line there, if it held another) with sectors ``valid`` filled (now
+    readable) and ``dirty`` modified."""
     if l2t[idx, LN_TAG] != line or l2t[idx, LN_VALID] == 0:
         l2t[idx, LN_TAG] = line
         l2t[idx, LN_VALID] = 0
         l2t[idx, LN_DIRTY] = 0
+        l2t[idx, LN_UNRD] = 0
         g[G_STAMP] += 1
         l2t[idx, LN_STAMP] = g[G_STAMP]
     l2t[idx, LN_VALID] |= valid
     l2t[idx, LN_DIRTY] |= dirty
+    l2t[idx, LN_UNRD] &= ~valid
+
+
+@njit_inline
+def l2_write_unreadable(l2t, idx, sect, part):
+    """``l2.lazy_fetch_on_read``: a write of sectors ``sect`` (``part`` of them covered only in part) into line row
+    ``idx``, after its sectors were marked valid. A sector that was valid and readable stays readable (a write hit);
+    any other (a write miss, or a write to an unreadable sector, which misses again) is readable only if this write
+    covered it whole (GPGPU-Sim 4.0: tag_array::probe, wr_miss_wa_lazy_fetch_on_read)."""
+    u = l2t[idx, LN_UNRD]
+    chg = sect & ~(l2t[idx, LN_VALID] & ~u)
+    l2t[idx, LN_UNRD] = (u & ~chg) | (part & chg)
 
 
 @njit
@@ -213,6 +228,8 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
                 ctr[T_L2_HIT] += 1
                 slst[j, SLS_HIT] += 1
                 l2_touch(l2t, idx, cfg, g)
+                if cfg[C_L2_LAZY] != 0:
+                    l2_write_unreadable(l2t, idx, sect, rq[r, R_PART])
                 if cfg[C_L2_WPOL] == WP_BACK:
                     l2t[idx, LN_DIRTY] |= sect
                 l2t[idx, LN_VALID] |= sect
@@ -220,6 +237,8 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
                 ctr[T_L2_MISS] += 1
                 slst[j, SLS_MISS] += 1
                 l2_install(l2t, vi, line, sect, sect if cfg[C_L2_WPOL] == WP_BACK else 0, g)
+                if cfg[C_L2_LAZY] != 0:
+                    l2t[vi, LN_UNRD] = rq[r, R_PART] & sect
             else:
                 ctr[T_L2_MISS] += 1
                 slst[j, SLS_MISS] += 1
@@ -271,7 +290,7 @@ def l2_access(j, r, now, k, cfg, clk, rq, rq_free, l2t, l2m, dq, chs, qb, qm, wa
                 ctr[T_L2_ATOM] += 1
         return True
     base, idx = l2_lookup(j, line, rq[r, R_KEY], cfg, l2t)
-    present = l2t[idx, LN_VALID] if idx >= 0 else 0
+    present = (l2t[idx, LN_VALID] & ~l2t[idx, LN_UNRD]) if idx >= 0 else 0  # (unreadable sectors are fetched)
     if (sect & ~present) == 0:
         if q_space(qm, qout) <= 0:
             g[G_L2_WHY] = WHY_OUT

@@ -75,8 +75,9 @@ SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL = 0, 1, 2
 DISP_RR, DISP_STATIC, DISP_GREEDY, DISP_BLOCK = 0, 1, 2, 3
 # cache line table columns and write policies (LN_PF: an L1 line a prefetch filled that no demand has used yet;
 # LN_RSV: an L1 line reserved for its outstanding miss, ``l1d.allocate: miss``: tagged, no valid sector, not a victim)
-LN_TAG, LN_VALID, LN_DIRTY, LN_STAMP, LN_PF, LN_RSV = 0, 1, 2, 3, 4, 5
-NLN = 6
+# LN_UNRD: an L2 line's sectors a partial write allocated that a read must fetch (``l2.lazy_fetch_on_read``)
+LN_TAG, LN_VALID, LN_DIRTY, LN_STAMP, LN_PF, LN_RSV, LN_UNRD = 0, 1, 2, 3, 4, 5, 6
+NLN = 7
 WP_BACK, WP_THROUGH, WP_EVICT = 0, 1, 2
 # packet kinds
 PK_READ, PK_WRITE, PK_ATOMIC, PK_PREFETCH, PK_PRELOAD, PK_WBACK, PK_DREAD, PK_DWRITE, PK_ACK, PK_OFFLOAD = range(10)
@@ -169,7 +170,7 @@ CFG_NAMES = columns("C_", """
     CC_PORTS CC_T0 CC_M0 PERFECT_LAT IC_EN IC_SETS IC_ASSOC IC_LINE_SHIFT IC_MSHR IC_MERGE IC_T0 IC_M0 IC_BASE
     IC_ISIZE IC_DELIVER PARAM_CC FETCH_BAR SCHED_ROT L2_SECT_REQ L2_PORT_BYTES L1_ALLOC_MISS L1_QLAT Q_SMREP L2_WFETCH
     PQ_CAP PQ_RING DRAIN L2_INQ L2_ACK_SECT WB_PORT ATOM_WAIT L2_SECT_MSHR L2_SECT_REPLY BR_HAZ
-    RBUS UF_BASE IC_ISLIP
+    RBUS UF_BASE IC_ISLIP L2_LAZY
     HK_DECIDE HK_DIVERT HK_GUEST_ISSUED HK_GUEST_DONE HK_SM_TICK HK_WARP_START HK_CTA_START HK_L2_REQUEST
     HK_PREFETCH HK_L1_ACCESS HK_DRAM_COMMAND HK_INTERCEPT HK_CORE_SERVICE HK_SM_RECEIVE HK_L2_SERVE HK_L2_DELIVER
     HK_SLICE_TICK HK_CORE_RECEIVE HK_CORE_CHECK HK_CORE_ISSUE HK_CORE_TICK HK_FETCHED
@@ -254,11 +255,12 @@ NLD = len(LD_NAMES)
 # the request pool ``rq`` (every packet in flight)
 RQ_NAMES = columns("R_", """
     KIND READY BANK ROW PRIO SEQ BURSTS SLICE LINE SECT BYTES RBYTES SRC CHAN MSHR LDOP SLOT PC T0 T1 T2
-    T3 T4 T5 T6 TDQ TDS NEXT LEVEL BG HIT ORIG KEY XSTK LROW LDIR DEST MXD PROBE FSENT
+    T3 T4 T5 T6 TDQ TDS NEXT LEVEL BG HIT ORIG KEY XSTK LROW LDIR DEST MXD PROBE FSENT PART
 """)
 # R_DEST: a mechanism packet's mesh endpoint when it is not the natural one (-1): on the request network
 # slices 0..nsl-1 then SMs nsl..nsl+nsm-1, on the reply network SMs 0..nsm-1 then slices nsm..nsm+nsl-1.
 # R_MXD: a mechanism's tag on a request it made (-1: none); the L2 hands its reply to ``hooks.l2_deliver``.
+# R_PART: a write's sectors it covers only in part (``l2.lazy_fetch_on_read``; else 0).
 # R_PROBE: 1 for a read that only needs its line present in the slice (a tag probe: on a hit it reads no data, so
 # it does not hold the slice's data port; a miss fetches and fills the line as any read does).
 NRQ = len(RQ_NAMES)

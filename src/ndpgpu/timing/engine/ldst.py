@@ -185,7 +185,7 @@ def ld_complete(i, now, k, cfg, clk, ldo, ld_free, wt, regrdy, g, ctr, pcst, sub
 
 
 @njit_inline
-def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g,
+def tx_process(sm, now, k, cfg, clk, rec, txl, txs, txp, rq, rq_free, l1t, l1m, l1w, ldo, ld_free, qb, qm, wake, g,
                ctr, smst, pcst, wt, regrdy, smt, mapd, mrange, subt, mx):
     """The LD/ST unit handles transaction ``S_LDST_TX`` of its current instruction; False when blocked."""
     g[G_IT_TX] += 1
@@ -354,6 +354,8 @@ def tx_process(sm, now, k, cfg, clk, rec, txl, txs, rq, rq_free, l1t, l1m, l1w, 
     r = new_request(sm, PK_WRITE, line, sect, nbytes, 0, pc, slot, now, k, cfg, clk, rq, rq_free, g, mapd, mrange)
     if r < 0:
         return False
+    if cfg[C_L2_LAZY] != 0:
+        rq[r, R_PART] = txp[t] & sect
     if cached:  # a store passes the L1D's latency pipeline too
         l1_pipeline(r, k, cfg, clk, rq)
     if idx >= 0:

@@ -49,6 +49,7 @@ class LaunchTables(NamedTuple):
     wrec: np.ndarray
     txl: np.ndarray
     txs: np.ndarray
+    txp: np.ndarray  # per transaction: its sectors covered only in part (l2.lazy_fetch_on_read)
     pct: np.ndarray
     cta_order: np.ndarray
     cta_sm: np.ndarray

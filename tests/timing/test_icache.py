@@ -235,3 +235,82 @@ def test_overlays_turn_both_on_and_v100_gpgpusim_off() -> None:
     v = load_machine("v100-gpgpusim")
     assert not v.inst_cache_on and not v.params_in_const_cache
     assert not load_machine("gtx480").inst_cache_on
+
+
+def _in_module(trace, offset: int, module_insts: int, module_id: str = "m"):
+    """``trace`` stamped as a kernel ``offset`` instructions into a module of ``module_insts`` (GPGPU-Sim's layout)."""
+    trace.launch.code_offset = offset
+    trace.launch.module_insts = module_insts
+    trace.launch.module_id = module_id
+    return trace
+
+
+@pytest.mark.parametrize("offset,lines", [(0, 1), (8, 2), (16, 1), (27, 2)])
+def test_a_kernel_sits_where_gpgpusim_assembles_it_in_its_module(offset: int, lines: int) -> None:
+    """15 adds and exit (16 instructions) at ``offset`` instructions into their module: one 128-B line when the
+    offset is a multiple of 16, two otherwise (a kernel after a 27-instruction one, as `transpose_shared` after
+    `transpose_naive`, starts at byte 216)."""
+    st = TimingSession("gtx480", overrides=ICACHE).run_launch(_in_module(straight(15), offset, 64))
+    assert st["l1i.misses"] == lines
+
+
+def test_modules_are_laid_out_whole_in_the_order_of_their_first_launch() -> None:
+    """Module A (40 instructions) is launched first and sits at instruction 0; module B after it, at 40. Kernels of
+    16 instructions: A's at 0 is line 0; B's at 8 is instructions 48-63, line 3; A's other at 16 is line 1; each a
+    miss on first launch and a hit after. (All three traces name the same kernel: a layout by kernel would put
+    them in one place, and the second and third would hit.)"""
+    sess = TimingSession("gtx480", overrides=ICACHE)
+    misses = [sess.run_launch(_in_module(straight(15), off, 40, mod))["l1i.misses"]
+              for off, mod in [(0, "A"), (8, "B"), (16, "A"), (0, "A"), (8, "B"), (16, "A")]]
+    assert misses == [1, 1, 1, 0, 0, 0]
+
+
+def test_the_frontend_lays_out_a_module_in_ptx_order() -> None:
+    """Every defined function in the order the PTX defines it, one slot per instruction (labels none); a declaration
+    without a body takes none."""
+    from ndpgpu.frontend.parser import parse_ptx
+
+    ptx = """
+.version 8.0
+.target sm_75
+.address_size 64
+.func (.param .b32 r) g(.param .b32 a);
+.visible .entry first()
+{
+    .reg .b32 %r<4>;
+    mov.u32 %r1, 1;
+L1:
+    add.s32 %r1, %r1, 1;
+    ret;
+}
+.func (.param .b32 r) g(.param .b32 a)
+{
+    .reg .b32 %r<2>;
+    ld.param.b32 %r1, [a];
+    st.param.b32 [r], %r1;
+    ret;
+}
+.visible .entry second()
+{
+    ret;
+}
+"""
+    offsets, total = parse_ptx(ptx).code_layout()
+    assert offsets == {"first": 0, "g": 3, "second": 6}
+    assert total == 7
+
+
+def test_a_traced_launch_says_where_its_kernel_sits_in_its_module() -> None:
+    """`transpose_shared`'s module defines `transpose_naive` first: the traced launch carries the naive kernel's
+    instruction count as its offset (GPGPU-Sim placed it at byte 216, 27 instructions, with nvcc 13's PTX) and its
+    module's size and identity."""
+    from ndpgpu.workloads.runner import run_workload
+
+    run = run_workload("transpose_shared", "tiny", trace=True)
+    launch = run.device.traces[0].launch
+    ir = run.module.ir
+    naive = next(f for n, f in ir.functions.items() if "transpose_naive" in n)
+    shared = next(f for n, f in ir.functions.items() if "transpose_shared" in n)
+    assert launch.code_offset == len(naive.body) > 0
+    assert launch.module_insts == len(naive.body) + len(shared.body)
+    assert len(launch.module_id) == 16

@@ -239,3 +239,15 @@ class Module:
     @property
     def kernels(self) -> dict[str, Function]:
         return {n: f for n, f in self.functions.items() if f.is_entry}
+
+    def code_layout(self) -> tuple[dict[str, int], int]:
+        """Where each defined function's first instruction sits, in instructions from the module's start, and
+        the module's total: the functions one after another in the order the PTX defines them, one slot per
+        instruction (GPGPU-Sim assembles each function as its parser ends it, labels taking no slot:
+        ``function_info::ptx_assemble``, cuda-sim.cc, 4.0.1)."""
+        offsets: dict[str, int] = {}
+        at = 0
+        for fn in sorted((f for f in self.functions.values() if f.defined), key=lambda f: f.line):
+            offsets[fn.name] = at
+            at += len(fn.body)
+        return offsets, at

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import math
 import operator
 import re
@@ -127,6 +128,7 @@ class RawModule:
         self._functions: dict[str, Function] = {}
         self._expressions = self._map_name_expressions()
         self._cpp_kernels: dict | None = None  # the source's kernel parameter names, read when first needed
+        self._layout: tuple[dict[str, int], int, str] | None = None
 
     def _param_names(self, kernel: str, count: int) -> tuple[str | None, ...] | None:
         """The C++ names of ``kernel``'s parameters from the CUDA source (``frontend.cparams``); None for PTX
@@ -168,6 +170,14 @@ class RawModule:
         var = self.ir.variables.get(f"{NAME_EXPRESSION_PREFIX}{index}")
         items = [x for x in (var.init or []) if isinstance(x, tuple)] if var is not None else []
         return items[0][1] if len(items) == 1 and items[0][1] in self._symbols() else None
+
+    def code_layout(self) -> tuple[dict[str, int], int, str]:
+        """Each defined function's instruction offset in the module as GPGPU-Sim lays it out (``Module.code_layout``),
+        the module's instruction count, and the module's identity (a hash of its PTX)."""
+        if self._layout is None:
+            offsets, total = self.ir.code_layout()
+            self._layout = (offsets, total, hashlib.sha256(self.ptx.encode()).hexdigest()[:16])
+        return self._layout
 
     def _map_name_expressions(self) -> dict[str, str]:
         """Each name expression -> the mangled symbol it names (by the demangled qualified name)."""
@@ -431,6 +441,10 @@ class Function:
             result.trace.launch.regs_per_thread = regs_per_thread
             result.trace.launch.nvcc_version = self.module.nvcc_version
             result.trace.launch.arch = self.module.arch
+            offsets, total, module_id = self.module.code_layout()
+            result.trace.launch.code_offset = offsets.get(self.name, -1)
+            result.trace.launch.module_insts = total
+            result.trace.launch.module_id = module_id
             dev.traces.append(result.trace)
             dev.trace_source_maps.append(self.module.source_map)
         dev.launches.append(result)

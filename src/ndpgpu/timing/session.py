@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._compile_notice import first_call
-from ..trace.format import KernelTrace, TracePrefixExhausted
+from ..trace.format import KernelTrace, LaunchInfo, TracePrefixExhausted
 from . import engine as E
 from . import registry, sampling
 from .build import EngineState, LaunchArrays, launch_occupancy
@@ -66,7 +66,7 @@ class TimingSession:
         self.wall_seconds = 0.0
         self._insts_total = 0
         self._launches_reset = 0  # launches timed so far (the first starts the CTA round robin at first_sm)
-        self._code: dict[str, int] = {}  # kernel -> its code's address (l1i)
+        self._code: dict[str, int] = {}  # kernel (or module id) -> its code's address (l1i)
         self._alike: dict[tuple, list[tuple[int, LaunchStats]]] = {}  # sim.sample_launches: timed launches by group
         self._code_bytes = 0
 
@@ -177,7 +177,7 @@ class TimingSession:
         cfg[E.C_CORE_MODEL] = self._core_model(active)
         addresses = self._hook_addresses(active)
         cfg[E.C_NPC] = len(la.pct)
-        cfg[E.C_IC_BASE] = self._code_address(launch.kernel, len(la.pct))
+        cfg[E.C_IC_BASE] = self._code_address(launch, len(la.pct))
         cfg[E.C_NWARPS] = trace.num_warps
         cfg[E.C_NCTAS] = launch.num_ctas if not self.capped else 0
         cfg[E.C_WARPS_PER_CTA] = launch.warps_per_cta
@@ -452,14 +452,22 @@ class TimingSession:
             f"{m.sim.watchdog_cycles if status == E.ST_WATCHDOG else ''} cycles at core cycle "
             f"{int(E.cyc_at(clk, E.D_CORE, int(g[E.G_NOW])))}\n" + _format_summary(summary), summary)
 
-    def _code_address(self, kernel: str, ninst: int) -> int:
-        """Where kernel ``kernel``'s code sits (``l1i``): ``l1i.code_base``, then each kernel after the one
-        before, in the order of their first launch, ``l1i.inst_bytes`` per instruction."""
+    def _code_address(self, launch: LaunchInfo, ninst: int) -> int:
+        """Where the launched kernel's code sits (``l1i``), ``l1i.inst_bytes`` per instruction from
+        ``l1i.code_base``: each module whole, in the order of its first launch, its functions as GPGPU-Sim
+        assembles them (in the order the PTX defines them, ``LaunchInfo.code_offset``); a trace that does not
+        say where its kernel sits in its module (an older or hand-built one) has the kernel alone in its place."""
         ic = self.machine.l1i
-        if kernel not in self._code:
-            self._code[kernel] = ic.code_base + self._code_bytes
+        if launch.code_offset >= 0 and launch.module_id:
+            key = "module:" + launch.module_id
+            if key not in self._code:
+                self._code[key] = ic.code_base + self._code_bytes
+                self._code_bytes += launch.module_insts * ic.inst_bytes
+            return self._code[key] + launch.code_offset * ic.inst_bytes
+        if launch.kernel not in self._code:
+            self._code[launch.kernel] = ic.code_base + self._code_bytes
             self._code_bytes += ninst * ic.inst_bytes
-        return self._code[kernel]
+        return self._code[launch.kernel]
 
     def _reset_for_launch(self, la: LaunchArrays) -> None:
         st = self.state

@@ -479,7 +479,8 @@ class InstCacheSpec(_ReadOnlyCacheSpec):
     """Per-SM instruction cache (GPGPU-Sim's L1I): read-only, allocated on fill, LRU, linear set index; off by
     default (an ideal front end). Needs ``core.ibuffer`` > 0: the fetch stage looks up the line holding a warp's
     next instruction (instruction ``i`` of a kernel at ``code_base`` + the kernel's offset + ``i x
-    inst_bytes``; kernels are laid out one after the other in the order of their first launch). A miss reads
+    inst_bytes``; the offset places the kernel as GPGPU-Sim assembles its module, every defined function in PTX
+    order, modules in the order of their first launch: ``LaunchInfo.code_offset``). A miss reads
     the line from the L2 like an L1D miss, taking one of ``mshr_entries`` MSHRs (a second warp missing on a
     pending line merges, up to ``mshr_merge``); the warp fetches nothing until the line returns, other warps
     fetch meanwhile. Launches do not invalidate it."""

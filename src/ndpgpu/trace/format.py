@@ -161,6 +161,12 @@ class LaunchInfo:
     nvcc_version: str = ""
     arch: str = ""
     param_bytes: str = ""  # the kernel's argument buffer as hex (PTX parameter layout); "" in older traces
+    # where the kernel's code sits in its module as GPGPU-Sim assembles it (every defined function in PTX order,
+    # one slot per instruction, labels taking none): the instructions before it, the module's total, and the
+    # module's identity (a hash of its PTX); -1 / 0 / "" when not known (older traces, hand-built ones)
+    code_offset: int = -1
+    module_insts: int = 0
+    module_id: str = ""
 
     @property
     def num_ctas(self) -> int:

@@ -373,8 +373,7 @@ class EngineState:
             nsm, self.q_smrep, E.MC_HDR, 0]  # the SMs (meshes only: a butterfly's SMs have no reply-side input)
         # crossbar ports: SMs' and slices' own, then each slice's port to the stack SMs' path (its vault side)
         cfg[E.C_PB_VAULT] = max(nsm, nsl)
-        self.pbusy = np.zeros((2, 5, max(nsm, nsl) + nsl), I64)  # rows: layout.py, PB_SRC .. PB_WLIST
-        self.pbusy[:, E.PB_WIN] = -1  # no grant (islip_grants leaves the row so)
+        self.pbusy = np.zeros((2, 4, max(nsm, nsl) + nsl), I64)  # rows: layout.py, PB_SRC .. PB_WIN
         self._init_mesh()
         # address mapping: descriptor 0 is the machine's; ranges may select others
         self.mappings: list[np.ndarray] = [registry.lookup("address_mapping", dr.mapping.impl)().descriptor(m)]

@@ -101,9 +101,8 @@ MAPK_BITFIELDS, MAPK_PINNED, MAPK_PARITY = 0, 1, 2
 NET_REQ, NET_REP = 0, 1
 # the crossbar's port table ``pbusy[net, side, port]``: side 0 a source port's free time, 1 a destination port's;
 # 2 a destination port's iSLIP grant pointer (the source it serves first, ``icnt.allocator: islip``); 3 scratch: the
-# source a destination port grants in this cycle (-1: none); 4 scratch: the ports granted in this cycle, in the order
-# of their first grant (their count is what ``islip_grants`` returns)
-PB_SRC, PB_DST, PB_GRANT, PB_WIN, PB_WLIST = 0, 1, 2, 3, 4
+# source a destination port grants in this cycle (-1: none)
+PB_SRC, PB_DST, PB_GRANT, PB_WIN = 0, 1, 2, 3
 # queue columns; Q_NZ of row w holds the non-empty bits of queues 64w .. 64w + 63 (bit q & 63), for scans that
 # visit only the non-empty queues of a range; Q_BUSY of an L2 slice's input queue: the time its port frees
 # (``l2.sector_requests`` / ``l2.data_port_bytes``: a request holds the port for several cycles); Q_RESV: slots

@@ -123,11 +123,11 @@ def islip_grants(net, p, now, k, cfg, clk, rq, qb, qm, netd, pbusy):
     asks for the destination port of its head packet alone (one virtual channel, a FIFO), if that packet could
     cross now; each destination port grants the asking source nearest at or after its grant pointer
     (``pbusy[net, PB_GRANT]``), and since a source asks for one port only, every grant is accepted. The winners
-    go to ``pbusy[net, PB_WIN]`` (-1: no grant), the granted ports to ``pbusy[net, PB_WLIST]``; returns their
-    count. The pointer moves past a winner when its packet crosses. ``PB_WIN`` is all -1 between calls."""
+    go to ``pbusy[net, PB_WIN]`` (-1: no grant); the pointer moves past a winner when its packet crosses."""
     nsrc = netd[net, N_NSRC]
     sq = netd[net, N_SRCQ]
-    nwin = 0
+    for j in range(pbusy.shape[2]):
+        pbusy[net, PB_WIN, j] = -1
     for s in range(nsrc):
         q = sq + s
         if qm[q, Q_COUNT] == 0:
@@ -141,83 +141,9 @@ def islip_grants(net, p, now, k, cfg, clk, rq, qb, qm, netd, pbusy):
         if not head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqid):
             continue
         w = pbusy[net, PB_WIN, dp]
-        if w < 0:
-            pbusy[net, PB_WLIST, nwin] = dp
-            nwin += 1
+        ptr = pbusy[net, PB_GRANT, dp]
+        if w < 0 or (s - ptr) % nsrc < (w - ptr) % nsrc:
             pbusy[net, PB_WIN, dp] = s
-        else:
-            ptr = pbusy[net, PB_GRANT, dp]
-            if (s - ptr) % nsrc < (w - ptr) % nsrc:
-                pbusy[net, PB_WIN, dp] = s
-    return nwin
-
-
-@njit_inline
-def cross(net, s, q, r, d, ssm, sp, dp, dqid, now, k, cfg, clk, rq, qb, qm, pbusy, wake, netd, nst, kst):
-    """Head packet ``r`` of source ``s`` (queue ``q``) crosses now to destination ``d``'s queue ``dqid`` through
-    ports ``sp`` and ``dp``, which it was found free to take (a sector train: one sector's packet, the others
-    staying at the head of the queue)."""
-    lat = cfg[C_IC_LAT]
-    if net == NET_REQ and q_space(qm, q) <= cfg[C_L1_MQ_SLACK] and now < wake[s]:
-        wake[s] = now  # the SM may be blocked on this full queue (or too full for a load's miss)
-    piece = sector_train(r, cfg, rq) if net == NET_REP and not ssm else 0
-    flits = piece * popcount(rq[r, R_SECT]) if piece > 0 else packet_flits(r, cfg, rq)
-    sent = flits  # the flits crossing the ports now: the whole packet, or (a sector train) one sector's
-    if piece > 0:
-        # l2.sector_replies: one sector's packet now; the others wait at the head of the queue, as the
-        # sectors' own packets queue behind one another, each arbitrating for the ports again; the last
-        # one delivers the reply below
-        if rq[r, R_FSENT] == 0:
-            rq[r, R_T5] = now
-        rq[r, R_FSENT] += piece
-        sent = piece
-        if rq[r, R_FSENT] < flits:
-            pbusy[net, PB_SRC, sp] = edge(clk, D_ICNT, k + piece)
-            pbusy[net, PB_DST, dp] = edge(clk, D_ICNT, k + piece)
-            nst[net, 0, s] += piece
-            nst[net, 1, d] += piece
-            return
-    q_pop(qb, qm, q)
-    if net == NET_REP:
-        slice_reply_taken(q, now, cfg, qm, wake)
-    done = edge(clk, D_ICNT, k + sent)
-    arrive = edge(clk, D_ICNT, k + lat + sent - 1)
-    if ssm:
-        # the stack SM's port moves the stack's internal bandwidth: it frees when the packet's bytes
-        # (header and data, no flit padding) have passed at that rate after the ones already on it; the
-        # slice's port moves one flit a cycle
-        wside = 0 if net == NET_REQ else 1
-        wport = sp if net == NET_REQ else dp
-        wend = max(pbusy[net, wside, wport], now) + (cfg[C_IC_HDR] + rq[r, R_BYTES]) * 1000000 // cfg[C_SSM_MBPS]
-        pbusy[net, wside, wport] = wend
-        pbusy[net, 1 - wside, dp if net == NET_REQ else sp] = done  # (the other side)
-        arrive = max(arrive, edge(clk, D_ICNT, cyc_at(clk, D_ICNT, wend) + lat - 1))
-    else:
-        pbusy[net, PB_SRC, sp] = done
-        pbusy[net, PB_DST, dp] = done
-    # the destination's fixed delay (L2 ROP queue) counts whole L2 cycles after arrival
-    delay = netd[net, N_DST_DELAY]
-    if delay == 0 or (net == NET_REQ and ssm):  # (an SM inside a stack: the vault side has no ROP queue)
-        rq[r, R_READY] = arrive
-    else:
-        rq[r, R_READY] = edge(clk, D_L2, cyc_at(clk, D_L2, arrive) + delay)
-    if net == NET_REQ:
-        rq[r, R_T1] = now
-        rq[r, R_T2] = arrive
-        wcomp = cfg[C_WK_SL] + d
-    else:
-        if piece == 0:
-            rq[r, R_T5] = now
-        rq[r, R_T6] = arrive
-        wcomp = d
-    q_push(qb, qm, dqid, r)
-    if rq[r, R_READY] < wake[wcomp]:
-        wake[wcomp] = rq[r, R_READY]
-    nst[net, 0, s] += sent
-    nst[net, 1, d] += sent
-    kd = rq[r, R_KIND]
-    kst[kd, 2 * net] += 1
-    kst[kd, 2 * net + 1] += flits
 
 
 @njit
@@ -228,9 +154,11 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
     (``icnt.priority_arbitration``)."""
     nsrc = netd[net, N_NSRC]
     sq = netd[net, N_SRCQ]
+    delay = netd[net, N_DST_DELAY]
+    hdr = cfg[C_IC_HDR]
+    lat = cfg[C_IC_LAT]
     rr = netd[net, N_RR]
     islip = cfg[C_IC_ISLIP] != 0
-    perfect = net == NET_REQ and cfg[C_PERFECT_LAT] > 0
     maxp = 0
     if cfg[C_IC_PRIO] != 0:
         for s in range(nsrc):
@@ -241,24 +169,8 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                     maxp = rq[r, R_PRIO]
     progress = False
     for p in range(maxp, -1, -1):
-        nwin = 0
         if islip:
-            nwin = islip_grants(net, p, now, k, cfg, clk, rq, qb, qm, netd, pbusy)
-            if not perfect:
-                # only the winners cross, each through ports and into a queue no other winner touches, so the
-                # order in which they cross changes nothing
-                for t in range(nwin):
-                    gp = pbusy[net, PB_WLIST, t]
-                    s = pbusy[net, PB_WIN, gp]
-                    pbusy[net, PB_WIN, gp] = -1
-                    pbusy[net, PB_GRANT, gp] = (s + 1) % nsrc
-                    q = sq + s
-                    r = q_head(qb, qm, q)
-                    d, ssm, sp, dp, dqid = head_ports(net, s, r, cfg, rq, netd)
-                    cross(net, s, q, r, d, ssm, sp, dp, dqid, now, k, cfg, clk, rq, qb, qm, pbusy, wake, netd, nst,
-                          kst)
-                    progress = True
-                continue
+            islip_grants(net, p, now, k, cfg, clk, rq, qb, qm, netd, pbusy)
         for i in range(nsrc):
             s = (rr + i) % nsrc
             q = sq + s
@@ -269,7 +181,7 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 continue
             if cfg[C_IC_PRIO] != 0 and rq[r, R_PRIO] != p:
                 continue
-            if perfect and rq[r, R_KIND] < PK_OFFLOAD:
+            if net == NET_REQ and cfg[C_PERFECT_LAT] > 0 and rq[r, R_KIND] < PK_OFFLOAD:
                 full = q_space(qm, q) <= cfg[C_L1_MQ_SLACK]
                 if perfect_serve(q, r, now, cfg, clk, rq, rq_free, qb, qm, wake, g):
                     if full and now < wake[s]:
@@ -285,10 +197,68 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 pbusy[net, PB_GRANT, dp] = (s + 1) % nsrc
             elif not head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqid):
                 continue
-            cross(net, s, q, r, d, ssm, sp, dp, dqid, now, k, cfg, clk, rq, qb, qm, pbusy, wake, netd, nst, kst)
+            vault_side = net == NET_REQ and ssm
+            if net == NET_REQ and q_space(qm, q) <= cfg[C_L1_MQ_SLACK] and now < wake[s]:
+                wake[s] = now  # the SM may be blocked on this full queue (or too full for a load's miss)
+            piece = sector_train(r, cfg, rq) if net == NET_REP and not ssm else 0
+            flits = piece * popcount(rq[r, R_SECT]) if piece > 0 else packet_flits(r, cfg, rq)
+            sent = flits  # the flits crossing the ports now: the whole packet, or (a sector train) one sector's
+            if piece > 0:
+                # l2.sector_replies: one sector's packet now; the others wait at the head of the queue, as the
+                # sectors' own packets queue behind one another, each arbitrating for the ports again; the last
+                # one delivers the reply below
+                if rq[r, R_FSENT] == 0:
+                    rq[r, R_T5] = now
+                rq[r, R_FSENT] += piece
+                sent = piece
+                if rq[r, R_FSENT] < flits:
+                    pbusy[net, PB_SRC, sp] = edge(clk, D_ICNT, k + piece)
+                    pbusy[net, PB_DST, dp] = edge(clk, D_ICNT, k + piece)
+                    nst[net, 0, s] += piece
+                    nst[net, 1, d] += piece
+                    progress = True
+                    continue
+            q_pop(qb, qm, q)
+            if net == NET_REP:
+                slice_reply_taken(q, now, cfg, qm, wake)
+            done = edge(clk, D_ICNT, k + sent)
+            arrive = edge(clk, D_ICNT, k + lat + sent - 1)
+            if ssm:
+                # the stack SM's port moves the stack's internal bandwidth: it frees when the packet's bytes
+                # (header and data, no flit padding) have passed at that rate after the ones already on it; the
+                # slice's port moves one flit a cycle
+                wside = 0 if net == NET_REQ else 1
+                wport = sp if net == NET_REQ else dp
+                wend = max(pbusy[net, wside, wport], now) + (hdr + rq[r, R_BYTES]) * 1000000 // cfg[C_SSM_MBPS]
+                pbusy[net, wside, wport] = wend
+                pbusy[net, 1 - wside, dp if net == NET_REQ else sp] = done  # (the other side)
+                arrive = max(arrive, edge(clk, D_ICNT, cyc_at(clk, D_ICNT, wend) + lat - 1))
+            else:
+                pbusy[net, PB_SRC, sp] = done
+                pbusy[net, PB_DST, dp] = done
+            # the destination's fixed delay (L2 ROP queue) counts whole L2 cycles after arrival
+            if delay == 0 or vault_side:
+                rq[r, R_READY] = arrive
+            else:
+                rq[r, R_READY] = edge(clk, D_L2, cyc_at(clk, D_L2, arrive) + delay)
+            if net == NET_REQ:
+                rq[r, R_T1] = now
+                rq[r, R_T2] = arrive
+                wcomp = cfg[C_WK_SL] + d
+            else:
+                if piece == 0:
+                    rq[r, R_T5] = now
+                rq[r, R_T6] = arrive
+                wcomp = d
+            q_push(qb, qm, dqid, r)
+            if rq[r, R_READY] < wake[wcomp]:
+                wake[wcomp] = rq[r, R_READY]
+            nst[net, 0, s] += sent
+            nst[net, 1, d] += sent
+            kd = rq[r, R_KIND]
+            kst[kd, 2 * net] += 1
+            kst[kd, 2 * net + 1] += flits
             progress = True
-        for t in range(nwin):
-            pbusy[net, PB_WIN, pbusy[net, PB_WLIST, t]] = -1
     netd[net, N_RR] = (rr + 1) % nsrc
     if progress:
         g[G_LAST_PROGRESS] = now

@@ -174,7 +174,7 @@ class EngineState:
                                 "write_evict": E.WP_THROUGH}[l2.write_policy]
             cfg[E.C_L2_WALLOC] = int(l2.write_allocate)
             cfg[E.C_L2_WFETCH] = int(l2.write_miss_fetch)
-            cfg[E.C_L2_LAZY] = int(l2.lazy_fetch_on_read and l2.write_allocate and not l2.write_miss_fetch)
+            cfg[E.C_L2_LAZY] = int(l2on and l2.lazy_fetch_on_read and l2.write_allocate and not l2.write_miss_fetch)
             cfg[E.C_L2_REPL] = 0 if l2.replacement == "lru" else 1
             cfg[E.C_L2_SETIDX] = SET_INDEX_CODES[l2.set_index]
             cfg[E.C_L2_XOR_BITS] = max(1, (l2.num_sets - 1).bit_length())
@@ -659,7 +659,7 @@ class LaunchArrays:
         self.seg[:, 2] = seg["mask"]
         self.wseg = np.asarray(trace.warp_seg_start, I64)
         self.wrec = np.asarray(trace.warp_mem_start, I64)
-        lazy = m.l2 is not None and m.l2.enabled and m.l2.lazy_fetch_on_read
+        lazy = st.cfg[E.C_L2_LAZY] != 0  # (the one condition the engine reads: the L2 on, write-validating, lazy)
         co = coalesce_trace(trace, st.line_bytes, core.smem.banks, core.smem.bank_bytes, partial=lazy)
         mem = trace.mem
         rec = np.zeros((max(len(mem), 1), E.NREC), I64)
@@ -704,9 +704,10 @@ class LaunchArrays:
         self.txl = tx_line if tx_line.size else np.zeros(1, I64)
         self.txs = tx_sect if tx_sect.size else np.zeros(1, I64)
         # each transaction's sectors it covers only in part (l2.lazy_fetch_on_read's writes; the atomics' and
-        # constant and parameter loads' transactions after the others: none)
-        self.txp = np.zeros(max(len(self.txs), 1), I64)
+        # constant and parameter loads' transactions after the others: none); read only under the rule
+        self.txp = np.zeros(1, I64)
         if co.tx_partial is not None:
+            self.txp = np.zeros(max(len(self.txs), 1), I64)
             self.txp[:len(co.tx_partial)] = co.tx_partial
         self.cta_order = np.asarray(plan.order, I64)
         self.cta_sm = np.array(plan.target_sm, I64)  # a copy: block dispatch writes partners in

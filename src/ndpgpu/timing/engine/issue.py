@@ -224,14 +224,12 @@ def fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt, ctr, mx, rq, rq_f
     if cfg[C_BR_HAZ] != 0 and not wrong:  # a fetch reads PCs: it runs on into a segment only the mask starts
         while n < cfg[C_IBUF]:
             nx = last + 1
-            if nx > wt[pick, W_SEG_END] or seg[nx, 0] != seg[last, 0] + seg[last, 1]:
+            tail = nx == wt[pick, W_SEG_END]  # the stream's last segment: END_OFF instructions of it (0: none)
+            if nx > wt[pick, W_SEG_END] or (tail and wt[pick, W_END_OFF] <= 0):
                 break
-            if nx == wt[pick, W_SEG_END]:
-                if wt[pick, W_END_OFF] <= 0:
-                    break
-                n += wt[pick, W_END_OFF]
-            else:
-                n += seg[nx, 1]
+            if seg[nx, 0] != seg[last, 0] + seg[last, 1]:
+                break
+            n += wt[pick, W_END_OFF] if tail else seg[nx, 1]
             last = nx
     if n > cfg[C_IBUF]:
         n = cfg[C_IBUF]

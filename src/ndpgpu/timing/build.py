@@ -88,6 +88,7 @@ class EngineState:
         cfg[E.C_FETCH_BAR] = int(core.fetch_at_barrier)
         cfg[E.C_BR_HAZ] = int(core.branch_refetch and core.ibuffer > 0)  # (a fetch stage's rule)
         cfg[E.C_SCHED_ROT] = int(core.scheduler_rotation)
+        cfg[E.C_MEMQ] = core.mem_queue if core.model == "gpu" else 0  # (a mechanism's core has its own LD/ST)
         cfg[E.C_PARAM_LAT] = core.param_latency + dmem
         cfg[E.C_SMEM_LAT] = core.smem.latency + dmem
         cfg[E.C_MAX_THREADS] = core.max_threads

@@ -232,6 +232,12 @@ class CoreSpec(Spec):
                           "instance that completes nothing else in the cycle its result would, and only while fewer "
                           "than this many results complete in the SM that cycle; it waits otherwise (its result that "
                           "much later), the scheduler unaffected. 0: no such hazard", ge=0, le=64)
+    mem_queue: int = F(0, "instructions", "memory instructions that can wait, issued, ahead of a busy LD/ST unit, "
+                       "as in GPGPU-Sim, whose scheduler issues one into the memory pipeline register while the "
+                       "unit still works on an earlier one (ID_OC_MEM, the memory collector units, OC_EX_MEM; "
+                       "scheduler_unit::cycle, shader.cc): the warp goes on issuing; the unit takes them in issue "
+                       "order, one a cycle once it is free. 0: a memory instruction issues only when the unit is "
+                       "free (a shared-memory or ld.param access holds it for its passes)", ge=0, le=16)
     scheduler_rotation: bool = F(False, "flag", "the SM's warp schedulers take turns going first, one more place "
                                  "each cycle, for the units they share (GPGPU-Sim 4.0's shader_core_ctx::issue); "
                                  "false: scheduler 0 first every cycle (GPGPU-Sim 3.x)")
@@ -1204,6 +1210,8 @@ class Machine(Spec):
             del tree["core"]["branch_refetch"]
         if not tree["core"]["result_buses"]:  # and no writeback hazard
             del tree["core"]["result_buses"]
+        if not tree["core"]["mem_queue"]:  # and no memory instruction issued past a busy LD/ST unit
+            del tree["core"]["mem_queue"]
         if tree.get("l2") and not tree["l2"].get("lazy_fetch_on_read", True):  # and every written sector readable
             del tree["l2"]["lazy_fetch_on_read"]
         # and the crossbar's one round-robin pointer (a router network ignores the field: its hash keeps it out)

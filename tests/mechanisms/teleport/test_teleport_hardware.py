@@ -398,3 +398,18 @@ def test_the_policy_says_before_a_run_what_its_hardware_may_decline():
     assert says("teleport:mthwp") == says("teleport:mthwp,mthwp_ids=global") == (False, False)
     assert says("llc:llc") == says("llc:omni") == says("tom:ctrl+tmap") == (False, True)
     assert says("mpu:annotation") == says("ipndp:paca+pf") == (False, False)
+
+
+def test_buffer_hits_wait_in_the_memory_queue():
+    """With ``core.mem_queue`` a buffer hit that finds the LD/ST unit busy (or instructions waiting for it) waits
+    behind them (``memq.ldst_hold``), and the unit's start of it wakes its warp: the run ends with every
+    instruction issued, loads served from the buffer, and instructions that waited in the queue."""
+    trace, _ = recorded("guarded", "ones")
+    runs = {}
+    for q in (0, 4):
+        s = TimingSession("gtx480", {"core.mem_queue": q})
+        s.attach(TeleportHardware(plans(), Teleport(machine="R")))
+        runs[q] = s.run_launch(trace)
+    assert runs[4].c("WARP_INSTS") == runs[0].c("WARP_INSTS")
+    assert runs[4].c("MQ_STARTS") > 0 and runs[0].c("MQ_STARTS") == 0
+    assert runs[4].c("TP_HIT_LD") > 0

@@ -26,6 +26,7 @@ the addresses of the load being issued, and MTHWP the demand addresses already l
 from ...timing.engine.layout import *  # noqa: F403  (the engine's columns and codes)
 from ...timing.engine.ldst import wake_warp
 from ...timing.engine.mapping import rq_map
+from ...timing.engine.memq import ldst_hold
 from ...timing.engine.queues import edge, q_space, rq_alloc, rq_release
 from ...timing.engine.xbar import net_push, sm_port_waiting
 
@@ -535,14 +536,18 @@ def intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, smt, l1t, mapd,
     ctr_add(mx, TC_HIT_LD, 1)
     ctr_add(mx, TC_HIT_TX, n)
     ctr_add(mx, TC_HIT_READS, passes)
-    smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + passes)
+    # the LD/ST port held a cycle per pass (core.mem_queue: after the instructions waiting for it, which then
+    # wake the warp); the data after the shared-memory latency plus the extra passes
+    woken = ldst_hold(sm, slot, pc, passes, max(1, mx[F_SMEM_LAT]) + passes - 1, now, k, cfg, clk, smt)
+    if woken < 0:
+        return 2
     b = sms_base(sm, mx)
     i = mx[b + SS_NWK]
     if i >= mx[F_WKCAP]:
         return 1  # (cannot happen: one entry per warp slot) served without the latency
     w0 = mx[F_WK0] + sm * mx[F_WKCAP] * 2
     mx[w0 + 2 * i] = slot
-    mx[w0 + 2 * i + 1] = edge(clk, D_CORE, k + max(1, mx[F_SMEM_LAT]) + passes - 1)
+    mx[w0 + 2 * i + 1] = woken
     mx[b + SS_NWK] = i + 1
     return 2
 

@@ -15,15 +15,14 @@ from .ldst import (
     tx_process,
     wake_warp,
     warp_maybe_exit_flag,
-    wb_slot,
 )
+from .memq import ldst_idle, ldst_start, mq_holds, mq_issue_wait, mq_start_head
 from .queues import edge, popcount, q_head, q_pop, q_space, rq_alloc, wake_sleeping_slices
 from .warps import (
     advance,
     barrier_arrive,
     dests_ready,
     load_open,
-    lsu_take,
     operands_ready,
     stream_done,
     warp_done_issuing,
@@ -84,11 +83,16 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
     ri = wt[slot, W_REC]
     has_rec = ri < wt[slot, W_REC_END] and rec[ri, RC_PC] == pc
     if kind == IK_PARAM or (kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec):
-        if smt[sm, S_LDST_REC] >= 0:
+        if cfg[C_MEMQ] != 0 and not ldst_idle(sm, now, smt):  # core.mem_queue: it waits there (memq.py)
+            if smt[sm, S_MQ_N] >= cfg[C_MEMQ]:
+                wt[slot, W_READY] = WAIT_LDST
+                smt[sm, S_LDST_WAITERS] = 1
+                return 1 + R_LDST
+        elif smt[sm, S_LDST_REC] >= 0:
             wt[slot, W_READY] = WAIT_LDST
             smt[sm, S_LDST_WAITERS] = 1
             return 1 + R_LDST
-        if smt[sm, S_LDST_FREE] > now:
+        elif smt[sm, S_LDST_FREE] > now:
             wt[slot, W_READY] = smt[sm, S_LDST_FREE]
             return 1 + R_LDST
         if kind == IK_PARAM:
@@ -367,51 +371,34 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
         ctr[T_OFFLOADS] += 1
         if has_rec:
             wt[slot, W_REC] = ri + 1
-    elif kind == IK_PARAM and pct[pc, P_PREC] >= 0:
-        # a kernel-parameter load through the constant cache (``l1c.kernel_params``): the LD/ST unit takes the
-        # record the launch built for this PC (one access, to the constant line the parameter sits on)
-        pr = pct[pc, P_PREC]
-        ldop = load_open(sm, slot, pc, now, 1, rec[pr, RC_NTX], pct, regrdy, wt, ldo, ld_free, g)
-        lsu_take(sm, slot, pr, rec[pr, RC_TXS], rec[pr, RC_NTX], ldop, IK_LOAD, k, smt)
-    elif kind == IK_PARAM:
-        smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + 1)
-        t = edge(clk, D_CORE, k + cfg[C_PARAM_LAT])
-        dests_ready(slot, pc, pct, regrdy, t)
-    elif kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec:
-        space = rec[ri, RC_SPACE]
-        if space == SP_SHARED:
-            conf = rec[ri, RC_CONF]
-            if conf < 1:
-                conf = 1
-            smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + conf)
-            extra = conf - 1
-            if kind == IK_ATOMIC:
-                extra += conf
-            kr = k + cfg[C_SMEM_LAT] + extra
-            if cfg[C_WB_PORT] != 0 and kind != IK_STORE:  # a shared load's value takes a writeback cycle
-                kr = wb_slot(sm, kr, smt)
-            t = edge(clk, D_CORE, kr)
-            dests_ready(slot, pc, pct, regrdy, t)
-            if kind == IK_ATOMIC and cfg[C_ATOM_WAIT] != 0:
-                wt[slot, W_ATOM_UNTIL] = t
-                hold = t
-            ctr[T_SMEM_ACC] += 1
-            ctr[T_SMEM_CONF_CYC] += conf - 1
+    elif kind == IK_PARAM or (kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec):
+        # a memory instruction: what issue does (a load operation opened for what the memory system returns,
+        # the record passed), then the LD/ST unit takes it now or, busy, after those waiting (memq.py)
+        ldop = -1
+        mri = ri
+        if kind == IK_PARAM:
+            mri = pct[pc, P_PREC]  # ld.param through the constant cache (l1c.kernel_params): the launch's record
+            if mri >= 0:
+                ldop = load_open(sm, slot, pc, now, 1, rec[mri, RC_NTX], pct, regrdy, wt, ldo, ld_free, g)
         else:
-            ldop = -1
-            if kind == IK_LOAD or kind == IK_ATOMIC:
-                ldop = load_open(sm, slot, pc, now, 1, rec[ri, RC_NTX], pct, regrdy, wt, ldo, ld_free, g)
-            if kind == IK_ATOMIC:
-                ldo[ldop, L_ATOM] = 1
-                wt[slot, W_PEND_ATOM] += 1
-            lsu_take(sm, slot, ri, rec[ri, RC_TXS], rec[ri, RC_NTX], ldop, kind, k, smt)
-        if kind == IK_LOAD:
-            ctr[T_LOADS] += 1
-        elif kind == IK_STORE:
-            ctr[T_STORES] += 1
+            if rec[ri, RC_SPACE] != SP_SHARED:
+                if kind == IK_LOAD or kind == IK_ATOMIC:
+                    ldop = load_open(sm, slot, pc, now, 1, rec[ri, RC_NTX], pct, regrdy, wt, ldo, ld_free, g)
+                if kind == IK_ATOMIC:
+                    ldo[ldop, L_ATOM] = 1
+                    wt[slot, W_PEND_ATOM] += 1
+            if kind == IK_LOAD:
+                ctr[T_LOADS] += 1
+            elif kind == IK_STORE:
+                ctr[T_STORES] += 1
+            else:
+                ctr[T_ATOMICS] += 1
+            wt[slot, W_REC] = ri + 1
+        if cfg[C_MEMQ] == 0 or ldst_idle(sm, now, smt):
+            hold = ldst_start(sm, slot, pc, kind, mri, ldop, k, False, cfg, clk, rec, pct, wt, regrdy, smt, subt,
+                              ctr)
         else:
-            ctr[T_ATOMICS] += 1
-        wt[slot, W_REC] = ri + 1
+            hold = mq_issue_wait(sm, slot, pc, kind, mri, ldop, k, cfg, pct, wt, regrdy, smt)
     else:
         # ALU / control / predicated-off memory instruction: its unit, its latency
         unit = pct[pc, P_UNIT]
@@ -745,7 +732,11 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
     if schedulers(sm, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, smt, subt, ctat, ldo, ld_free, rq, rq_free,
                   qb, qm, wake, g, ctr, smst, pcst, clst, mx, chs, xt):
         progress = True
-    # LD/ST unit: transactions of the current memory instruction against L1
+    # LD/ST unit: the oldest instruction waiting for it (core.mem_queue), then the transactions of its current
+    # memory instruction against L1
+    if smt[sm, S_MQ_N] > 0 and smt[sm, S_LDST_REC] < 0 and smt[sm, S_LDST_FREE] <= now:
+        if mq_start_head(sm, now, k, cfg, clk, rec, pct, wt, regrdy, smt, subt, ctr):
+            progress = True
     smt[sm, S_LDST_STOP] = 0
     if smt[sm, S_LDST_REC] >= 0:
         nports = cfg[C_CC_PORTS] if rec[smt[sm, S_LDST_REC], RC_SPACE] == SP_CONST else cfg[C_L1_PORTS]
@@ -808,8 +799,10 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
         for j in range(nsl):
             slot = sm * nsl + j
             if (wt[slot, W_STATE] == WS_DRAIN and wt[slot, W_PEND_LD] == 0 and wt[slot, W_PEND_ST] == 0
-                    and not (smt[sm, S_LDST_REC] >= 0 and smt[sm, S_LDST_SLOT] == slot)):
-                # (a warp whose last memory instruction is still in the LD/ST unit has not sent it yet)
+                    and not (smt[sm, S_LDST_REC] >= 0 and smt[sm, S_LDST_SLOT] == slot)
+                    and not (smt[sm, S_MQ_N] > 0 and mq_holds(sm, slot, smt))):
+                # (a warp whose last memory instruction is still in the LD/ST unit, or waits for it, has not
+                # sent it yet)
                 if wt[slot, W_HOST] >= 0:
                     hooks.guest_done(cfg[C_HK_GUEST_DONE], sm, slot, now, k, cfg, clk, wt, subt, chs, l1t, l2t, mapd,
                                      mrange, wake, mx)
@@ -831,6 +824,10 @@ def sm_tick(sm, now, k, cfg, clk, wake, g, mx, launch, core, mem, stats):
         w = nxt
     if smt[sm, S_LDST_FREE] > now and smt[sm, S_LDST_FREE] < w:
         w = smt[sm, S_LDST_FREE]
+    if smt[sm, S_MQ_N] > 0 and smt[sm, S_LDST_REC] < 0:  # the unit takes the next waiting one when free
+        t = max(nxt, smt[sm, S_LDST_FREE], edge(clk, D_CORE, smt[sm, S_MQ0 + MQ_W * smt[sm, S_MQ_HEAD] + MQF_K]))
+        if t < w:
+            w = t
     if arrival < w:
         w = arrival
     if svc < w:

@@ -1,7 +1,8 @@
 """Memory instructions issued ahead of a busy LD/ST unit (``core.mem_queue``), as GPGPU-Sim's scheduler issues
-them into ID_OC_MEM while the unit works on an earlier one (docs/timing.md, "The memory queue"). Expected values
+them into ID_OC_MEM while the unit works on an earlier one (docs/timing.md, field `core.mem_queue`). Expected values
 are derived here by hand from the rule: the warp goes on issuing, the unit takes the waiting instructions in issue
-order once it is free, and with the queue full a memory instruction waits as it would without one."""
+order once it is free, an SM (or, when sub-cores own their units, each sub-core) issues one a cycle, and with the queue
+full a memory instruction waits as it would without one."""
 
 from __future__ import annotations
 
@@ -33,12 +34,14 @@ def _run(trace, queue: int, machine: str = "gtx480", **extra):
     return TimingSession(machine, {**ONE, "core.mem_queue": queue, **extra}).run_launch(trace)
 
 
-def test_off_in_every_machine_until_adopted():
-    """GPGPU-Sim's value is 4 on GTX480 (ID_OC_MEM 1 + 2 memory collector units + OC_EX_MEM 1, both versions)
-    and 10 on SM7_QV100's widths, but measured against GPGPU-Sim 4.0.1 the rule moved the 4.0 flavour's MAPE the
-    wrong way (docs/timing.md): a field to set, in no machine or overlay."""
-    for name in ("gtx480", "v100", "gtx480-gpgpusim", "gtx480-gpgpusim3", "v100-gpgpusim"):
-        assert load_machine(name).core.mem_queue == 0
+def test_the_flavours_take_gpgpusims_pipeline_registers():
+    """4 on GTX480 (ID_OC_MEM 1 + 2 memory collector units + OC_EX_MEM 1, both versions), 10 on SM7_QV100's
+    widths, none on the hardware presets."""
+    assert load_machine("gtx480").core.mem_queue == 0
+    assert load_machine("v100").core.mem_queue == 0
+    assert load_machine("gtx480-gpgpusim").core.mem_queue == 4
+    assert load_machine("gtx480-gpgpusim3").core.mem_queue == 4
+    assert load_machine("v100-gpgpusim").core.mem_queue == 10
 
 
 @pytest.mark.parametrize("adds", [40, 64])
@@ -68,6 +71,30 @@ def test_a_full_queue_holds_the_next_memory_instruction():
     assert on.c("MQ_STARTS") == 2
     assert on.c("MQ_WAIT_CYC") == 2 * (CONFLICT - 1)
     assert off.cycles - on.cycles == CONFLICT - 1
+
+
+def two_warps_one_load_each(adds: int = 40) -> object:
+    """Two warps (one per scheduler with two sub-cores), each one conflicted shared load, ``adds`` adds, exit."""
+    b = TraceBuilder("q2", 1, 64, shared_bytes=32 * 4 * CONFLICT)
+    ld = b.op("ld.shared.f32", "load", dst=(20,), src=(1,), space="shared", width=4)
+    add = [b.op("add.s32", "int", dst=(10 + r,), src=(1,)) for r in range(8)]
+    ex = b.op("exit", "branch")
+    for w in range(2):
+        b.run(w, ld, base=0, stride=4 * CONFLICT)
+        for i in range(adds):
+            b.run(w, add[i % 8])
+        b.run(w, ex)
+    return b.build()
+
+
+@pytest.mark.parametrize("own_units, waited", [(False, CONFLICT - 1), (True, CONFLICT)])
+def test_one_memory_instruction_a_cycle_through_each_id_oc_mem_slot(own_units, waited):
+    """Both schedulers want to issue their warp's load at t0. An SM's one ID_OC_MEM slot takes one a cycle: warp
+    0's load takes the unit at t0, warp 1's issues at t0 + 1 and waits until t0 + 32 (31 cycles). When sub-cores own
+    their units (SM7_QV100: a slot per scheduler) both issue at t0, and warp 1's waits 32."""
+    st = _run(two_warps_one_load_each(), 4, **{"core.sub_cores": 2, "core.sub_core_units": own_units})
+    assert st.c("MQ_STARTS") == 1
+    assert st.c("MQ_WAIT_CYC") == waited
 
 
 def scattered_stores(warps: int, stores: int) -> object:

@@ -404,11 +404,11 @@ def test_buffer_hits_wait_in_the_memory_queue():
     """With ``core.mem_queue`` a buffer hit that finds the LD/ST unit busy (or instructions waiting for it) waits
     behind them (``memq.ldst_hold``), and the unit's start of it wakes its warp: the run ends with every
     instruction issued, loads served from the buffer, and instructions that waited in the queue."""
-    trace, _ = recorded("guarded", "ones")
+    trace = recorded_small("strided", 8, 256)  # 32 lines a load: the unit is busy 32 cycles for each miss
     runs = {}
     for q in (0, 4):
         s = TimingSession("gtx480", {"core.mem_queue": q})
-        s.attach(TeleportHardware(plans(), Teleport(machine="R")))
+        s.attach(TeleportHardware(plans(), Teleport(machine="R", controller="core")))
         runs[q] = s.run_launch(trace)
     assert runs[4].c("WARP_INSTS") == runs[0].c("WARP_INSTS")
     assert runs[4].c("MQ_STARTS") > 0 and runs[0].c("MQ_STARTS") == 0

@@ -538,7 +538,7 @@ def intercept(sm, slot, pc, now, k, cfg, clk, rec, txl, txs, wt, smt, l1t, mapd,
     ctr_add(mx, TC_HIT_READS, passes)
     # the LD/ST port held a cycle per pass (core.mem_queue: after the instructions waiting for it, which then
     # wake the warp); the data after the shared-memory latency plus the extra passes
-    woken = ldst_hold(sm, slot, pc, passes, max(1, mx[F_SMEM_LAT]) + passes - 1, now, k, cfg, clk, smt)
+    woken = ldst_hold(sm, slot, pc, passes, max(1, mx[F_SMEM_LAT]) + passes - 1, now, k, cfg, clk, wt, smt)
     if woken < 0:
         return 2
     b = sms_base(sm, mx)

@@ -16,7 +16,7 @@ from .ldst import (
     wake_warp,
     warp_maybe_exit_flag,
 )
-from .memq import ldst_idle, ldst_start, mq_holds, mq_issue_wait, mq_start_head
+from .memq import ldst_idle, ldst_start, mq_holds, mq_issue_wait, mq_port, mq_start_head
 from .queues import edge, popcount, q_head, q_pop, q_space, rq_alloc, wake_sleeping_slices
 from .warps import (
     advance,
@@ -83,6 +83,9 @@ def check_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufre
     ri = wt[slot, W_REC]
     has_rec = ri < wt[slot, W_REC_END] and rec[ri, RC_PC] == pc
     if kind == IK_PARAM or (kind >= IK_LOAD and kind <= IK_ATOMIC and has_rec):
+        if cfg[C_MEMQ] != 0 and smt[sm, mq_port(sub, cfg)] == k + 1:  # one issued this cycle (memq.py)
+            wt[slot, W_READY] = edge(clk, D_CORE, k + 1)
+            return 1 + R_LDST
         if cfg[C_MEMQ] != 0 and not ldst_idle(sm, now, smt):  # core.mem_queue: it waits there (memq.py)
             if smt[sm, S_MQ_N] >= cfg[C_MEMQ]:
                 wt[slot, W_READY] = WAIT_LDST
@@ -394,6 +397,8 @@ def do_issue(sm, sub, slot, now, k, cfg, clk, seg, rec, pct, wt, regrdy, ufree, 
             else:
                 ctr[T_ATOMICS] += 1
             wt[slot, W_REC] = ri + 1
+        if cfg[C_MEMQ] != 0:
+            smt[sm, mq_port(sub, cfg)] = k + 1
         if cfg[C_MEMQ] == 0 or ldst_idle(sm, now, smt):
             hold = ldst_start(sm, slot, pc, kind, mri, ldop, k, False, cfg, clk, rec, pct, wt, regrdy, smt, subt,
                               ctr)

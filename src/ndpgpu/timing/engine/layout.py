@@ -214,13 +214,16 @@ SM_NAMES = columns("S_", """
     CTAS THREADS REGS SMEM WARPS LDST_FREE OCC_T OCC_ACC ACTIVE_T MSHR_USED LAST_TICK LDST_REC LDST_TX
     LDST_TXEND LDST_LDOP LDST_SLOT LDST_KIND LDST_START BUSY_T LDST_BLOCK LDST_WAITERS RETIRE
     PRE_PENDING FETCH_WANT FETCH_RR FETCH_PRIO BATCH_SHUT IC_READY LDST_STOP LDST_QHOLD MQ_N MQ_HEAD
+    MQI0 MQI1 MQI2 MQI3 MQI4 MQI5 MQI6 MQI7
 """ + " ".join(f"WB{i}" for i in range(128)) + " " + " ".join(f"MQ{i}" for i in range(128)))
 NSMT = len(SM_NAMES)
 # ``S_MQ0`` onwards (core.mem_queue > 0): a ring of MQ_RING memory instructions issued while the LD/ST unit was
 # busy, each MQ_W columns from ``S_MQ0 + MQ_W * entry``: the warp slot, the PC, the kind (an IK_ code, or MQK_HOLD:
 # a mechanism's access that holds the unit A1 cycles and wakes its warp A2 cycles after it starts), the record
 # (-1: none), the load operation (-1: none), the core cycle it was issued, A1, A2. ``S_MQ_N`` entries from
-# ``S_MQ_HEAD``; the unit takes the head once it is free, one a cycle, in issue order.
+# ``S_MQ_HEAD``; the unit takes the head once it is free, one a cycle, in issue order. ``S_MQI0`` + i: 1 + the
+# core cycle of the last memory instruction issued by the SM (i = 0), or by its sub-core i when sub-cores own their
+# units (core.sub_core_units: one ID_OC_MEM slot per scheduler): one a cycle each.
 MQ_RING, MQ_W = 16, 8
 MQF_SLOT, MQF_PC, MQF_KIND, MQF_REC, MQF_LDOP, MQF_K, MQF_A1, MQF_A2 = range(MQ_W)
 MQK_HOLD = 7

@@ -2,7 +2,8 @@
 memory instruction into its memory pipeline register while the unit still works on an earlier one; it waits there,
 in a memory collector unit or in OC_EX_MEM until the unit takes it, and its warp goes on issuing meanwhile
 (``scheduler_unit::cycle`` checks only that ``m_mem_out`` has a free slot; ``shader_core_ctx::execute`` hands
-OC_EX_MEM to the unit when its dispatch register is empty). Here an instruction issued while the unit is busy
+OC_EX_MEM to the unit when its dispatch register is empty); ID_OC_MEM's one slot lets an SM issue one memory
+instruction a cycle, whichever of its schedulers issues it. Here an instruction issued while the unit is busy
 (or others wait) takes an entry of the SM's ring (layout.py, ``S_MQ0``); the SM's tick starts the oldest once the
 unit is free, one a cycle. What an instruction does when the unit takes it is :func:`ldst_start`, the same code
 an instruction that finds the unit free runs at issue.
@@ -18,6 +19,13 @@ from .warps import dests_ready, lsu_take
 def ldst_idle(sm, now, smt):
     """Whether SM ``sm``'s LD/ST unit can take an instruction now, with none waiting for it."""
     return smt[sm, S_LDST_REC] < 0 and smt[sm, S_LDST_FREE] <= now and smt[sm, S_MQ_N] == 0
+
+
+@njit_inline
+def mq_port(sub, cfg):
+    """The ``smt`` column that holds 1 + the cycle of the last memory instruction issued through sub-core ``sub``'s
+    ID_OC_MEM slot: the SM's one slot, or the sub-core's own when sub-cores own their units."""
+    return S_MQI0 + (sub if cfg[C_SUB_UNITS] != 0 else 0)
 
 
 @njit
@@ -46,11 +54,13 @@ def mq_holds(sm, slot, smt):
 
 
 @njit
-def ldst_hold(sm, slot, pc, passes, wake_after, now, k, cfg, clk, smt):
+def ldst_hold(sm, slot, pc, passes, wake_after, now, k, cfg, clk, wt, smt):
     """A mechanism's access through SM ``sm``'s LD/ST unit (a buffer read, say) by warp ``slot``, which waits
     for it: the unit is held ``passes`` cycles and the warp woken ``wake_after`` cycles after it starts. Returns
     the wake time when the unit takes it now (the caller wakes the warp), else -1: it waits in the queue, whose
     start wakes the warp."""
+    if cfg[C_MEMQ] != 0:
+        smt[sm, mq_port(wt[slot, W_SUB], cfg)] = k + 1
     if ldst_idle(sm, now, smt):
         smt[sm, S_LDST_FREE] = edge(clk, D_CORE, k + passes)
         return edge(clk, D_CORE, k + wake_after)

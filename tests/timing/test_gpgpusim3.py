@@ -26,7 +26,8 @@ GPGPUSIM3_FIELDS = {"core.smem.latency", "icnt.allocator",
                     "l1i.enabled", "core.pipeline_depth", "core.pipeline_depth_mem", "l1d.allocate",
                     "l2.data_port_bytes", "l2.write_miss_fetch", "dram.partition_queue", "sim.drain_memory",
                     "dram.scheduler.impl", "core.atomic_segment_bytes", "core.atomic_warp_parts",
-                    "core.cta_dispatch.carry_round_robin", "core.cta_dispatch.first_sm", "core.latency_table"}
+                    "core.cta_dispatch.carry_round_robin", "core.cta_dispatch.first_sm", "core.latency_table",
+                    "core.mem_queue"}
 
 
 def _flat(tree: dict, prefix: str = "") -> dict:

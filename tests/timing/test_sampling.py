@@ -162,7 +162,7 @@ def test_sampling_off_leaves_every_machine_hash_as_before_the_fields():
     # its address decoding as GPGPU-Sim's, set back to the gtx480 preset's string, and its CTA round robin carried
     # across launches from SM 1 and GPGPU-Sim's latency table, set back to every launch from SM 0 and the
     # machine's latencies, and its refetch after a taken branch, set back to a fetch that reads the target, and its
-    # iSLIP crossbar, set back to round robin)
+    # iSLIP crossbar, set back to round robin, and its memory queue, set back to none)
     before = {"gtx480": "6b697739d82e2a10", "gtx480-gpgpusim3": "5d3e20487b8a8534", "mpu": "dd99ec0517c6af3d"}
     fold = {"gtx480": {"l1d.set_index": "xor"},
             "gtx480-gpgpusim3": {"l2.write_miss_fetch": False, "dram.partition_queue": 0, "sim.drain_memory": False,
@@ -170,7 +170,7 @@ def test_sampling_off_leaves_every_machine_hash_as_before_the_fields():
                                  "core.atomic_warp_parts": 1, "dram.mapping.fields": "BB.GG.CCCC.P.CC.XXXXXX",
                                  "core.cta_dispatch.carry_round_robin": False, "core.cta_dispatch.first_sm": 0,
                                  "core.latency_table": "machine", "core.branch_refetch": False,
-                                 "icnt.allocator": "round_robin"}}
+                                 "icnt.allocator": "round_robin", "core.mem_queue": 0}}
     assert {n: load_machine(n, fold.get(n)).config_hash() for n in before} == before
     sampled = load_machine("gtx480+sampled", fold["gtx480"]).config_hash()
     assert sampled != before["gtx480"]

@@ -39,6 +39,9 @@ HERE = Path(__file__).resolve()
 ROOT = HERE.parents[1]
 ENGINE = Path("ndpgpu/timing/engine")
 
+# the comment line before the SM tick's LD/ST section, where the scheduler's share of the tick ends
+_LDST_NOTE = ("    # LD/ST unit: the oldest instruction waiting for it (core.mem_queue), then the transactions of its "
+              "current\n")
 COUNTERS = "PR_LOOP PR_DISP PR_SM PR_L2 PR_NET PR_DRAM PR_FILL PR_FETCH PR_SCHED PR_LDST PR_REST"
 
 RDTSC = '''
@@ -100,9 +103,7 @@ def patches() -> list[tuple[str, str, str]]:
          "S_FETCH_WANT] != 0 and fetch_stage(sm, now, k, cfg, clk, seg, pct, wt, smt, subt,"),
         (issue, "    xt = (txl, txs, l1t, mapd, mrange, 0)\n",
          "    _p2 = rdtsc()\n    g[G_PR_FETCH] += _p2 - _p1\n    xt = (txl, txs, l1t, mapd, mrange, 0)\n"),
-        (issue, "    # LD/ST unit: transactions of the current memory instruction against L1\n",
-         "    _p3 = rdtsc()\n    g[G_PR_SCHED] += _p3 - _p2\n"
-         "    # LD/ST unit: transactions of the current memory instruction against L1\n"),
+        (issue, _LDST_NOTE, "    _p3 = rdtsc()\n    g[G_PR_SCHED] += _p3 - _p2\n" + _LDST_NOTE),
         (issue, "    # CTA preloads (one line per cycle)\n",
          "    _p4 = rdtsc()\n    g[G_PR_LDST] += _p4 - _p3\n    # CTA preloads (one line per cycle)\n"),
         (issue, "        g[G_LAST_PROGRESS] = now\n    wake[sm] = w\n\n\n@njit\ndef core_model_tick",

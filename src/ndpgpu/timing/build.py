@@ -225,6 +225,7 @@ class EngineState:
         cfg[E.C_IC_EJBUF] = ic.eject_buffer
         cfg[E.C_IC_PRIO] = int(ic.priority_arbitration)
         cfg[E.C_IC_ISLIP] = int(ic.allocator == "islip")
+        cfg[E.C_IC_OBUF] = ic.output_buffer
         # DRAM
         t = dr.timing
         cfg[E.C_NCH] = nch
@@ -374,7 +375,7 @@ class EngineState:
             nsm, self.q_smrep, E.MC_HDR, 0]  # the SMs (meshes only: a butterfly's SMs have no reply-side input)
         # crossbar ports: SMs' and slices' own, then each slice's port to the stack SMs' path (its vault side)
         cfg[E.C_PB_VAULT] = max(nsm, nsl)
-        self.pbusy = np.zeros((2, 4, max(nsm, nsl) + nsl), I64)  # rows: layout.py, PB_SRC .. PB_WIN
+        self.pbusy = np.zeros((2, 5, max(nsm, nsl) + nsl), I64)  # rows: layout.py, PB_SRC .. PB_KX
         self._init_mesh()
         # address mapping: descriptor 0 is the machine's; ranges may select others
         self.mappings: list[np.ndarray] = [registry.lookup("address_mapping", dr.mapping.impl)().descriptor(m)]

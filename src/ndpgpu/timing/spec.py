@@ -684,6 +684,11 @@ class IcntSpec(Spec):
     input_buffer: int = F(8, "packets", "per-source injection queue", ge=1, le=4096)
     eject_buffer: int = F(16, "packets", "per-destination ejection queue", ge=1, le=4096)
     priority_arbitration: bool = F(True, "flag", "higher priority classes win arbitration first")
+    output_buffer: int = F(
+        0, "flits", "crossbar only: flits that may wait at a destination port behind the one it is ejecting (the "
+        "switch's output side and the ejection buffer it holds credits for, as BookSim's routers in GPGPU-Sim "
+        "have): a packet crosses while at most this many wait, one packet a cycle, and is ejected after them; "
+        "0: a packet crosses only to a free port", ge=0, le=4096)
     allocator: Literal["round_robin", "islip"] = F(
         "round_robin", "name", "crossbar only: how a destination port chooses among the sources whose head packet "
         "asks for it: round_robin (the sources scanned from one pointer that advances by one every cycle, so a "
@@ -1217,6 +1222,9 @@ class Machine(Spec):
         # and the crossbar's one round-robin pointer (a router network ignores the field: its hash keeps it out)
         if tree["icnt"].get("allocator") == "round_robin" or tree["icnt"]["impl"] != "crossbar":
             del tree["icnt"]["allocator"]
+        # and no output buffer at a crossbar's destination ports (a router network ignores the field)
+        if not tree["icnt"].get("output_buffer") or tree["icnt"]["impl"] != "crossbar":
+            del tree["icnt"]["output_buffer"]
         if tree["core"].get("latency_table") == "machine":  # and every opcode timed by its rule or class
             del tree["core"]["latency_table"]
         if not tree["core"]["scheduler_rotation"]:  # and scheduler 0 first every cycle

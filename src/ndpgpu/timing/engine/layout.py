@@ -101,8 +101,9 @@ MAPK_BITFIELDS, MAPK_PINNED, MAPK_PARITY = 0, 1, 2
 NET_REQ, NET_REP = 0, 1
 # the crossbar's port table ``pbusy[net, side, port]``: side 0 a source port's free time, 1 a destination port's;
 # 2 a destination port's iSLIP grant pointer (the source it serves first, ``icnt.allocator: islip``); 3 scratch: the
-# source a destination port grants in this cycle (-1: none)
-PB_SRC, PB_DST, PB_GRANT, PB_WIN = 0, 1, 2, 3
+# source a destination port grants in this cycle (-1: none); 4 one more than the icnt cycle of a destination port's
+# last crossing (``icnt.output_buffer``: one a cycle)
+PB_SRC, PB_DST, PB_GRANT, PB_WIN, PB_KX = 0, 1, 2, 3, 4
 # queue columns; Q_NZ of row w holds the non-empty bits of queues 64w .. 64w + 63 (bit q & 63), for scans that
 # visit only the non-empty queues of a range; Q_BUSY of an L2 slice's input queue: the time its port frees
 # (``l2.sector_requests`` / ``l2.data_port_bytes``: a request holds the port for several cycles); Q_RESV: slots
@@ -169,7 +170,7 @@ CFG_NAMES = columns("C_", """
     CC_PORTS CC_T0 CC_M0 PERFECT_LAT IC_EN IC_SETS IC_ASSOC IC_LINE_SHIFT IC_MSHR IC_MERGE IC_T0 IC_M0 IC_BASE
     IC_ISIZE IC_DELIVER PARAM_CC FETCH_BAR SCHED_ROT L2_SECT_REQ L2_PORT_BYTES L1_ALLOC_MISS L1_QLAT Q_SMREP L2_WFETCH
     PQ_CAP PQ_RING DRAIN L2_INQ L2_ACK_SECT WB_PORT ATOM_WAIT L2_SECT_MSHR L2_SECT_REPLY BR_HAZ
-    RBUS UF_BASE IC_ISLIP L2_LAZY MEMQ
+    RBUS UF_BASE IC_ISLIP L2_LAZY MEMQ IC_OBUF
     HK_DECIDE HK_DIVERT HK_GUEST_ISSUED HK_GUEST_DONE HK_SM_TICK HK_WARP_START HK_CTA_START HK_L2_REQUEST
     HK_PREFETCH HK_L1_ACCESS HK_DRAM_COMMAND HK_INTERCEPT HK_CORE_SERVICE HK_SM_RECEIVE HK_L2_SERVE HK_L2_DELIVER
     HK_SLICE_TICK HK_CORE_RECEIVE HK_CORE_CHECK HK_CORE_ISSUE HK_CORE_TICK HK_FETCHED

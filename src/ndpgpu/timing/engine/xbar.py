@@ -2,6 +2,9 @@
 one flit per cycle; only the head packet of a source's queue competes (head-of-line blocking, as one virtual
 channel gives); within a priority class a destination port goes to a source chosen by ``icnt.allocator``: round
 robin from one pointer over the sources, or one iSLIP iteration with a grant pointer per destination port.
+A destination port takes one packet a cycle, and only when free, unless it has an output buffer
+(``icnt.output_buffer`` flits): then a packet crosses while at most that many flits wait there to be ejected,
+and is ejected after them.
 
 With perfect memory (``partition.perfect_latency``, ``C_PERFECT_LAT`` > 0) the request network serves each SM's
 loads, stores and atomics itself (``perfect_serve``): no port, L2, ROP queue or DRAM is used, and every reply
@@ -99,6 +102,25 @@ def head_ports(net, s, r, cfg, rq, netd):
 
 
 @njit_inline
+def dst_has_room(net, dp, now, k, cfg, clk, pbusy):
+    """Whether destination port ``dp`` (a GPU SM's or a slice's) takes a packet from the switch now: free, or
+    (``icnt.output_buffer``) with at most that many flits still to eject and no packet taken in this cycle."""
+    if cfg[C_IC_OBUF] == 0:
+        return pbusy[net, PB_DST, dp] <= now
+    return pbusy[net, PB_DST, dp] <= edge(clk, D_ICNT, k + cfg[C_IC_OBUF]) and pbusy[net, PB_KX, dp] != k + 1
+
+
+@njit_inline
+def dst_take(net, dp, sent, now, k, clk, pbusy):
+    """Destination port ``dp`` takes ``sent`` flits now: they are ejected after the ones waiting there, one a
+    cycle. Returns the icnt cycle their ejection starts."""
+    k0 = max(k, cyc_at(clk, D_ICNT, pbusy[net, PB_DST, dp])) if pbusy[net, PB_DST, dp] > now else k
+    pbusy[net, PB_DST, dp] = edge(clk, D_ICNT, k0 + sent)
+    pbusy[net, PB_KX, dp] = k + 1
+    return k0
+
+
+@njit_inline
 def head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqid):
     """Whether head packet ``r`` may cross now: its two ports free (the narrow port, one flit a cycle, now; a
     stack SM's own wide port within this cycle) and its destination queue with room."""
@@ -108,7 +130,7 @@ def head_can_cross(net, r, now, k, cfg, clk, rq, qb, qm, pbusy, ssm, sp, dp, dqi
     elif ssm:
         if pbusy[net, PB_SRC, sp] > now or pbusy[net, PB_DST, dp] >= edge(clk, D_ICNT, k + 1):
             return False
-    elif pbusy[net, PB_SRC, sp] > now or pbusy[net, PB_DST, dp] > now:
+    elif pbusy[net, PB_SRC, sp] > now or not dst_has_room(net, dp, now, k, cfg, clk, pbusy):
         return False
     if q_space(qm, dqid) <= 0:
         return False
@@ -213,7 +235,7 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 sent = piece
                 if rq[r, R_FSENT] < flits:
                     pbusy[net, PB_SRC, sp] = edge(clk, D_ICNT, k + piece)
-                    pbusy[net, PB_DST, dp] = edge(clk, D_ICNT, k + piece)
+                    dst_take(net, dp, piece, now, k, clk, pbusy)
                     nst[net, 0, s] += piece
                     nst[net, 1, d] += piece
                     progress = True
@@ -235,7 +257,9 @@ def icnt_tick(net, now, k, cfg, clk, rq, rq_free, qb, qm, netd, pbusy, wake, g, 
                 arrive = max(arrive, edge(clk, D_ICNT, cyc_at(clk, D_ICNT, wend) + lat - 1))
             else:
                 pbusy[net, PB_SRC, sp] = done
-                pbusy[net, PB_DST, dp] = done
+                k0 = dst_take(net, dp, sent, now, k, clk, pbusy)
+                if k0 > k:  # (icnt.output_buffer) ejected after the flits waiting at the port
+                    arrive = edge(clk, D_ICNT, k0 + lat + sent - 1)
             # the destination's fixed delay (L2 ROP queue) counts whole L2 cycles after arrival
             if delay == 0 or vault_side:
                 rq[r, R_READY] = arrive

@@ -33,7 +33,7 @@ GPGPUSIM_FIELDS = {"icnt.allocator", "dram.read_burst_per_sector",
                    "l2.sector_requests", "l2.sector_acks", "l2.data_port_bytes", "l1d.miss_after_hit_latency",
                    "dram.scheduler.impl", "core.atomic_segment_bytes", "l2.sector_mshrs", "core.atomic_wait",
                    "l2.sector_replies", "core.scheduler_rotation", "core.cta_dispatch.carry_round_robin",
-                   "core.latency_table", "l2.lazy_fetch_on_read", "core.mem_queue"}
+                   "core.latency_table", "l2.lazy_fetch_on_read", "core.mem_queue", "icnt.output_buffer"}
 
 
 @pytest.mark.parametrize("preset", ["gtx480", "v100", "llc-mesh", "ipndp-base8", "tom-baseline"])
@@ -57,7 +57,8 @@ def test_the_v100_gpgpusim_preset_adds_sm7_qv100s_kernel_launch_latency():
     preset, named = load_machine("v100-gpgpusim"), load_machine("v100+gpgpusim")
     assert _diff(named, preset) == {"name", "description", "core.cta_dispatch.kernel_launch_latency", "l1i.enabled",
                                     "l1c.kernel_params", "core.pipeline_depth", "core.pipeline_depth_mem",
-                                    "l1d.allocate", "dram.mapping.fields", "core.mem_queue"}
+                                    "l1d.allocate", "dram.mapping.fields", "core.mem_queue",
+                                    "icnt.output_buffer"}
     assert not preset.inst_cache_on and not preset.params_in_const_cache  # -gpgpu_perfect_inst_const_cache 1
     assert preset.core.cta_dispatch.kernel_launch_latency == 5000
     # SM7_QV100's operand collector steps twice a cycle and its L1 streams (allocates on fill)

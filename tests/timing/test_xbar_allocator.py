@@ -96,7 +96,6 @@ def test_every_request_crosses_once_and_ports_move_one_a_cycle(allocator):
     assert max(Counter((k, s) for k, s, _d in out).values()) == 1
 
 
-
 W0 = -1  # a 128-B write to slice 0 (four flits of 40 B with its 8-B header)
 
 
